@@ -1,0 +1,85 @@
+from django.contrib import admin
+
+from annotator.models import (
+    Assignment, Criterion, Dialogue, GoldCount, Judgement, Membership, Post, Project, Reordering,
+)
+
+
+class CriterionInline(admin.TabularInline):
+    model = Criterion
+    extra = 0
+    fields = ("position", "key", "label", "unit", "level", "speaker")
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    raw_id_fields = ("user",)
+    fields = ("user", "role", "imported", "source_key", "rank", "active")
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "preset", "annotators_per_dialogue", "created_at")
+    list_filter = ("preset",)
+    search_fields = ("slug", "name")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [CriterionInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "project", "role", "imported", "source_key", "active")
+    list_filter = ("role", "imported", "active", "project")
+    search_fields = ("user__username", "source_key")
+    raw_id_fields = ("user",)
+
+
+@admin.register(Criterion)
+class CriterionAdmin(admin.ModelAdmin):
+    list_display = ("key", "label", "project", "unit", "level", "speaker", "position")
+    list_filter = ("unit", "level", "project")
+
+
+class PostInline(admin.TabularInline):
+    model = Post
+    extra = 0
+    fields = ("position", "speaker", "utterance_block", "text")
+
+
+@admin.register(Dialogue)
+class DialogueAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "project", "language", "position", "created_at")
+    list_filter = ("project", "language")
+    search_fields = ("external_id",)
+    inlines = [PostInline]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ("dialogue", "annotator", "status", "imported", "submitted_at", "seconds_spent")
+    list_filter = ("status", "imported", "dialogue__project")
+    search_fields = ("dialogue__external_id", "annotator__username")
+    raw_id_fields = ("annotator", "dialogue")
+    list_select_related = ("dialogue", "annotator")
+
+
+@admin.register(Judgement)
+class JudgementAdmin(admin.ModelAdmin):
+    list_display = ("assignment", "criterion", "unit", "value", "updated_at")
+    list_filter = ("criterion__project", "criterion__key")
+    raw_id_fields = ("assignment",)
+    list_select_related = ("assignment__dialogue", "assignment__annotator", "criterion__project")
+
+
+@admin.register(Reordering)
+class ReorderingAdmin(admin.ModelAdmin):
+    list_display = ("assignment", "updated_at")
+    raw_id_fields = ("assignment",)
+
+
+@admin.register(GoldCount)
+class GoldCountAdmin(admin.ModelAdmin):
+    list_display = ("dialogue", "criterion", "unit", "value", "count", "n_annotators")
+    list_filter = ("criterion__project", "criterion__key")
+    raw_id_fields = ("dialogue",)

@@ -1,0 +1,54 @@
+"""DBDC3 ``*.log.json`` files (a zip), each dialogue with every annotator's breakdown labels."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import defaultdict
+
+from annotator.importers.dbdc import DEFAULT_ANNOTATION_EXTRA
+from annotator.models import AssignmentStatus, Judgement, Project, Unit
+
+from .common import annotator_names, posts_by_dialogue
+
+
+def dbdc_records(project: Project) -> list[tuple[str, dict]]:
+    """(path inside the zip, dialogue object) per dialogue, in import order.
+
+    Labels of a turn come in the order they were stored, which for an import is the source's.
+    """
+    posts = posts_by_dialogue(project)
+    names = annotator_names(project)
+    labels: dict[tuple[int, int], list[dict]] = defaultdict(list)
+    rows = (Judgement.objects.filter(assignment__dialogue__project=project,
+                                     assignment__status=AssignmentStatus.SUBMITTED,
+                                     criterion__unit__in=[Unit.SYSTEM_TURN, Unit.POST])
+            .order_by("pk")
+            .values_list("assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra"))
+    for dialogue_id, unit, annotator_id, value, extra in rows.iterator(chunk_size=20000):
+        annotator = names.get(annotator_id, (0, str(annotator_id)))[1]
+        labels[(dialogue_id, unit)].append(
+            {"annotator-id": annotator, "breakdown": value, **(DEFAULT_ANNOTATION_EXTRA if extra is None else extra)}
+        )
+    out = []
+    for dialogue_id, external_id, meta in project.dialogues.order_by("position", "pk").values_list(
+            "pk", "external_id", "source_meta"):
+        turns = []
+        for position, speaker, text, _block, turn_index, post_meta in posts[dialogue_id]:
+            turn = {"turn-index": position if turn_index is None else turn_index, "speaker": speaker}
+            turn.update(post_meta or {})
+            turn["utterance"] = text
+            turn["annotations"] = labels.get((dialogue_id, position), [])
+            turns.append(turn)
+        fields = {"dialogue-id": external_id, **meta.get("fields", {}), "turns": turns}
+        order = meta.get("keys") or list(fields)
+        out.append((meta.get("file") or f"{external_id}.log.json", {k: fields[k] for k in order if k in fields}))
+    return out
+
+
+def export_dbdc_zip(project: Project) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, record in dbdc_records(project):
+            archive.writestr(path, json.dumps(record, ensure_ascii=False, indent=2))
+    return buffer.getvalue()

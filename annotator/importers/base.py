@@ -1,0 +1,83 @@
+"""Records shared by every reader, and the error they raise."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class ImportFailure(Exception):
+    """Bad input: names the file, the record (dialogue id) and the field."""
+
+    def __init__(self, file: str, message: str, *, record: str | None = None, field: str | None = None):
+        self.file, self.message, self.record, self.field = str(file), message, record, field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = [self.file]
+        if self.record is not None:
+            where.append(f"dialogue {self.record}")
+        if self.field is not None:
+            where.append(f"field {self.field}")
+        return f"{': '.join(where)}: {self.message}"
+
+
+@dataclass
+class ParsedPost:
+    speaker: str
+    text: str
+    source_turn_index: int | None = None
+    source_meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class ParsedJudgement:
+    """One annotator's value; ``annotator`` is the source's key for them, ``field`` where it came from."""
+
+    annotator: str
+    criterion: str
+    unit: int
+    value: str
+    field: str
+    extra: dict | None = None
+
+
+@dataclass
+class ParsedGoldCount:
+    criterion: str
+    unit: int
+    value: str
+    count: int
+    n_annotators: int
+    field: str
+
+
+@dataclass
+class ParsedDialogue:
+    file: str
+    external_id: str
+    posts: list[ParsedPost]
+    language: str = ""
+    source_meta: dict = field(default_factory=dict)
+    judgements: list[ParsedJudgement] = field(default_factory=list)
+    gold_counts: list[ParsedGoldCount] = field(default_factory=list)
+
+    def fail(self, message: str, field: str | None = None) -> ImportFailure:
+        return ImportFailure(self.file, message, record=self.external_id, field=field)
+
+
+def require(obj: dict, key: str, kind: type | tuple[type, ...], *, file: str, record: str | None, path: str):
+    """Return ``obj[key]`` if present and of ``kind``, else raise naming the field."""
+    if not isinstance(obj, dict):
+        raise ImportFailure(file, f"expected an object, got {type(obj).__name__}", record=record, field=path)
+    if key not in obj:
+        raise ImportFailure(file, "is missing", record=record, field=f"{path}.{key}" if path else key)
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+        names = "/".join(k.__name__ for k in _as_tuple(kind))
+        raise ImportFailure(
+            file, f"expected {names}, got {type(value).__name__}", record=record, field=f"{path}.{key}" if path else key
+        )
+    return value
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)

@@ -1,0 +1,104 @@
+"""NLPCC 2019 task 3 sample xlsx: one row per question/reply item with per-question yes counts.
+
+Columns: question, reply, system (机器人), number of annotators (参与总人数), severe-error count
+(特殊标注), the nine yes/no questions, "none of the above" (以上均不选). A blank row ends the items;
+the summary block after it (system, severe errors, number of test items) is checked against them.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from annotator.presets import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR
+
+from .base import ImportFailure, ParsedDialogue, ParsedGoldCount, ParsedPost
+
+QUESTION, REPLY, SYSTEM, N_ANNOTATORS, NONE_OF_ABOVE = "问题", "回答", "机器人", "参与总人数", "以上均不选"
+COUNT_COLUMNS = [(NLPCC_SEVERE_ERROR[0], NLPCC_SEVERE_ERROR[2])] + [(key, col) for key, _a, _q, col in NLPCC_QUESTIONS]
+
+
+def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
+    import openpyxl
+
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises several unrelated types for a broken file
+        raise ImportFailure(display, f"not a readable xlsx workbook: {exc}") from None
+    try:
+        rows = workbook.worksheets[0].iter_rows(values_only=True)
+        header = [str(c).strip() if c is not None else "" for c in next(rows, ())]
+        required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise ImportFailure(display, f"missing column(s) {', '.join(missing)}", field="header")
+        col = {name: header.index(name) for name in header if name}
+        severe_total: dict[str, int] = {}
+        items_total: dict[str, int] = {}
+        for row_number, row in enumerate(rows, start=2):
+            if all(c is None or str(c).strip() == "" for c in row):
+                _check_summary(rows, display, severe_total, items_total)
+                return
+            item = parse_nlpcc_row(row, col, row_number=row_number, display=display, language=language)
+            system = item.source_meta["system"]
+            severe = next(g.count for g in item.gold_counts if g.criterion == NLPCC_SEVERE_ERROR[0] and g.value == "yes")
+            severe_total[system] = severe_total.get(system, 0) + severe
+            items_total[system] = items_total.get(system, 0) + item.source_meta["annotators"]
+            yield item
+    finally:
+        workbook.close()
+
+
+def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display: str, language: str) -> ParsedDialogue:
+    record = f"row {row_number}"
+
+    def cell(name: str):
+        index = col.get(name)
+        return row[index] if index is not None and index < len(row) else None
+
+    def count(name: str, field: str) -> int:
+        value = cell(name)
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
+            raise ImportFailure(display, f"expected a non-negative whole count, got {value!r}", record=record, field=field)
+        return int(value)
+
+    question, reply, system = cell(QUESTION), cell(REPLY), cell(SYSTEM)
+    for name, value in ((QUESTION, question), (REPLY, reply), (SYSTEM, system)):
+        if value is None or str(value).strip() == "":
+            raise ImportFailure(display, "is empty", record=record, field=name)
+    n = count(N_ANNOTATORS, N_ANNOTATORS)
+    if n == 0:
+        raise ImportFailure(display, "must be at least 1", record=record, field=N_ANNOTATORS)
+    external_id = f"{system}-{row_number:04d}"
+    item = ParsedDialogue(
+        file=display, external_id=external_id, language=language,
+        posts=[ParsedPost("user", str(question)), ParsedPost("system", str(reply))],
+        source_meta={"format": "nlpcc", "system": str(system), "row": row_number, "annotators": n},
+    )
+    if col.get(NONE_OF_ABOVE) is not None:
+        item.source_meta["none_of_the_above"] = count(NONE_OF_ABOVE, NONE_OF_ABOVE)
+    for key, column in COUNT_COLUMNS:
+        yes = count(column, column)
+        if yes > n:
+            raise ImportFailure(display, f"{yes} yes answers but only {n} annotators", record=external_id, field=column)
+        item.gold_counts.append(ParsedGoldCount(key, 1, "yes", yes, n, column))
+        item.gold_counts.append(ParsedGoldCount(key, 1, "no", n - yes, n, column))
+    return item
+
+
+def _check_summary(rows, display: str, severe_total: dict[str, int], items_total: dict[str, int]) -> None:
+    """The optional summary block: (system, severe errors, number of judged items) per system."""
+    header = next(rows, None)
+    if header is None:
+        return
+    for row_number, row in enumerate(rows):
+        if not row or row[0] is None:
+            continue
+        system = str(row[0])
+        if system not in severe_total:
+            raise ImportFailure(display, f"summary names system {system!r}, which has no items", field="summary")
+        if row[1] is not None and int(row[1]) != severe_total[system]:
+            raise ImportFailure(display, f"summary says {int(row[1])} severe errors for {system}, items add up to "
+                                f"{severe_total[system]}", field="summary")
+        if len(row) > 2 and row[2] is not None and int(row[2]) != items_total[system]:
+            raise ImportFailure(display, f"summary says {int(row[2])} judged items for {system}, items add up to "
+                                f"{items_total[system]}", field="summary")

@@ -1,0 +1,26 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator.exporters import EXPORT_FORMATS, export_gold
+from annotator.models import Project
+
+
+class Command(BaseCommand):
+    help = "Export a project's gold data: per-annotator labels (stc3, dbdc zip) or gold distributions (json, csv)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--format", required=True, choices=sorted(EXPORT_FORMATS), dest="fmt")
+        parser.add_argument("--output", required=True, help="File to write; - for standard output.")
+
+    def handle(self, *args, slug, fmt, output, **options):
+        project = Project.objects.filter(slug=slug).first()
+        if project is None:
+            raise CommandError(f"no project {slug!r}")
+        payload = export_gold(project=project, fmt=fmt)
+        if output == "-":
+            self.stdout.buffer.write(payload) if hasattr(self.stdout, "buffer") else self.stdout.write(payload.decode())
+        else:
+            Path(output).write_bytes(payload)
+            self.stderr.write(f"wrote {len(payload)} bytes to {output}")

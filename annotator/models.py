@@ -1,0 +1,215 @@
+"""Projects, dialogues, criteria, assignments and judgements.
+
+The judgements table is the reliability data every statistic reads: one row is one value
+given by one annotator (through an assignment) for one criterion on one unit of a dialogue.
+A unit is addressed by an integer whose meaning the criterion's unit fixes: 0 for the
+dialogue itself, the post's position for post/system-turn/reply units, the utterance
+block's index for turn units.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Preset(models.TextChoices):
+    DCH1 = "dch1", "DCH-1 helpdesk"
+    STC3 = "stc3", "STC-3 / DialEval"
+    COHERENCE = "coherence", "Dialogue coherence"
+    DBDC = "dbdc", "Dialogue breakdown"
+    NLPCC = "nlpcc", "NLPCC open domain"
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    preset = models.CharField(max_length=20, choices=Preset.choices)
+    guidelines = models.TextField(blank=True)
+    annotators_per_dialogue = models.PositiveSmallIntegerField(default=3)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Role(models.TextChoices):
+    LEAD = "lead", "Lead"
+    ANNOTATOR = "annotator", "Annotator"
+
+
+class Membership(models.Model):
+    """A user's role in a project. Imported annotators keep the source's id and order."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role.choices)
+    imported = models.BooleanField(default=False, help_text="An annotator account created by an import.")
+    source_key = models.CharField(max_length=100, blank=True, help_text="The annotator's id in the source collection.")
+    rank = models.PositiveIntegerField(default=0, help_text="Order of annotators in exports.")
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user")]
+        indexes = [models.Index(fields=["project", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.project}"
+
+
+class Unit(models.TextChoices):
+    DIALOGUE = "dialogue", "Dialogue"
+    POST = "post", "Post"
+    TURN = "turn", "Turn (utterance block)"
+    SYSTEM_TURN = "system_turn", "System turn"
+    REPLY = "reply", "Reply"
+
+
+class Level(models.TextChoices):
+    NOMINAL = "nominal", "Nominal"
+    ORDINAL = "ordinal", "Ordinal"
+    INTERVAL = "interval", "Interval"
+
+
+class Criterion(models.Model):
+    """One question asked of every unit of a kind.
+
+    ``values`` is the ordered scale: a list of ``{"value": str, "label": str}`` objects, each
+    optionally with ``"speaker"`` when the allowed values depend on who wrote the unit
+    (nugget types differ for customer and helpdesk posts).
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="criteria")
+    key = models.CharField(max_length=40)
+    label = models.CharField(max_length=200)
+    question = models.TextField(blank=True)
+    unit = models.CharField(max_length=20, choices=Unit.choices)
+    values = models.JSONField()
+    level = models.CharField(max_length=20, choices=Level.choices)
+    speaker = models.CharField(max_length=40, blank=True, help_text="Only units by this speaker; blank for all.")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["project", "position"]
+        constraints = [models.UniqueConstraint(fields=["project", "key"], name="criterion_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.project}:{self.key}"
+
+    def allowed_values(self, speaker: str | None = None) -> list[str]:
+        """The scale's values in order; for a speaker, only the values that apply to them."""
+        return [v["value"] for v in self.values if speaker is None or v.get("speaker") in (None, speaker)]
+
+    @property
+    def speakers(self) -> list[str]:
+        """Speakers with a scale of their own, in the order the scale names them."""
+        seen: list[str] = []
+        for v in self.values:
+            if v.get("speaker") and v["speaker"] not in seen:
+                seen.append(v["speaker"])
+        return seen
+
+
+class Dialogue(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="dialogues")
+    external_id = models.CharField(max_length=200)
+    language = models.CharField(max_length=20, blank=True)
+    source_meta = models.JSONField(default=dict, blank=True, help_text="Source fields kept for a faithful export.")
+    position = models.PositiveIntegerField(default=0, help_text="Import order.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["project", "external_id"], name="dialogue_unique_external_id")]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Post(models.Model):
+    """One piece of text by one speaker; consecutive posts of a speaker form an utterance block."""
+
+    dialogue = models.ForeignKey(Dialogue, on_delete=models.CASCADE, related_name="posts")
+    position = models.PositiveIntegerField()
+    speaker = models.CharField(max_length=40)
+    text = models.TextField()
+    utterance_block = models.PositiveIntegerField()
+    source_turn_index = models.IntegerField(null=True, blank=True)
+    source_meta = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["dialogue", "position"]
+        constraints = [models.UniqueConstraint(fields=["dialogue", "position"], name="post_unique_position")]
+
+    def __str__(self) -> str:
+        return f"{self.dialogue}#{self.position} {self.speaker}"
+
+
+class AssignmentStatus(models.TextChoices):
+    PENDING = "pending", "Not started"
+    IN_PROGRESS = "in_progress", "In progress"
+    SUBMITTED = "submitted", "Submitted"
+
+
+class Assignment(models.Model):
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    dialogue = models.ForeignKey(Dialogue, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=20, choices=AssignmentStatus.choices, default=AssignmentStatus.PENDING)
+    imported = models.BooleanField(default=False, help_text="Judgements taken from a source collection.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    seconds_spent = models.PositiveIntegerField(default=0)
+    shown_order = models.JSONField(null=True, blank=True, help_text="Ordering tasks: original positions in shown order.")
+    permutation_set = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["annotator", "dialogue"], name="assignment_unique_annotator")]
+        indexes = [models.Index(fields=["annotator", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.dialogue}"
+
+
+class Judgement(models.Model):
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgements")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="judgements")
+    unit = models.PositiveIntegerField(help_text="0 for the dialogue; post position; or utterance block index.")
+    value = models.CharField(max_length=40)
+    extra = models.JSONField(null=True, blank=True, help_text="Source fields kept for export (comments...).")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "criterion", "unit"], name="judgement_unique_unit"),
+        ]
+        indexes = [models.Index(fields=["criterion", "unit"])]
+
+    def __str__(self) -> str:
+        return f"{self.criterion.key}[{self.unit}]={self.value}"
+
+
+class Reordering(models.Model):
+    """An annotator's reconstruction of a permuted dialogue: original positions in submitted order."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="reordering")
+    submitted_order = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class GoldCount(models.Model):
+    """Per-unit value counts published without per-annotator labels (NLPCC)."""
+
+    dialogue = models.ForeignKey(Dialogue, on_delete=models.CASCADE, related_name="gold_counts")
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="gold_counts")
+    unit = models.PositiveIntegerField()
+    value = models.CharField(max_length=40)
+    count = models.PositiveIntegerField()
+    n_annotators = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["dialogue", "criterion", "unit", "value"], name="goldcount_unique"),
+        ]

@@ -1,0 +1,1 @@
+"""Reads that feed pages and endpoints; each does its own select_related/annotate."""

@@ -1,0 +1,217 @@
+"""Importing collections into a project: validate against the criteria, write in bulk, all or nothing."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotator.importers import ImportFailure, ParsedDialogue, read_sources
+from annotator.models import (
+    Assignment, AssignmentStatus, Criterion, Dialogue, GoldCount, Judgement, Membership, Post, Project, Role, Unit,
+)
+from annotator.services.blocks import utterance_blocks
+
+POST_UNITS = {Unit.POST, Unit.SYSTEM_TURN, Unit.REPLY}
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    dialogues: int
+    posts: int
+    judgements: int
+    gold_counts: int
+    annotators_created: int
+
+
+def dialogues_import(*, project: Project, paths: Sequence[Path | str], fmt: str = "auto",
+                     language: str | None = None, batch_size: int = 250) -> ImportReport:
+    """Import every dialogue in ``paths`` into ``project``, or nothing.
+
+    Reads the sources as a stream and writes them in batches of ``batch_size`` dialogues inside
+    one transaction, so memory stays bounded and any error (``ImportFailure``, naming the file,
+    dialogue and field) leaves the database as it was.
+    """
+    paths = [Path(p) for p in paths]
+    with transaction.atomic():
+        writer = _BatchWriter(project)
+        batch: list[ParsedDialogue] = []
+        for parsed in read_sources(paths, fmt, language):
+            batch.append(parsed)
+            if len(batch) >= batch_size:
+                writer.write(batch)
+                batch = []
+        if batch:
+            writer.write(batch)
+        if writer.dialogues == 0:
+            raise ImportFailure(", ".join(map(str, paths)), "contains no dialogues")
+    return ImportReport(writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created)
+
+
+def _safe_username(text: str) -> str:
+    return re.sub(r"[^\w.@+-]", "_", text)[:100]
+
+
+class _BatchWriter:
+    """Validates parsed dialogues against the project and bulk-inserts them."""
+
+    def __init__(self, project: Project):
+        self.project = project
+        self.criteria: dict[str, Criterion] = {c.key: c for c in project.criteria.all()}
+        self.allowed: dict[tuple[str, str], frozenset[str]] = {}
+        self.seen_ids: set[str] = set(project.dialogues.values_list("external_id", flat=True))
+        self.next_position = (project.dialogues.aggregate(m=Max("position"))["m"] or 0) + (1 if self.seen_ids else 0)
+        memberships = Membership.objects.filter(project=project, imported=True).values_list("source_key", "user_id")
+        self.annotators: dict[str, int] = dict(memberships)
+        self.next_rank = (Membership.objects.filter(project=project).aggregate(m=Max("rank"))["m"] or 0) + 1
+        self.dialogues = self.posts = self.judgements = self.gold_counts = self.annotators_created = 0
+        self.now = timezone.now()
+
+    # -- validation -----------------------------------------------------------------------
+    def _allowed(self, criterion: Criterion, speaker: str) -> frozenset[str]:
+        key = (criterion.key, speaker)
+        if key not in self.allowed:
+            self.allowed[key] = frozenset(criterion.allowed_values(speaker if criterion.speakers else None))
+        return self.allowed[key]
+
+    def _criterion(self, parsed: ParsedDialogue, key: str, field: str) -> Criterion:
+        criterion = self.criteria.get(key)
+        if criterion is None:
+            raise parsed.fail(f"criterion {key!r} is not in project {self.project.slug} (preset {self.project.preset}; "
+                              f"criteria: {', '.join(self.criteria)})", field)
+        return criterion
+
+    def _unit_speaker(self, parsed: ParsedDialogue, criterion: Criterion, unit: int, blocks: list[int],
+                      field: str) -> str:
+        posts = parsed.posts
+        if criterion.unit == Unit.DIALOGUE:
+            if unit != 0:
+                raise parsed.fail(f"dialogue-level criterion {criterion.key} takes unit 0, got {unit}", field)
+            return ""
+        if criterion.unit in POST_UNITS:
+            if not 0 <= unit < len(posts):
+                raise parsed.fail(f"no post {unit} (the dialogue has {len(posts)})", field)
+            speaker = posts[unit].speaker
+        else:
+            n_blocks = blocks[-1] + 1
+            if not 0 <= unit < n_blocks:
+                raise parsed.fail(f"no turn {unit} (the dialogue has {n_blocks})", field)
+            speaker = posts[blocks.index(unit)].speaker
+        if criterion.speaker and speaker != criterion.speaker:
+            raise parsed.fail(f"criterion {criterion.key} applies to {criterion.speaker} turns, this one is by {speaker}",
+                              field)
+        return speaker
+
+    def _check_value(self, parsed: ParsedDialogue, criterion: Criterion, speaker: str, value: str, field: str) -> None:
+        allowed = self._allowed(criterion, speaker)
+        if value not in allowed:
+            whose = f" on a {speaker} unit" if criterion.speakers else ""
+            raise parsed.fail(f"{value!r} is not a value of {criterion.key}{whose} (allowed: "
+                              f"{', '.join(criterion.allowed_values(speaker if criterion.speakers else None))})", field)
+
+    def validate(self, parsed: ParsedDialogue) -> list[int]:
+        if not parsed.external_id.strip():
+            raise parsed.fail("is empty", "id")
+        if parsed.external_id in self.seen_ids:
+            raise parsed.fail("duplicate dialogue id (already in the project or earlier in this import)", "id")
+        if not parsed.posts:
+            raise parsed.fail("has no posts", "turns")
+        blocks = utterance_blocks([p.speaker for p in parsed.posts])
+        seen: set[tuple[str, str, int]] = set()
+        for j in parsed.judgements:
+            criterion = self._criterion(parsed, j.criterion, j.field)
+            speaker = self._unit_speaker(parsed, criterion, j.unit, blocks, j.field)
+            self._check_value(parsed, criterion, speaker, j.value, j.field)
+            key = (j.annotator, j.criterion, j.unit)
+            if key in seen:
+                raise parsed.fail(f"annotator {j.annotator} judged this unit twice", j.field)
+            seen.add(key)
+        for g in parsed.gold_counts:
+            criterion = self._criterion(parsed, g.criterion, g.field)
+            speaker = self._unit_speaker(parsed, criterion, g.unit, blocks, g.field)
+            self._check_value(parsed, criterion, speaker, g.value, g.field)
+        self.seen_ids.add(parsed.external_id)
+        return blocks
+
+    # -- writing --------------------------------------------------------------------------
+    def _ensure_annotators(self, keys: Iterable[str]) -> None:
+        missing = [k for k in dict.fromkeys(keys) if k not in self.annotators]
+        if not missing:
+            return
+        User = get_user_model()
+        prefix = f"{self.project.slug}.imported."
+        wanted = {k: prefix + _safe_username(k) for k in missing}
+        taken = set(User.objects.filter(username__in=wanted.values()).values_list("username", flat=True))
+        users = []
+        for key in missing:
+            username = wanted[key]
+            suffix = 2
+            while username in taken:
+                username = f"{wanted[key]}-{suffix}"
+                suffix += 1
+            taken.add(username)
+            users.append(User(username=username, password=make_password(None), first_name=f"Imported {key}"[:150]))
+        created = User.objects.bulk_create(users)
+        if any(u.pk is None for u in created):  # backends that cannot return ids from bulk inserts
+            by_name = dict(User.objects.filter(username__in=[u.username for u in users]).values_list("username", "pk"))
+            for u in created:
+                u.pk = by_name[u.username]
+        Membership.objects.bulk_create(
+            Membership(project=self.project, user_id=user.pk, role=Role.ANNOTATOR, imported=True, source_key=key,
+                       rank=self.next_rank + i)
+            for i, (key, user) in enumerate(zip(missing, created))
+        )
+        self.next_rank += len(missing)
+        self.annotators.update({key: user.pk for key, user in zip(missing, created)})
+        self.annotators_created += len(missing)
+
+    def write(self, batch: list[ParsedDialogue]) -> None:
+        blocks_of = [self.validate(parsed) for parsed in batch]
+        self._ensure_annotators(j.annotator for parsed in batch for j in parsed.judgements)
+        dialogues = Dialogue.objects.bulk_create(
+            Dialogue(project=self.project, external_id=p.external_id, language=p.language, source_meta=p.source_meta,
+                     position=self.next_position + i)
+            for i, p in enumerate(batch)
+        )
+        self.next_position += len(batch)
+        posts, assignments, judgement_rows, gold = [], [], [], []
+        for parsed, dialogue, blocks in zip(batch, dialogues, blocks_of):
+            posts.extend(
+                Post(dialogue_id=dialogue.pk, position=i, speaker=p.speaker, text=p.text, utterance_block=b,
+                     source_turn_index=p.source_turn_index, source_meta=p.source_meta)
+                for i, (p, b) in enumerate(zip(parsed.posts, blocks))
+            )
+            order = list(dict.fromkeys(j.annotator for j in parsed.judgements))
+            assignments.extend(
+                Assignment(annotator_id=self.annotators[key], dialogue_id=dialogue.pk, imported=True,
+                           status=AssignmentStatus.SUBMITTED, submitted_at=self.now)
+                for key in order
+            )
+            judgement_rows.append((len(assignments) - len(order), order, parsed))
+            gold.extend(
+                GoldCount(dialogue_id=dialogue.pk, criterion_id=self.criteria[g.criterion].pk, unit=g.unit,
+                          value=g.value, count=g.count, n_annotators=g.n_annotators)
+                for g in parsed.gold_counts
+            )
+        Post.objects.bulk_create(posts, batch_size=2000)
+        assignments = Assignment.objects.bulk_create(assignments, batch_size=2000)
+        judgements = []
+        for first, order, parsed in judgement_rows:
+            assignment_of = {key: assignments[first + i].pk for i, key in enumerate(order)}
+            judgements.extend(
+                Judgement(assignment_id=assignment_of[j.annotator], criterion_id=self.criteria[j.criterion].pk,
+                          unit=j.unit, value=j.value, extra=j.extra)
+                for j in parsed.judgements
+            )
+        Judgement.objects.bulk_create(judgements, batch_size=5000)
+        GoldCount.objects.bulk_create(gold, batch_size=2000)
+        self.dialogues += len(batch)
+        self.posts += len(posts)
+        self.judgements += len(judgements)
+        self.gold_counts += len(gold)

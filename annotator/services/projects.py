@@ -1,0 +1,42 @@
+"""Creating projects from presets and managing their members."""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotator.models import Criterion, Membership, Project, Role
+from annotator.presets import PRESETS
+
+
+@transaction.atomic
+def project_create(*, slug: str, preset: str, name: str | None = None,
+                   annotators_per_dialogue: int | None = None, guidelines: str | None = None) -> Project:
+    """A project with the preset's criteria, scales and default guidelines."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    if Project.objects.filter(slug=slug).exists():
+        raise ValueError(f"a project with slug {slug!r} already exists")
+    spec = PRESETS[preset]
+    k = spec.annotators_per_dialogue if annotators_per_dialogue is None else annotators_per_dialogue
+    if k < 1:
+        raise ValueError("annotators per dialogue must be at least 1")
+    project = Project.objects.create(
+        slug=slug, preset=preset, name=name or slug, annotators_per_dialogue=k,
+        guidelines=spec.guidelines if guidelines is None else guidelines,
+    )
+    Criterion.objects.bulk_create(
+        Criterion(project=project, key=c.key, label=c.label, question=c.question, unit=c.unit, values=c.values,
+                  level=c.level, speaker=c.speaker, position=i)
+        for i, c in enumerate(spec.criteria)
+    )
+    return project
+
+
+def membership_add(*, project: Project, user: AbstractBaseUser, role: str) -> Membership:
+    """Add ``user`` to ``project`` with ``role`` (or change their role); returns the membership."""
+    if role not in Role.values:
+        raise ValueError(f"unknown role {role!r}; choose one of {', '.join(Role.values)}")
+    membership, _created = Membership.objects.update_or_create(
+        project=project, user=user, defaults={"role": role, "active": True}
+    )
+    return membership

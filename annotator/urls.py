@@ -1,0 +1,12 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from annotator.views import home
+
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+]

@@ -1,0 +1,9 @@
+"""Test settings: fast password hashing; database and broker come from the environment."""
+from .base import *  # noqa: F401,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+DEBUG = False
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
