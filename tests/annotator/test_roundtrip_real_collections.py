@@ -1,0 +1,33 @@
+"""The real collections in ../shared/data import and export back identically."""
+import io
+import json
+import zipfile
+
+import pytest
+
+from annotator.exporters import export_gold
+from annotator.models import Judgement
+from annotator.services.imports import dialogues_import
+
+pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+
+
+def test_stc3_english_training_set_round_trip(stc3_dir, make_project):
+    project = make_project("stc3")
+    source = json.loads((stc3_dir / "train_data_en.json").read_text(encoding="utf-8"))
+    report = dialogues_import(project=project, paths=[stc3_dir / "train_data_en.json"])
+    assert report.dialogues == len(source) == 1672 and report.annotators_created == 19
+    assert json.loads(export_gold(project=project, fmt="stc3")) == source
+
+
+def test_dbdc3_english_eval_round_trip(dbdc_dir, make_project):
+    project = make_project("dbdc")
+    report = dialogues_import(project=project, paths=[dbdc_dir / "eval"])
+    files = sorted((dbdc_dir / "eval").rglob("*.log.json"))
+    assert report.dialogues == len(files) == 200
+    exported = zipfile.ZipFile(io.BytesIO(export_gold(project=project, fmt="dbdc")))
+    assert len(exported.namelist()) == len(files)
+    for path in files:
+        relative = path.relative_to(dbdc_dir / "eval").as_posix()
+        assert json.loads(exported.read(relative)) == json.loads(path.read_text(encoding="utf-8")), relative
+    assert Judgement.objects.filter(assignment__dialogue__project=project).count() == report.judgements == 60000

@@ -1,0 +1,137 @@
+"""Shared fixtures: the real collections, project factories, a manage.py runner on the test database."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+SQLITE_RUN = os.environ.get("DIALEVAL_SQLITE_RUN") == "1"
+
+
+def pytest_report_header(config):
+    from django.conf import settings
+
+    return f"database: {settings.DATABASES['default']['ENGINE']}; broker: {settings.CELERY_BROKER_URL or 'in-process'}"
+
+
+def pytest_collection_modifyitems(config, items):
+    if SQLITE_RUN:
+        return
+    skip = pytest.mark.skip(reason="runs in the SQLite run of scripts/run_tests.py")
+    for item in items:
+        if "sqlite_only" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip("needs the real collections in ../shared/data (not part of a user's clone)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def stc3_dir(shared_data, tmp_path_factory) -> Path:
+    """The STC-3 zip extracted once per session."""
+    target = tmp_path_factory.mktemp("stc3")
+    with zipfile.ZipFile(shared_data / "stc3.zip") as archive:
+        archive.extractall(target)
+    return target / "stc3"
+
+
+@pytest.fixture(scope="session")
+def dbdc_dir(shared_data, tmp_path_factory) -> Path:
+    """DBDC3 (original release, English) extracted once per session: ``en/dev`` and ``en/eval``."""
+    target = tmp_path_factory.mktemp("dbdc3")
+    with zipfile.ZipFile(shared_data / "dbdc3.zip") as archive:
+        members = [m for m in archive.namelist() if m.startswith("DBDC3/dbdc3/en/")]
+        archive.extractall(target, members)
+    return target / "DBDC3" / "dbdc3" / "en"
+
+
+@pytest.fixture
+def make_project(db):
+    from annotator.services.projects import project_create
+
+    def make(preset: str, slug: str | None = None, **kwargs):
+        return project_create(slug=slug or f"{preset}-test", preset=preset, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def make_user(db, django_user_model):
+    counter = {"n": 0}
+
+    def make(username: str | None = None, password: str = "pw-for-tests-1"):
+        counter["n"] += 1
+        return django_user_model.objects.create_user(username=username or f"user{counter['n']}", password=password)
+
+    return make
+
+
+def database_url() -> str:
+    """A URL for the database the tests are using (the test database, not the configured one)."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+
+
+@pytest.fixture
+def manage(transactional_db):
+    """Run ``manage.py`` in a subprocess against the test database; returns CompletedProcess."""
+
+    def run(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+        env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="config.settings.test")
+        result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
+                                text=True, timeout=600)
+        if check and result.returncode != 0:
+            raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A real Celery worker process on the test database and the Redis the test command started."""
+    from django.conf import settings
+
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    with django_db_blocker.unblock():
+        url = database_url()
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings.test")
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=INFO",
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "test-worker@%h"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    from config.celery import app
+
+    try:
+        for _ in range(120):
+            if process.poll() is not None:
+                raise RuntimeError(f"the worker exited: {log.read_text()}")
+            if app.control.ping(timeout=0.5):
+                break
+        else:
+            raise RuntimeError(f"the worker did not answer a ping: {log.read_text()}")
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -1,0 +1,28 @@
+"""A task sent through Redis to a real worker process computes and stores statistics."""
+import pytest
+
+from annotator.services.imports import dialogues_import
+from scoring.models import ProjectStatistics
+from scoring.services.statistics import project_statistics
+from scoring.tasks import recompute_statistics
+from tests.fixtures.collections import stc3_dialogues, write_json
+
+pytestmark = pytest.mark.worker
+
+
+def test_recompute_through_a_real_worker(celery_worker_process, transactional_db, make_project, tmp_path):
+    # given a project with imported judgements
+    project = make_project("stc3")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    # when the task goes through the broker to the worker process
+    result = recompute_statistics.delay(project.pk)
+    answer = result.get(timeout=60)
+    # then the worker stored the statistics it computed from the database
+    stored = ProjectStatistics.objects.get(project=project)
+    assert answer["n_judgements"] == stored.n_judgements == 2 * 2 * 3 + 2 * 3 + 2 * 2
+    assert stored.payload == project_statistics(project)
+    assert result.successful() and result.task_id
+    # and running it twice changes nothing (same fingerprint, same row)
+    again = recompute_statistics.delay(project.pk).get(timeout=60)
+    assert again["fingerprint"] == answer["fingerprint"]
+    assert ProjectStatistics.objects.filter(project=project).count() == 1
