@@ -1,129 +1,19 @@
 """Start throwaway test services, run pytest against them, then the SQLite subset; clean up.
 
-Installs Debian's postgresql, redis-server and chromium when their binaries are missing.
 Extra arguments go to both pytest runs (e.g. ``-k import``).
 """
 from __future__ import annotations
 
-import glob
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from services import Services, ensure_system_packages, log  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-
-
-def log(message: str) -> None:
-    print(f"[run_tests] {message}", flush=True)
-
-
-def pg_bindir() -> Path | None:
-    for pattern in ("/usr/lib/postgresql/*/bin",):
-        for candidate in sorted(glob.glob(pattern), reverse=True):
-            if Path(candidate, "pg_ctl").exists():
-                return Path(candidate)
-    found = shutil.which("pg_ctl")
-    return Path(found).resolve().parent if found else None
-
-
-def ensure_system_packages() -> None:
-    wanted = []
-    if pg_bindir() is None:
-        wanted.append("postgresql")
-    if shutil.which("redis-server") is None:
-        wanted.append("redis-server")
-    if not Path("/usr/bin/chromium").exists():
-        wanted.append("chromium")
-    if not wanted:
-        return
-    if os.geteuid() != 0:
-        sys.exit(f"missing system packages {wanted}: install them with apt-get (needs root)")
-    log(f"installing Debian packages: {' '.join(wanted)}")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *wanted], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def as_db_user(cmd: list[str], user: str | None) -> list[str]:
-    return ["runuser", "-u", user, "--", *cmd] if user else cmd
-
-
-def db_user() -> str | None:
-    """initdb refuses to run as root: run the cluster as an unprivileged account."""
-    if os.geteuid() != 0:
-        return None
-    for name in ("postgres", "dialeval-pg"):
-        if subprocess.run(["id", name], capture_output=True).returncode == 0:
-            return name
-    subprocess.run(["useradd", "--system", "--no-create-home", "dialeval-pg"], check=True)
-    return "dialeval-pg"
-
-
-class Services:
-    def __init__(self) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="dialeval-test-"))
-        self.user = db_user()
-        self.pg_port = free_port()
-        self.redis_port = free_port()
-        self.redis: subprocess.Popen | None = None
-        self.pg_started = False
-
-    def start(self) -> dict[str, str]:
-        bindir = pg_bindir()
-        data = self.tmp / "pg"
-        data.mkdir()
-        if self.user:
-            shutil.chown(self.tmp, self.user)
-            shutil.chown(data, self.user)
-        subprocess.run(as_db_user([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                                   "-E", "UTF8", "--locale=C"], self.user), check=True, stdout=subprocess.DEVNULL)
-        opts = f"-h 127.0.0.1 -p {self.pg_port} -k {self.tmp} -c fsync=off -c synchronous_commit=off " \
-               f"-c full_page_writes=off -c max_connections=200"
-        subprocess.run(as_db_user([str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l",
-                                   str(self.tmp / "pg.log"), "-w", "start"], self.user), check=True,
-                       stdout=subprocess.DEVNULL)
-        self.pg_started = True
-        log(f"PostgreSQL on 127.0.0.1:{self.pg_port}")
-        self.redis = subprocess.Popen(
-            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.tmp)],
-            stdout=subprocess.DEVNULL,
-        )
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.redis_port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        log(f"Redis on 127.0.0.1:{self.redis_port}")
-        return {
-            "DATABASE_URL": f"postgres://postgres@127.0.0.1:{self.pg_port}/dialeval",
-            "CELERY_BROKER_URL": f"redis://127.0.0.1:{self.redis_port}/0",
-            "CELERY_RESULT_BACKEND": f"redis://127.0.0.1:{self.redis_port}/1",
-            "DIALEVAL_PG_BINDIR": str(bindir),
-        }
-
-    def stop(self) -> None:
-        if self.redis:
-            self.redis.terminate()
-            self.redis.wait(timeout=10)
-        if self.pg_started:
-            subprocess.run(as_db_user([str(pg_bindir() / "pg_ctl"), "-D", str(self.tmp / "pg"), "-m", "immediate",
-                                       "stop"], self.user), stdout=subprocess.DEVNULL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def pytest(args: list[str], env: dict[str, str]) -> int:
