@@ -1,0 +1,174 @@
+"""Comparing an estimated distribution p with a gold distribution p* over L bins.
+
+All functions take arrays with the bins on the last axis; leading axes broadcast, so a whole
+collection (units x bins) is scored in one call. Inputs are normalised to sum to one; a row
+with a negative entry, a non-finite entry or a zero sum raises ``ValueError`` naming the row.
+
+References
+----------
+Sakai, T. (2017). Towards automatic evaluation of multi-turn dialogues: a task design that
+leverages inherently subjective annotations. EVIA 2017 (``sakai2017_snod_task_design.txt``):
+RNSS, JSD, OD/NOD/SNOD.
+Zeng, Z., Kato, S., Sakai, T. (2019/2020). DialEval-1 / NTCIR-15: NMD and RSNOD.
+Higashinaka et al. (2017), DBDC3; Tsunomori et al. (2020) (``tsunomori2020_breakdown_metrics.txt``): MSE.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def as_distributions(x, name: str = "p") -> np.ndarray:
+    """Normalise ``x`` along the last axis; raise ``ValueError`` naming the first bad row."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError(f"{name} needs at least one bin on its last axis")
+    bad = ~np.isfinite(x).all(axis=-1) | (x < 0).any(axis=-1)
+    totals = x.sum(axis=-1, keepdims=True)
+    bad |= ~(totals[..., 0] > 0)
+    if bad.any():
+        row = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name} row {row if len(row) != 1 else row[0]} is not a distribution: {x[row].tolist()} "
+                         "(entries must be finite, non-negative and not all zero)")
+    return x / totals
+
+
+def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
+    p, q = as_distributions(p, "p"), as_distributions(q, "q")
+    if p.shape[-1] != q.shape[-1]:
+        raise ValueError(f"p has {p.shape[-1]} bins and q has {q.shape[-1]}")
+    return np.broadcast_arrays(p, q)
+
+
+def variational_distance(p, q) -> np.ndarray:
+    """V(p, p*) = sum_i |p_i - p*_i| (Sakai 2017, Eq. 1); range [0, 2].
+
+    >>> float(variational_distance([1, 0], [0, 1]))
+    2.0
+    """
+    p, q = _pair(p, q)
+    return np.abs(p - q).sum(axis=-1)
+
+
+def rnss(p, q) -> np.ndarray:
+    """Root normalised sum of squares, RNSS = sqrt( sum_i (p_i - p*_i)^2 / 2 ) (Sakai 2017, Eq. 3).
+
+    Range [0, 1]. Sakai's Figure 1: gold uniform over 5 bins, X = (.3,.3,.2,.1,.1) gives 0.1414
+    and Y = (.4,.2,.2,.1,.1) gives 0.1732.
+
+    >>> round(float(rnss([.3, .3, .2, .1, .1], [.2] * 5)), 4)
+    0.1414
+    """
+    p, q = _pair(p, q)
+    return np.sqrt(((p - q) ** 2).sum(axis=-1) / 2)
+
+
+def _kl_to_mean(a: np.ndarray, m: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(a > 0, a * np.log2(np.where(a > 0, a, 1) / np.where(m > 0, m, 1)), 0.0)
+    return terms.sum(axis=-1)
+
+
+def jsd(p, q) -> np.ndarray:
+    """Jensen-Shannon divergence, (KL(p||m) + KL(p*||m)) / 2 with m = (p + p*)/2, log base 2.
+
+    0 log 0 = 0; range [0, 1] (Sakai 2017, Eqs. 4-5). Sakai's Figure 1: 0.0390 for X.
+
+    >>> round(float(jsd([.3, .3, .2, .1, .1], [.2] * 5)), 4)
+    0.039
+    """
+    p, q = _pair(p, q)
+    m = (p + q) / 2
+    return (_kl_to_mean(p, m) + _kl_to_mean(q, m)) / 2
+
+
+def order_aware_divergence(p, q) -> np.ndarray:
+    """OD(p, p*) = (1/|B*|) sum_{i in B*} sum_{j != i} |i - j| (p_j - p*_j)^2, B* = {i : p*_i > 0}.
+
+    Sakai 2017, Eq. 7: the squared differences are weighted by their distance from the bins
+    where the gold distribution has mass, averaged over those bins only. (The 2018 STC-3
+    evaluation script averaged over all L bins; we follow the paper and the DialEval-1 script.)
+
+    >>> round(float(order_aware_divergence([0, 1/3, 2/3], [1, 0, 0])), 4)
+    1.0
+    """
+    p, q = _pair(p, q)
+    n = p.shape[-1]
+    distance = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])  # |i - j|, zero on the diagonal
+    per_bin = ((p - q) ** 2) @ distance.T  # per_bin[..., i] = sum_j |i-j| (p_j - p*_j)^2
+    support = q > 0
+    return (per_bin * support).sum(axis=-1) / support.sum(axis=-1)
+
+
+def nod(p, q) -> np.ndarray:
+    """Normalised order-aware divergence, NOD = OD(p, p*) / (L - 1) (Sakai 2017, Eq. 9).
+
+    Sakai's Figure 2(b): gold (1, 0, 0), estimate (0, 1/3, 2/3): NOD 0.5000; swapped 0.8889.
+
+    >>> round(float(nod([0, 1/3, 2/3], [1, 0, 0])), 4), round(float(nod([1, 0, 0], [0, 1/3, 2/3])), 4)
+    (0.5, 0.8889)
+    """
+    p, q = _pair(p, q)
+    return order_aware_divergence(p, q) / (p.shape[-1] - 1)
+
+
+def snod(p, q) -> np.ndarray:
+    """Symmetric NOD, SNOD = (OD(p, p*) + OD(p*, p)) / 2 / (L - 1) (Sakai 2017, Eqs. 8, 10).
+
+    >>> round(float(snod([0, 1/3, 2/3], [1, 0, 0])), 4)
+    0.6944
+    """
+    return (nod(p, q) + nod(q, p)) / 2
+
+
+def rsnod(p, q) -> np.ndarray:
+    """Root SNOD, RSNOD = sqrt(SNOD) (DialEval-1, NTCIR-15 dialogue quality).
+
+    >>> round(float(rsnod([0, 1/3, 2/3], [1, 0, 0])), 4)
+    0.8333
+    """
+    return np.sqrt(snod(p, q))
+
+
+def nmd(p, q) -> np.ndarray:
+    """Normalised match distance, NMD = sum_i |cp_i - cp*_i| / (L - 1), cp the cumulative sums.
+
+    The earth mover's distance between ordinal distributions, scaled to [0, 1] (DialEval-1).
+
+    >>> float(nmd([1, 0, 0], [0, 0, 1]))
+    1.0
+    """
+    p, q = _pair(p, q)
+    return np.abs(np.cumsum(p, axis=-1) - np.cumsum(q, axis=-1)).sum(axis=-1) / (p.shape[-1] - 1)
+
+
+def mse(p, q) -> np.ndarray:
+    """Mean squared error over the bins, MSE = sum_i (p_i - p*_i)^2 / L (DBDC).
+
+    >>> round(float(mse([0.5, 0.5, 0], [1, 0, 0])), 4)
+    0.1667
+    """
+    p, q = _pair(p, q)
+    return ((p - q) ** 2).mean(axis=-1)
+
+
+def simpson_index(q) -> np.ndarray:
+    """w = sum_l p*_l^2, the weight of a unit in the "+w" metrics (Tsunomori et al. 2020, Eq. 1).
+
+    >>> round(float(simpson_index([1/3, 1/3, 1/3])), 4), float(simpson_index([0, 0, 1]))
+    (0.3333, 1.0)
+    """
+    q = as_distributions(q, "q")
+    return (q ** 2).sum(axis=-1)
+
+
+# name -> (function, symmetric, takes ordinal bins into account)
+MEASURES = {
+    "rnss": (rnss, True, False),
+    "jsd": (jsd, True, False),
+    "nod": (nod, False, True),
+    "snod": (snod, True, True),
+    "rsnod": (rsnod, True, True),
+    "nmd": (nmd, True, True),
+    "mse": (mse, True, False),
+    "variational_distance": (variational_distance, True, False),
+}
