@@ -145,6 +145,8 @@ DBDC = PresetSpec(
                       _scale([("O", "NB: not a breakdown"), ("T", "PB: possible breakdown"), ("X", "B: breakdown")]),
                       "ordinal", speaker="S"),
     ],
+    # Label merges reported beside the three-way analysis (Tsunomori et al. 2020).
+    extra={"merges": {"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}}},
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.

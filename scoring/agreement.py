@@ -215,21 +215,35 @@ def pearson_inter_rater(ratings) -> InterRaterCorrelation:
     [0.994, 0.885, 0.889]
     """
     x = np.asarray(ratings, dtype=float)
-    present = ~np.isnan(x)
-    filled = np.where(present, x, 0.0)
-    total, count = filled.sum(axis=0), present.sum(axis=0)
-    other_count = count[None, :] - present
+    annotator, unit = np.nonzero(~np.isnan(x))
+    return pearson_inter_rater_long(unit, annotator, x[annotator, unit], n_annotators=x.shape[0])
+
+
+def pearson_inter_rater_long(unit, annotator, value, *, n_annotators: int | None = None) -> InterRaterCorrelation:
+    """``pearson_inter_rater`` for judgements in long form (one entry per judgement).
+
+    Memory grows with the number of judgements, not annotators x units, so collections with
+    thousands of annotators (DBDC) are fine.
+    """
+    unit, annotator = np.asarray(unit, dtype=np.int64), np.asarray(annotator, dtype=np.int64)
+    value = np.asarray(value, dtype=float)
+    n_annotators = int(annotator.max()) + 1 if n_annotators is None else n_annotators
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    unit_total = np.bincount(unit, weights=value, minlength=n_units)
+    unit_count = np.bincount(unit, minlength=n_units)
+    others_count = unit_count[unit] - 1
+    use = others_count > 0
+    a, u, x = annotator[use], unit[use], value[use]
+    y = (unit_total[u] - x) / others_count[use]
+    n = np.bincount(a, minlength=n_annotators).astype(float)
+    sx, sy = np.bincount(a, x, n_annotators), np.bincount(a, y, n_annotators)
+    sxx, syy, sxy = np.bincount(a, x * x, n_annotators), np.bincount(a, y * y, n_annotators), np.bincount(a, x * y, n_annotators)
     with np.errstate(invalid="ignore", divide="ignore"):
-        others = (total[None, :] - filled) / other_count
-    use = present & (other_count > 0)
-    n = use.sum(axis=1)
-    a = np.where(use, x, 0.0)
-    b = np.where(use, others, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_a, mean_b = a.sum(axis=1) / n, b.sum(axis=1) / n
-        da, db = np.where(use, a - mean_a[:, None], 0), np.where(use, b - mean_b[:, None], 0)
-        r = (da * db).sum(axis=1) / np.sqrt((da ** 2).sum(axis=1) * (db ** 2).sum(axis=1))
-    r = np.where(n >= 2, r, np.nan)
+        cov = sxy - sx * sy / n
+        var_x, var_y = sxx - sx ** 2 / n, syy - sy ** 2 / n
+        r = cov / np.sqrt(var_x * var_y)
+    tiny = 1e-12 * np.maximum(1.0, sxx)
+    r = np.where((n >= 2) & (var_x > tiny) & (var_y > 1e-12 * np.maximum(1.0, syy)), np.clip(r, -1, 1), np.nan)
     defined = r[np.isfinite(r)]
     std = float(defined.std(ddof=1)) if len(defined) > 1 else float("nan")
     return InterRaterCorrelation(float(defined.mean()) if len(defined) else float("nan"), std, r)

@@ -16,3 +16,29 @@ class ProjectStatistics(models.Model):
 
     def __str__(self) -> str:
         return f"statistics of {self.project} at {self.computed_at:%Y-%m-%d %H:%M}"
+
+
+class RunKind(models.TextChoices):
+    STC3 = "stc3", "STC-3 / DialEval submission"
+    DBDC = "dbdc", "DBDC labels"
+
+
+class Run(models.Model):
+    """A system's submission scored against the project's gold data."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=RunKind.choices)
+    source_name = models.CharField(max_length=500, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    scores = models.JSONField(default=dict, blank=True)
+    per_dialogue = models.JSONField(default=dict, blank=True, help_text="dialogue id -> metric -> value")
+    created_at = models.DateTimeField(auto_now_add=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project", "created_at"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="run_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.project}:{self.name}"

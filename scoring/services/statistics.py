@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import math
+
+import numpy as np
 
 from django.db import transaction
 from django.db.models import Count, Max
@@ -9,7 +12,12 @@ from django.utils import timezone
 
 import scoring
 from annotator.models import AssignmentStatus, Judgement, Project
-from scoring.data import project_judgements
+from annotator.presets import PRESETS
+from scoring.agreement import (
+    agreement_shares, fleiss_kappa, krippendorff_alpha_from_counts, pearson_inter_rater_long, randolph_kappa,
+)
+from scoring.data import CriterionJudgements, project_judgements
+from scoring.gold import group_indices, merge_counts
 from scoring.models import ProjectStatistics
 
 
@@ -23,12 +31,78 @@ def judgements_fingerprint(project: Project) -> tuple[int, str]:
     return agg["n"], hashlib.sha256(text.encode()).hexdigest()
 
 
+def numeric_values(values: list[str]) -> np.ndarray:
+    """The numbers of a scale for interval statistics: the values themselves, or their ranks."""
+    try:
+        return np.array([float(v) for v in values])
+    except ValueError:
+        return np.arange(len(values), dtype=float)
+
+
+def agreement_summary(counts: np.ndarray, level: str, values: np.ndarray, *, n_categories: int | None = None) -> dict:
+    """Agreement of one criterion (or one speaker's units, or one label merge) from its counts."""
+    pairable = counts[counts.sum(axis=1) >= 2]
+    shares = agreement_shares(pairable)
+    alpha = {"nominal": krippendorff_alpha_from_counts(pairable, "nominal")}
+    if level != "nominal":
+        alpha["ordinal"] = krippendorff_alpha_from_counts(pairable, "ordinal")
+        alpha["interval"] = krippendorff_alpha_from_counts(pairable, "interval", values)
+    return {
+        "n_units": int(len(pairable)),
+        "fleiss_kappa": fleiss_kappa(pairable),
+        "randolph_kappa": randolph_kappa(pairable, n_categories=n_categories),
+        "krippendorff_alpha": alpha,
+        "agree_2plus": shares.agree_2plus,
+        "agree_all": shares.agree_all,
+    }
+
+
+def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[str]]] | None = None) -> dict:
+    """The ``stats --json`` entry of one criterion."""
+    criterion = data.criterion
+    counts = data.counts()
+    values = numeric_values(data.values)
+    entry = agreement_summary(counts, criterion.level, values)
+    entry["n_annotators"] = int(len(data.annotators))
+    if criterion.level != "nominal" and len(data.value):
+        r = pearson_inter_rater_long(data.unit, data.annotator, values[data.value], n_annotators=len(data.annotators))
+        entry["pearson_inter_rater"] = {"mean": r.mean, "std": r.std}
+    if criterion.speakers:
+        entry["by_speaker"] = {}
+        for speaker in criterion.speakers:
+            columns = data.scale(speaker)
+            rows = data.unit_speaker == speaker
+            sub = agreement_summary(counts[rows][:, columns], criterion.level, values[columns])
+            sub["n_annotators"] = int(len(np.unique(data.annotator[rows[data.unit]]))) if len(data.unit) else 0
+            entry["by_speaker"][speaker] = sub
+    if merges:
+        entry["merges"] = {}
+        for name, groups in merges.items():
+            merged = merge_counts(counts, group_indices(data.values, groups))
+            sub = agreement_summary(merged, "nominal", np.arange(len(groups), dtype=float))
+            sub["n_annotators"] = entry["n_annotators"]
+            entry["merges"][name] = sub
+    return entry
+
+
 def project_statistics(project: Project) -> dict:
-    """The statistics payload of a project (per criterion: units and annotators covered)."""
+    """The statistics payload of a project: agreement per criterion (``stats --json``)."""
+    merges = PRESETS[project.preset].extra.get("merges", {}) if project.preset in PRESETS else {}
     criteria = {}
     for key, data in project_judgements(project).items():
-        criteria[key] = {"n_units": int(data.n_units), "n_annotators": int(len(data.annotators))}
-    return {"project": project.slug, "criteria": criteria}
+        if data.n_units == 0:
+            continue
+        criteria[key] = criterion_statistics(data, merges.get(key))
+    return _finite({"project": project.slug, "criteria": criteria})
+
+
+def _finite(obj):
+    """NaN (undefined statistics) as null, so the payload is valid JSON."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:

@@ -1,0 +1,43 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator.models import Project
+from scoring.run_files import RunFileError
+from scoring.services.runs import run_score
+
+
+class Command(BaseCommand):
+    help = "Score a run (STC-3/DialEval submission JSON, or DBDC *.labels.json files/folder/zip) against the gold."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("path")
+        parser.add_argument("--name", help="Run name (default: the file name); scoring a name again replaces it.")
+        parser.add_argument("--alpha", type=float, default=0.5, help="Weight of customer turns in nugget scores.")
+        parser.add_argument("--strict", action="store_true", help="Every gold dialogue must be in the run.")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args, slug, path, name, alpha, strict, json: bool, **options):
+        project = Project.objects.filter(slug=slug).first()
+        if project is None:
+            raise CommandError(f"no project {slug!r}")
+        try:
+            run = run_score(project=project, path=Path(path), name=name, alpha=alpha, strict=strict)
+        except (RunFileError, ValueError) as exc:
+            raise CommandError(f"run rejected: {exc}") from None
+        if json:
+            self.stdout.write(_json.dumps(run.scores, indent=1))
+            return
+        self.stdout.write(f"run {run.name} ({run.get_kind_display()}), {run.scores.get('n_dialogues')} dialogues")
+        for group, metrics in run.scores.items():
+            if isinstance(metrics, dict):
+                for metric, value in metrics.items():
+                    if isinstance(value, dict):
+                        self.stdout.write(f"  {group}.{metric}: " + ", ".join(f"{k} {v:.4f}" for k, v in value.items()))
+                    else:
+                        self.stdout.write(f"  {group}.{metric}: {value:.4f}")
+
+
+_json = json

@@ -1,0 +1,202 @@
+"""Reading and validating system runs: the STC-3/DialEval submission and DBDC ``*.labels.json``.
+
+Readers check every value against the gold data they are given (the ids, the turns, the
+label sets) and raise ``RunFileError`` naming the file, the dialogue id and the field.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class RunFileError(ValueError):
+    def __init__(self, source: str, message: str, *, dialogue: str | None = None, field: str | None = None):
+        self.source, self.message, self.dialogue, self.field = source, message, dialogue, field
+        where = [source] + ([f"dialogue {dialogue}"] if dialogue is not None else []) + (
+            [f"field {field}"] if field is not None else [])
+        super().__init__(f"{': '.join(where)}: {message}")
+
+
+def _load_json(raw: bytes | str, source: str):
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RunFileError(source, f"malformed JSON: {exc}") from None
+
+
+def _distribution(obj, labels: Sequence[str], *, source: str, dialogue: str, field: str,
+                  key_of=lambda label: label) -> list[float]:
+    if not isinstance(obj, dict):
+        raise RunFileError(source, "expected an object of label probabilities", dialogue=dialogue, field=field)
+    known = {key_of(label) for label in labels}
+    for key in obj:
+        if key not in known:
+            raise RunFileError(source, f"unknown label {key!r} (expected {', '.join(sorted(known))})",
+                               dialogue=dialogue, field=f"{field}.{key}")
+    out = []
+    for label in labels:
+        value = obj.get(key_of(label), 0.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise RunFileError(source, f"probability {value!r} is not a number", dialogue=dialogue,
+                               field=f"{field}.{key_of(label)}")
+        if value < 0:
+            raise RunFileError(source, f"probability {value!r} is negative", dialogue=dialogue,
+                               field=f"{field}.{key_of(label)}")
+        out.append(float(value))
+    if sum(out) <= 0:
+        raise RunFileError(source, "probabilities sum to zero", dialogue=dialogue, field=field)
+    return out
+
+
+@dataclass(frozen=True)
+class NuggetRows:
+    """One row per turn: the dialogue's position in ``STC3Run.dialogues``, the turn, the estimate."""
+
+    dialogue: np.ndarray
+    turn: np.ndarray
+    p: np.ndarray
+
+
+@dataclass(frozen=True)
+class STC3Run:
+    dialogues: list[str]
+    quality: dict[str, tuple[np.ndarray, np.ndarray]]  # criterion -> (dialogue positions, estimates)
+    customer: NuggetRows
+    helpdesk: NuggetRows
+
+
+def read_stc3_run(raw: bytes | str, *, source: str, gold_turns: Mapping[str, Sequence[str]],
+                  quality_scale: Sequence[str], quality_keys: Sequence[str], customer_labels: Sequence[str],
+                  helpdesk_labels: Sequence[str], strict: bool = False) -> STC3Run:
+    """Parse an STC-3/DialEval submission: ``[{"id", "quality"?: {KEY: {value: p}}, "nugget"?: [...]}]``.
+
+    ``gold_turns`` maps each gold dialogue id to the speaker of each turn ("customer" /
+    "helpdesk"); ``strict`` requires every gold dialogue to be in the run.
+    """
+    data = _load_json(raw, source)
+    if not isinstance(data, list):
+        raise RunFileError(source, "expected a JSON list of dialogues")
+    dialogues: list[str] = []
+    quality_rows: dict[str, tuple[list[int], list[list[float]]]] = {k: ([], []) for k in quality_keys}
+    rows = {"customer": ([], [], []), "helpdesk": ([], [], [])}
+    labels = {"customer": customer_labels, "helpdesk": helpdesk_labels}
+    seen = set()
+    for i, record in enumerate(data):
+        if not isinstance(record, dict) or "id" not in record:
+            raise RunFileError(source, "expected an object with an id", field=f"[{i}]")
+        did = str(record["id"])
+        if did not in gold_turns:
+            raise RunFileError(source, "is not in the gold data", dialogue=did, field="id")
+        if did in seen:
+            raise RunFileError(source, "appears twice", dialogue=did, field="id")
+        seen.add(did)
+        position = len(dialogues)
+        dialogues.append(did)
+        quality = record.get("quality", {})
+        if not isinstance(quality, dict):
+            raise RunFileError(source, "expected an object", dialogue=did, field="quality")
+        for key, dist in quality.items():
+            if key not in quality_rows:
+                raise RunFileError(source, f"unknown quality criterion {key!r}", dialogue=did, field=f"quality.{key}")
+            quality_rows[key][0].append(position)
+            quality_rows[key][1].append(_distribution(dist, quality_scale, source=source, dialogue=did,
+                                                      field=f"quality.{key}"))
+        if "nugget" in record:
+            nuggets = record["nugget"]
+            speakers = gold_turns[did]
+            if not isinstance(nuggets, list) or len(nuggets) != len(speakers):
+                n = len(nuggets) if isinstance(nuggets, list) else "no"
+                raise RunFileError(source, f"{n} turn distributions for {len(speakers)} turns", dialogue=did,
+                                   field="nugget")
+            for t, (dist, speaker) in enumerate(zip(nuggets, speakers)):
+                p = _distribution(dist, labels[speaker], source=source, dialogue=did, field=f"nugget[{t}]")
+                rows[speaker][0].append(position)
+                rows[speaker][1].append(t)
+                rows[speaker][2].append(p)
+    if strict:
+        missing = [d for d in gold_turns if d not in seen]
+        if missing:
+            raise RunFileError(source, f"{len(missing)} gold dialogues are missing from the run (strict mode)",
+                               dialogue=missing[0], field="id")
+
+    def nugget_rows(speaker: str) -> NuggetRows:
+        d, t, p = rows[speaker]
+        return NuggetRows(np.array(d, dtype=np.int64), np.array(t, dtype=np.int64),
+                          np.array(p, dtype=float).reshape(-1, len(labels[speaker])))
+
+    quality_arrays = {k: (np.array(ix, dtype=np.int64), np.array(ps, dtype=float).reshape(-1, len(quality_scale)))
+                      for k, (ix, ps) in quality_rows.items()}
+    return STC3Run(dialogues, quality_arrays, nugget_rows("customer"), nugget_rows("helpdesk"))
+
+
+DBDC_LABELS = ("O", "T", "X")
+
+
+@dataclass(frozen=True)
+class DBDCRun:
+    """One row per judged system turn: dialogue id, turn index, predicted label and distribution."""
+
+    dialogue: list[str]
+    turn: np.ndarray
+    label: np.ndarray
+    p: np.ndarray
+
+
+def read_dbdc_run(files: Iterable[tuple[str, bytes | str]], *, gold_turns: Mapping[str, Sequence[int]],
+                  strict: bool = False) -> DBDCRun:
+    """Parse DBDC ``<dialogue-id>.labels.json`` files (``files`` yields (name, content)).
+
+    Every annotated system turn of a dialogue in the run must be labelled; ``strict`` also
+    requires every gold dialogue.
+    """
+    dialogue, turn, label, probs = [], [], [], []
+    seen = set()
+    for name, raw in files:
+        record = _load_json(raw, name)
+        if not isinstance(record, dict) or "dialogue-id" not in record:
+            raise RunFileError(name, "expected an object with dialogue-id", field="dialogue-id")
+        did = str(record["dialogue-id"])
+        if did not in gold_turns:
+            raise RunFileError(name, "is not in the gold data", dialogue=did, field="dialogue-id")
+        if did in seen:
+            raise RunFileError(name, "appears twice", dialogue=did, field="dialogue-id")
+        seen.add(did)
+        turns = record.get("turns")
+        if not isinstance(turns, list):
+            raise RunFileError(name, "is missing", dialogue=did, field="turns")
+        covered = set()
+        for k, entry in enumerate(turns):
+            field = f"turns[{k}]"
+            if not isinstance(entry, dict) or not isinstance(entry.get("turn-index"), int):
+                raise RunFileError(name, "needs an integer turn-index", dialogue=did, field=f"{field}.turn-index")
+            index = entry["turn-index"]
+            if index not in gold_turns[did]:
+                raise RunFileError(name, f"turn {index} is not an annotated system turn", dialogue=did,
+                                   field=f"{field}.turn-index")
+            labels = entry.get("labels")
+            if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
+                raise RunFileError(name, "needs one labels object", dialogue=did, field=f"{field}.labels")
+            first = labels[0]
+            if first.get("breakdown") not in DBDC_LABELS:
+                raise RunFileError(name, f"unknown label {first.get('breakdown')!r} (expected O, T or X)",
+                                   dialogue=did, field=f"{field}.labels[0].breakdown")
+            p = _distribution({k: v for k, v in first.items() if k.startswith("prob-")}, DBDC_LABELS, source=name,
+                              dialogue=did, field=f"{field}.labels[0]", key_of=lambda lab: f"prob-{lab}")
+            dialogue.append(did)
+            turn.append(index)
+            label.append(DBDC_LABELS.index(first["breakdown"]))
+            probs.append(p)
+            covered.add(index)
+        missing = sorted(set(gold_turns[did]) - covered)
+        if missing:
+            raise RunFileError(name, f"annotated system turn {missing[0]} has no label", dialogue=did, field="turns")
+    if strict:
+        absent = [d for d in gold_turns if d not in seen]
+        if absent:
+            raise RunFileError("run", f"{len(absent)} gold dialogues are missing (strict mode)", dialogue=absent[0])
+    return DBDCRun(dialogue, np.array(turn, dtype=np.int64), np.array(label, dtype=np.int64),
+                   np.array(probs, dtype=float).reshape(-1, 3))

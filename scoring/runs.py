@@ -1,0 +1,109 @@
+"""Scoring a run against gold distributions: dialogue quality, nugget detection, breakdown distributions.
+
+References
+----------
+Sakai (2017) (``sakai2017_snod_task_design.txt``): per-dialogue M(d), nugget detection as the
+weighted average of customer and helpdesk utterance blocks (Eq. 12), the mean over dialogues
+(macro average, Eqs. 11, 13). DialEval-1 publishes -log2 of the mean as well.
+Tsunomori et al. (2020) (``tsunomori2020_breakdown_metrics.txt``), Table 1: JSD and MSE for the
+label groupings (NB,PB,B), (NB,PB+B), (NB+PB,B) and their Simpson-weighted "+w" forms.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.gold import gold_distribution
+from scoring.measures import jsd, mse, nmd, rnss, rsnod, simpson_index
+
+# Label groupings of the breakdown metrics over columns (NB, PB, B) = (O, T, X).
+GROUPINGS = {"NB,PB,B": [[0], [1], [2]], "NB,PB+B": [[0], [1, 2]], "NB+PB,B": [[0, 1], [2]]}
+
+
+def neglog2(x):
+    """-log2(x), the form DialEval publishes (higher is better).
+
+    >>> float(neglog2(0.25))
+    2.0
+    """
+    with np.errstate(divide="ignore"):
+        return -np.log2(x)
+
+
+def group_mean(values, groups, n_groups: int) -> np.ndarray:
+    """Mean of ``values`` per group index; NaN for an empty group.
+
+    >>> group_mean([1.0, 3.0, 5.0], [0, 0, 2], 3).tolist()
+    [2.0, nan, 5.0]
+    """
+    groups = np.asarray(groups, dtype=np.int64)
+    total = np.bincount(groups, weights=np.asarray(values, dtype=float), minlength=n_groups)
+    count = np.bincount(groups, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+
+def quality_scores(estimates, gold_counts) -> dict[str, np.ndarray]:
+    """Per-dialogue RSNOD and NMD of estimated quality distributions (dialogues x L) against the gold.
+
+    >>> s = quality_scores([[0, 1/3, 2/3]], [[3, 0, 0]])
+    >>> round(float(s["rsnod"][0]), 4), round(float(s["nmd"][0]), 4)
+    (0.8333, 0.8333)
+    """
+    gold = gold_distribution(gold_counts)
+    return {"rsnod": rsnod(estimates, gold), "nmd": nmd(estimates, gold)}
+
+
+def nugget_dialogue_scores(customer_p, customer_gold, customer_dialogue, helpdesk_p, helpdesk_gold,
+                           helpdesk_dialogue, n_dialogues: int, alpha: float = 0.5) -> dict[str, np.ndarray]:
+    """Per-dialogue nugget detection: alpha * mean over customer turns + (1 - alpha) * mean over helpdesk turns.
+
+    A dialogue with turns of only one speaker is scored on that speaker's turns (Sakai 2017, Eq. 12).
+
+    >>> s = nugget_dialogue_scores([[1, 0, 0, 0]], [[2, 0, 0, 0]], [0], [[0, 1, 0]], [[2, 0, 0]], [0], 1)
+    >>> round(float(s["rnss"][0]), 4), round(float(s["jsd"][0]), 4)
+    (0.5, 0.5)
+    """
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    out = {}
+    for name, measure in (("rnss", rnss), ("jsd", jsd)):
+        c = group_mean(measure(customer_p, gold_distribution(customer_gold)) if len(customer_dialogue) else [],
+                       customer_dialogue, n_dialogues)
+        h = group_mean(measure(helpdesk_p, gold_distribution(helpdesk_gold)) if len(helpdesk_dialogue) else [],
+                       helpdesk_dialogue, n_dialogues)
+        both = alpha * c + (1 - alpha) * h
+        out[name] = np.where(np.isnan(c), h, np.where(np.isnan(h), c, both))
+    return out
+
+
+def breakdown_distribution_metrics(estimates, gold_counts) -> dict[str, np.ndarray]:
+    """Per system turn, JSD and MSE for the three groupings and their Simpson weights.
+
+    Returns arrays keyed by the Table 1 names without "+w" (per turn), plus ``"w"``: the weight
+    w = sum_l p*_l^2 of Eq. (1), computed on the three-label gold distribution for every
+    grouping as Eq. (1) is written over {NB, PB, B}.
+    """
+    estimates = np.asarray(estimates, dtype=float)
+    gold_counts = np.asarray(gold_counts, dtype=float)
+    out = {"w": simpson_index(gold_distribution(gold_counts))}
+    for grouping, groups in GROUPINGS.items():
+        p = gold_distribution(estimates, groups)
+        q = gold_distribution(gold_counts, groups)
+        out[f"JSD({grouping})"] = jsd(p, q)
+        out[f"MSE({grouping})"] = mse(p, q)
+    return out
+
+
+def pool_breakdown(per_turn: dict[str, np.ndarray], rows=None) -> dict[str, float]:
+    """Pool per-turn metrics over turns (as the DBDC3 evaluation script does): the mean for the
+    plain metrics, sum(w m) / sum(w) for the "+w" metrics. ``rows`` selects turns (default all)."""
+    w = per_turn["w"] if rows is None else per_turn["w"][rows]
+    out = {}
+    for name, values in per_turn.items():
+        if name == "w":
+            continue
+        v = values if rows is None else values[rows]
+        base, grouping = name.split("(", 1)
+        out[name] = float(v.mean())
+        out[f"{base}+w({grouping}"] = float((w * v).sum() / w.sum())
+    return out
