@@ -1,0 +1,117 @@
+"""stats and score_run on projects in the database."""
+import json
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from annotator.services.imports import dialogues_import
+from scoring.models import Run
+from scoring.run_files import RunFileError
+from scoring.services.runs import run_score
+from scoring.services.statistics import project_statistics
+from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
+from tests.reference_scoring import random_stc3_run, score_stc3
+
+pytestmark = pytest.mark.django_db
+
+AGREEMENT_KEYS = {"n_units", "n_annotators", "fleiss_kappa", "randolph_kappa", "krippendorff_alpha", "agree_2plus",
+                  "agree_all"}
+
+
+@pytest.fixture
+def stc3_project(make_project, tmp_path):
+    project = make_project("stc3")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    return project
+
+
+@pytest.mark.sqlite
+def test_stats_json_shape(stc3_project, capsys):
+    call_command("stats", stc3_project.slug, "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["project"] == stc3_project.slug
+    a = payload["criteria"]["A"]
+    assert AGREEMENT_KEYS <= set(a) and set(a["krippendorff_alpha"]) == {"nominal", "ordinal", "interval"}
+    assert "by_speaker" not in a and "merges" not in a
+    nugget = payload["criteria"]["nugget"]
+    assert set(nugget["krippendorff_alpha"]) == {"nominal"}  # nominal criterion: other levels left out
+    assert set(nugget["by_speaker"]) == {"customer", "helpdesk"}
+    assert nugget["by_speaker"]["customer"]["n_units"] == 3 and nugget["by_speaker"]["helpdesk"]["n_units"] == 2
+    # A: d1 has (1, 2), d2 has (-2, -1): no unit with two equal values
+    assert a["agree_2plus"] == 0.0 and a["n_units"] == 2 and a["n_annotators"] == 2
+
+
+def test_stats_of_a_breakdown_project_has_label_merges(make_project, tmp_path):
+    project = make_project("dbdc")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "a.log.json", dbdc_dialogue("a")),
+                                             write_json(tmp_path / "b.log.json", dbdc_dialogue("b", ("X", "X", "T")))])
+    payload = project_statistics(project)
+    merges = payload["criteria"]["breakdown"]["merges"]
+    assert set(merges) == {"NB+PB,B", "NB,PB+B"}
+    # units a:2 (O T X), a:4 (O O O), b:2 (X X T), b:4 (O O O): under NB,PB+B only a:2 disagrees
+    assert merges["NB,PB+B"]["agree_all"] == 0.75
+    assert payload["criteria"]["breakdown"]["agree_all"] == 0.5
+
+
+def test_score_run_matches_the_straightforward_scorer(stc3_project, tmp_path):
+    run = random_stc3_run(stc3_dialogues(), seed=4)
+    saved = run_score(project=stc3_project, path=write_json(tmp_path / "run.json", run), name="r1")
+    expected = score_stc3(run, {d["id"]: d for d in stc3_dialogues()})
+    for key in "ASE":
+        for metric in ("rsnod", "nmd"):
+            assert saved.scores["quality"][key][metric] == pytest.approx(expected["quality"][key][metric], abs=1e-12)
+        assert saved.scores["quality"][key]["rsnod_neglog2"] == pytest.approx(-np.log2(expected["quality"][key]["rsnod"]))
+    for metric in ("rnss", "jsd"):
+        assert saved.scores["nugget"][metric] == pytest.approx(expected["nugget"][metric], abs=1e-12)
+    assert set(saved.per_dialogue) == {"d1", "d2"}
+    assert Run.objects.get(project=stc3_project, name="r1").scores == saved.scores
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda r: r[0]["nugget"][0].update({"CNUG9": 0.1}), r"dialogue d1: field nugget\[0\]\.CNUG9: unknown label"),
+    (lambda r: r[0]["quality"]["A"].update({"2": -0.5}), r"dialogue d1: field quality\.A\.2: probability -0\.5 is negative"),
+    (lambda r: r[1]["quality"]["S"].update({"0": "high"}), r"dialogue d2: field quality\.S\.0: probability 'high' is not"),
+    (lambda r: r[1]["nugget"].pop(), r"dialogue d2: field nugget: 1 turn distributions for 2 turns"),
+    (lambda r: r[0].update({"id": "zzz"}), r"dialogue zzz: field id: is not in the gold data"),
+    (lambda r: r[0]["nugget"][1].update({"CNUG": 0.2}), r"dialogue d1: field nugget\[1\]\.CNUG: unknown label"),
+])
+def test_bad_runs_are_rejected_with_dialogue_and_field(stc3_project, tmp_path, mutate, message):
+    run = random_stc3_run(stc3_dialogues())
+    mutate(run)
+    with pytest.raises(RunFileError, match=message):
+        run_score(project=stc3_project, path=write_json(tmp_path / "bad.json", run))
+    assert not Run.objects.exists()
+
+
+def test_strict_mode_requires_every_gold_dialogue(stc3_project, tmp_path):
+    run = random_stc3_run(stc3_dialogues())[:1]
+    path = write_json(tmp_path / "part.json", run)
+    assert run_score(project=stc3_project, path=path).scores["n_dialogues"] == 1
+    with pytest.raises(RunFileError, match="dialogue d2: field id: 1 gold dialogues are missing"):
+        run_score(project=stc3_project, path=path, name="strict", strict=True)
+
+
+def test_dbdc_run_distribution_metrics(make_project, tmp_path):
+    project = make_project("dbdc")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "a.log.json", dbdc_dialogue("a"))])
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    labels = {"dialogue-id": "a", "turns": [
+        {"turn-index": 2, "labels": [{"breakdown": "O", "prob-O": 1.0, "prob-T": 0.0, "prob-X": 0.0}]},
+        {"turn-index": 4, "labels": [{"breakdown": "O", "prob-O": 1.0, "prob-T": 0.0, "prob-X": 0.0}]},
+    ]}
+    write_json(run_dir / "a.labels.json", labels)
+    run = run_score(project=project, path=run_dir, name="all-O")
+    b = run.scores["breakdown"]
+    # turn 4 is perfect (all O); turn 2 has gold (1/3, 1/3, 1/3) against (1, 0, 0)
+    mse_turn2 = ((2 / 3) ** 2 + 2 * (1 / 3) ** 2) / 3
+    assert b["MSE(NB,PB,B)"] == pytest.approx(mse_turn2 / 2)
+    # weights: 1/3 for turn 2, 1 for turn 4
+    assert b["MSE+w(NB,PB,B)"] == pytest.approx(mse_turn2 * (1 / 3) / (4 / 3))
+    assert b["MSE(NB+PB,B)"] == pytest.approx(((1 - 2 / 3) ** 2 + (1 / 3) ** 2) / 2 / 2)
+    assert len(b) == 12 and all(name in b for name in ("JSD(NB,PB+B)", "JSD+w(NB+PB,B)", "MSE+w(NB,PB+B)"))
+    labels["turns"].pop()
+    write_json(run_dir / "a.labels.json", labels)
+    with pytest.raises(RunFileError, match="dialogue a: field turns: annotated system turn 4 has no label"):
+        run_score(project=project, path=run_dir, name="broken")

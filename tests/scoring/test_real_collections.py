@@ -1,0 +1,56 @@
+"""Cross-checks on the real collections in ../shared/data (STC-3 A/S/E and nuggets, DBDC3 breakdown)."""
+import json
+
+import numpy as np
+import pytest
+from krippendorff import alpha as reference_alpha
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
+
+pytestmark = pytest.mark.shared_data
+
+
+def stc3_counts(stc3_dir):
+    data = json.loads((stc3_dir / "train_data_en.json").read_text(encoding="utf-8"))
+    scale = [-2, -1, 0, 1, 2]
+    quality = {k: np.array([[sum(a["quality"][k] == v for a in d["annotations"]) for v in scale] for d in data])
+               for k in "ASE"}
+    customer = ["CNUG0", "CNUG", "CNUG*", "CNaN"]
+    helpdesk = ["HNUG", "HNUG*", "HNaN"]
+    nuggets = {"customer": [], "helpdesk": []}
+    for d in data:
+        for t, turn in enumerate(d["turns"]):
+            labels = [a["nugget"][t] for a in d["annotations"]]
+            scale_of = customer if turn["sender"] == "customer" else helpdesk
+            nuggets[turn["sender"]].append([labels.count(x) for x in scale_of])
+    return quality, {k: np.array(v) for k, v in nuggets.items()}
+
+
+def test_stc3_quality_and_nugget_agreement_equal_references(stc3_dir):
+    quality, nuggets = stc3_counts(stc3_dir)
+    for counts in list(quality.values()) + list(nuggets.values()):
+        assert fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
+        assert randolph_kappa(counts) == pytest.approx(sm_fleiss(counts, method="randolph"), abs=1e-9)
+    for key, counts in quality.items():
+        for level in ("nominal", "ordinal", "interval"):
+            ours = krippendorff_alpha_from_counts(counts, level, values=[-2, -1, 0, 1, 2])
+            reference = reference_alpha(value_counts=counts, level_of_measurement=level,
+                                        value_domain=[-2, -1, 0, 1, 2])
+            assert ours == pytest.approx(reference, abs=1e-9), (key, level)
+
+
+def test_dbdc3_breakdown_agreement_equals_references(dbdc_dir):
+    counts = []
+    for path in sorted((dbdc_dir / "eval").rglob("*.log.json")):
+        for turn in json.loads(path.read_text(encoding="utf-8"))["turns"]:
+            if turn["annotations"]:
+                labels = [a["breakdown"] for a in turn["annotations"]]
+                counts.append([labels.count(x) for x in "OTX"])
+    counts = np.array(counts)
+    assert counts.sum(axis=1).min() == 30
+    assert fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
+    assert randolph_kappa(counts) == pytest.approx(sm_fleiss(counts, method="randolph"), abs=1e-9)
+    for level in ("nominal", "ordinal", "interval"):
+        assert krippendorff_alpha_from_counts(counts, level) == pytest.approx(
+            reference_alpha(value_counts=counts, level_of_measurement=level), abs=1e-9)
