@@ -66,11 +66,13 @@ def nugget_dialogue_scores(customer_p, customer_gold, customer_dialogue, helpdes
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
     out = {}
+    customer_q = gold_distribution(customer_gold) if len(customer_dialogue) else None
+    helpdesk_q = gold_distribution(helpdesk_gold) if len(helpdesk_dialogue) else None
     for name, measure in (("rnss", rnss), ("jsd", jsd)):
-        c = group_mean(measure(customer_p, gold_distribution(customer_gold)) if len(customer_dialogue) else [],
-                       customer_dialogue, n_dialogues)
-        h = group_mean(measure(helpdesk_p, gold_distribution(helpdesk_gold)) if len(helpdesk_dialogue) else [],
-                       helpdesk_dialogue, n_dialogues)
+        c = group_mean(measure(customer_p, customer_q) if len(customer_dialogue) else [], customer_dialogue,
+                       n_dialogues)
+        h = group_mean(measure(helpdesk_p, helpdesk_q) if len(helpdesk_dialogue) else [], helpdesk_dialogue,
+                       n_dialogues)
         both = alpha * c + (1 - alpha) * h
         out[name] = np.where(np.isnan(c), h, np.where(np.isnan(h), c, both))
     return out

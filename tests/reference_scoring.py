@@ -45,27 +45,39 @@ def nmd(p, q):
     return total / (len(p) - 1)
 
 
+def gold_of(dialogues: list[dict]) -> dict[str, dict]:
+    """Per dialogue id: quality label counts per criterion and (sender, label counts) per turn."""
+    gold = {}
+    for d in dialogues:
+        quality = {k: [[str(a["quality"][k]) for a in d["annotations"]].count(v) for v in QUALITY_SCALE] for k in "ASE"}
+        turns = []
+        for t, turn in enumerate(d["turns"]):
+            scale = CUSTOMER if turn["sender"] == "customer" else HELPDESK
+            labels = [a["nugget"][t] for a in d["annotations"]]
+            turns.append((turn["sender"], [labels.count(v) for v in scale]))
+        gold[d["id"]] = {"quality": quality, "turns": turns}
+    return gold
+
+
 def score_stc3(run: list[dict], gold: dict[str, dict], alpha: float = 0.5) -> dict:
-    """``gold`` maps dialogue id -> the STC-3 record with turns and annotations."""
+    """Score ``run`` dialogue by dialogue; ``gold`` comes from ``gold_of``."""
     quality = {k: {"rsnod": [], "nmd": []} for k in "ASE"}
     nugget = {"rnss": [], "jsd": []}
     for record in run:
         d = gold[record["id"]]
         for key, estimate in record.get("quality", {}).items():
-            labels = [str(a["quality"][key]) for a in d["annotations"]]
-            q = normalise([labels.count(v) for v in QUALITY_SCALE])
+            q = normalise(d["quality"][key])
             p = normalise([estimate.get(v, 0.0) for v in QUALITY_SCALE])
             quality[key]["rsnod"].append(rsnod(p, q))
             quality[key]["nmd"].append(nmd(p, q))
         if "nugget" in record:
             per = {"rnss": {"customer": [], "helpdesk": []}, "jsd": {"customer": [], "helpdesk": []}}
-            for t, (turn, estimate) in enumerate(zip(d["turns"], record["nugget"])):
-                scale = CUSTOMER if turn["sender"] == "customer" else HELPDESK
-                labels = [a["nugget"][t] for a in d["annotations"]]
-                q = normalise([labels.count(v) for v in scale])
+            for (sender, counts), estimate in zip(d["turns"], record["nugget"]):
+                scale = CUSTOMER if sender == "customer" else HELPDESK
+                q = normalise(counts)
                 p = normalise([estimate.get(v, 0.0) for v in scale])
-                per["rnss"][turn["sender"]].append(rnss(p, q))
-                per["jsd"][turn["sender"]].append(jsd(p, q))
+                per["rnss"][sender].append(rnss(p, q))
+                per["jsd"][sender].append(jsd(p, q))
             for name in ("rnss", "jsd"):
                 c, h = per[name]["customer"], per[name]["helpdesk"]
                 if c and h:

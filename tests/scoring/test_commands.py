@@ -11,7 +11,7 @@ from scoring.run_files import RunFileError
 from scoring.services.runs import run_score
 from scoring.services.statistics import project_statistics
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
-from tests.reference_scoring import random_stc3_run, score_stc3
+from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
 
 pytestmark = pytest.mark.django_db
 
@@ -57,7 +57,7 @@ def test_stats_of_a_breakdown_project_has_label_merges(make_project, tmp_path):
 def test_score_run_matches_the_straightforward_scorer(stc3_project, tmp_path):
     run = random_stc3_run(stc3_dialogues(), seed=4)
     saved = run_score(project=stc3_project, path=write_json(tmp_path / "run.json", run), name="r1")
-    expected = score_stc3(run, {d["id"]: d for d in stc3_dialogues()})
+    expected = score_stc3(run, gold_of(stc3_dialogues()))
     for key in "ASE":
         for metric in ("rsnod", "nmd"):
             assert saved.scores["quality"][key][metric] == pytest.approx(expected["quality"][key][metric], abs=1e-12)
