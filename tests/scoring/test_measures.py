@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import jensenshannon
-from scipy.stats import wasserstein_distance
+from scipy.stats import entropy, wasserstein_distance
 
 from scoring.measures import MEASURES, jsd, mse, nmd, nod, rnss, rsnod, simpson_index, snod, variational_distance
 
@@ -80,6 +80,10 @@ def test_against_scipy():
     p, q = rng.dirichlet(np.ones(5), 200), rng.dirichlet(np.ones(5), 200)
     # scipy's jensenshannon is the square root of the divergence
     assert np.allclose(jsd(p, q), jensenshannon(p, q, axis=1, base=2) ** 2, atol=1e-12)
+    # and JSD = H(m) - (H(p) + H(p*)) / 2 with scipy's entropy
+    m = (p + q) / 2
+    expected = entropy(m, base=2, axis=1) - (entropy(p, base=2, axis=1) + entropy(q, base=2, axis=1)) / 2
+    assert np.allclose(jsd(p, q), expected, atol=1e-12)
     # NMD is the 1-D earth mover's distance over bin positions 0..L-1, divided by L-1
     emd = [wasserstein_distance(np.arange(5), np.arange(5), a, b) for a, b in zip(p, q)]
     assert np.allclose(nmd(p, q), np.array(emd) / 4, atol=1e-12)
