@@ -1,5 +1,4 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright for Python."""
-import os
 from pathlib import Path
 
 import pytest
@@ -9,8 +8,13 @@ CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls in the tests are still synchronous.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+@pytest.fixture(autouse=True)
+def _orm_beside_playwright(monkeypatch):
+    """Playwright's sync API runs an event loop in this thread; the tests' ORM calls are still synchronous.
+
+    Set per test only, so the variable never reaches other tests' subprocesses."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 @pytest.fixture(scope="session")

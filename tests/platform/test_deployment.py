@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_manage(*args, **env):
-    full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL",)}
+    full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     full_env.update(env)
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True,
                           text=True, timeout=300)
