@@ -17,8 +17,9 @@ def _orm_beside_playwright(monkeypatch):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One browser per test module: Playwright's event loop must not outlive the browser tests."""
     if not Path(CHROMIUM).exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium (scripts/run_tests.py installs it)")
     from playwright.sync_api import sync_playwright
