@@ -1,4 +1,5 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright for Python."""
+import os
 from pathlib import Path
 
 import pytest
@@ -9,14 +10,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture(autouse=True)
-def _orm_beside_playwright(monkeypatch):
-    """Playwright's sync API runs an event loop in this thread; the tests' ORM calls are still synchronous.
-
-    Set per test only, so the variable never reaches other tests' subprocesses."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
 @pytest.fixture(scope="module")
 def browser():
     """One browser per test module: Playwright's event loop must not outlive the browser tests."""
@@ -24,10 +17,16 @@ def browser():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium (scripts/run_tests.py installs it)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield browser
-        browser.close()
+    # Playwright's sync API runs an event loop in this thread while the browser lives; the tests'
+    # ORM calls (and the database teardown) are still synchronous. Unset again with the browser.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+            yield browser
+            browser.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
