@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotator.models import Post, Project, Unit
+from annotator.models import Post, Project
 from scoring.data import CriterionJudgements, project_judgements
 
 
@@ -52,4 +52,4 @@ def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
     return by_unit
 
 
-__all__ = ["TurnGold", "Unit", "criteria_by_unit", "dialogue_counts", "external_ids", "turn_gold"]
+__all__ = ["TurnGold", "criteria_by_unit", "dialogue_counts", "external_ids", "turn_gold"]
