@@ -17,9 +17,9 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="Run name (default: the file name); scoring a name again replaces it.")
         parser.add_argument("--alpha", type=float, default=0.5, help="Weight of customer turns in nugget scores.")
         parser.add_argument("--strict", action="store_true", help="Every gold dialogue must be in the run.")
-        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--json", action="store_true", dest="as_json")
 
-    def handle(self, *args, slug, path, name, alpha, strict, json: bool, **options):
+    def handle(self, *args, slug, path, name, alpha, strict, as_json: bool, **options):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
@@ -27,8 +27,8 @@ class Command(BaseCommand):
             run = run_score(project=project, path=Path(path), name=name, alpha=alpha, strict=strict)
         except (RunFileError, ValueError) as exc:
             raise CommandError(f"run rejected: {exc}") from None
-        if json:
-            self.stdout.write(_json.dumps(run.scores, indent=1))
+        if as_json:
+            self.stdout.write(json.dumps(run.scores, indent=1))
             return
         self.stdout.write(f"run {run.name} ({run.get_kind_display()}), {run.scores.get('n_dialogues')} dialogues")
         for group, metrics in run.scores.items():
@@ -39,5 +39,3 @@ class Command(BaseCommand):
                     else:
                         self.stdout.write(f"  {group}.{metric}: {value:.4f}")
 
-
-_json = json

@@ -11,15 +11,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
-        parser.add_argument("--json", action="store_true", help="Print the full payload as JSON.")
+        parser.add_argument("--json", action="store_true", dest="as_json", help="Print the full payload as JSON.")
 
-    def handle(self, *args, slug, json: bool, **options):
+    def handle(self, *args, slug, as_json: bool, **options):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
         payload = project_statistics(project)
-        if json:
-            self.stdout.write(_json.dumps(payload, indent=1, ensure_ascii=False))
+        if as_json:
+            self.stdout.write(json.dumps(payload, indent=1, ensure_ascii=False))
             return
         self.stdout.write(f"{'criterion':<14}{'units':>7}{'annot.':>7}{'fleiss':>9}{'randolph':>10}{'alpha':>9}"
                           f"{'2+ agree':>10}{'all agree':>10}")
@@ -31,8 +31,6 @@ class Command(BaseCommand):
                                   f"{_f(v['randolph_kappa'], 10)}{_f(v['krippendorff_alpha']['nominal'])}"
                                   f"{_f(v['agree_2plus'], 10)}{_f(v['agree_all'], 10)}")
 
-
-_json = json
 
 
 def _f(value, width: int = 9) -> str:
