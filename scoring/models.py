@@ -21,6 +21,7 @@ class ProjectStatistics(models.Model):
 class RunKind(models.TextChoices):
     STC3 = "stc3", "STC-3 / DialEval submission"
     DBDC = "dbdc", "DBDC labels"
+    REORDERING = "reordering", "Annotators' reorderings"
 
 
 class Run(models.Model):

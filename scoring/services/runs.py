@@ -9,13 +9,17 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from annotator.models import Post, Project, Unit
+from annotator.models import AssignmentStatus, Post, Project, Reordering, Unit
+from scoring.breakdown import TABLE1, classification_metrics
 from scoring.models import Run, RunKind
+from scoring.ordering import coherence_b23, kendall_tau, ngram_preservation
 from scoring.run_files import RunFileError, read_dbdc_run, read_stc3_run
 from scoring.runs import breakdown_distribution_metrics, neglog2, nugget_dialogue_scores, pool_breakdown, quality_scores
 from scoring.services.gold import criteria_by_unit, dialogue_counts, external_ids, turn_gold
 
 BREAKDOWN_PRESETS = {"dbdc"}
+REORDERING_PRESETS = {"coherence"}
+BREAKDOWN_METRICS = TABLE1 + ["Precision(B)", "Recall(B)", "Precision(PB+B)", "Recall(PB+B)"]
 
 
 def run_files(path: Path) -> list[tuple[str, bytes]]:
@@ -88,7 +92,7 @@ def score_stc3(project: Project, files: list[tuple[str, bytes]], *, alpha: float
     return scores, per_dialogue
 
 
-def score_dbdc(project: Project, files: list[tuple[str, bytes]], *, strict: bool):
+def score_dbdc(project: Project, files: list[tuple[str, bytes]], *, strict: bool, threshold: float):
     external = external_ids(project)
     data = criteria_by_unit(project)[Unit.SYSTEM_TURN][0]
     counts = data.counts()
@@ -105,33 +109,78 @@ def score_dbdc(project: Project, files: list[tuple[str, bytes]], *, strict: bool
     run = read_dbdc_run(files, gold_turns=gold_turns, strict=strict)
     gold_counts = np.array([gold[(d, t)] for d, t in zip(run.dialogue, run.turn.tolist())], dtype=float)
     per_turn = breakdown_distribution_metrics(run.p, gold_counts)
-    scores = {"breakdown": pool_breakdown(per_turn), "n_dialogues": len(set(run.dialogue)),
-              "n_turns": len(run.dialogue)}
-    dialogue_array = np.array(run.dialogue, dtype=object)
-    per_dialogue = {d: pool_breakdown(per_turn, dialogue_array == d) for d in dict.fromkeys(run.dialogue)}
+
+    def all_metrics(rows=None) -> dict[str, float]:
+        merged = classification_metrics(run.label, gold_counts, threshold, rows) | pool_breakdown(per_turn, rows)
+        return {name: merged[name] for name in BREAKDOWN_METRICS}
+
+    scores = {"breakdown": all_metrics(), "n_dialogues": len(set(run.dialogue)), "n_turns": len(run.dialogue),
+              "threshold": threshold}
+    rows_of: dict[str, list[int]] = {}
+    for row, did in enumerate(run.dialogue):
+        rows_of.setdefault(did, []).append(row)
+    per_dialogue = {did: all_metrics(np.array(rows)) for did, rows in rows_of.items()}
     return scores, per_dialogue
 
 
-def run_score(*, project: Project, path: Path, name: str | None = None, alpha: float = 0.5,
-              strict: bool = False) -> Run:
+def score_reorderings(project: Project) -> tuple[dict, dict]:
+    """tau, b2, b3 and (b2 + b3)/2 of every submitted reordering, per assignment and per dialogue."""
+    rows = list(Reordering.objects.filter(assignment__dialogue__project=project,
+                                          assignment__status=AssignmentStatus.SUBMITTED)
+                .values_list("assignment_id", "assignment__dialogue__external_id", "assignment__annotator__username",
+                             "submitted_order"))
+    if not rows:
+        raise RunFileError(project.slug, "has no submitted reorderings to score")
+    per_assignment, per_dialogue_lists = {}, {}
+    for assignment_id, dialogue, annotator, order in rows:
+        order = np.asarray(order, dtype=np.int64)
+        values = {"tau": kendall_tau(order), "b2": ngram_preservation(order, 2),
+                  "b3": ngram_preservation(order, 3) if len(order) >= 3 else float("nan"),
+                  "b23": coherence_b23(order)}
+        per_assignment[str(assignment_id)] = {"dialogue": dialogue, "annotator": annotator, **values}
+        per_dialogue_lists.setdefault(dialogue, []).append(values)
+    per_dialogue = {d: {k: float(np.mean([v[k] for v in vs])) for k in ("tau", "b2", "b3", "b23")}
+                    for d, vs in per_dialogue_lists.items()}
+    scores = {"reordering": {k: float(np.mean([v[k] for v in per_assignment.values()]))
+                             for k in ("tau", "b2", "b3", "b23")},
+              "n_dialogues": len(per_dialogue), "n_reorderings": len(per_assignment),
+              "per_assignment": per_assignment}
+    return scores, per_dialogue
+
+
+def run_score(*, project: Project, path: Path | None, name: str | None = None, alpha: float = 0.5,
+              strict: bool = False, threshold: float = 0.0) -> Run:
     """Read, validate and score a run file (or folder/zip) and save it with its scores.
 
+    For coherence projects ``path`` is None and the annotators' reorderings are scored.
     Raises ``RunFileError`` (naming file, dialogue and field) and saves nothing on bad input.
     Scoring the same name again replaces the earlier scores.
     """
+    if project.preset in REORDERING_PRESETS:
+        scores, per_dialogue = score_reorderings(project)
+        return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scores, per_dialogue)
+    if path is None:
+        raise RunFileError(project.slug, "needs a run file (a path)")
     files = run_files(path)
     if not files:
         raise RunFileError(str(path), "contains no JSON files")
+    options = {"alpha": alpha, "strict": strict}
     if project.preset in BREAKDOWN_PRESETS:
         kind = RunKind.DBDC
-        scores, per_dialogue = score_dbdc(project, files, strict=strict)
+        options = {"strict": strict, "threshold": threshold}
+        scores, per_dialogue = score_dbdc(project, files, strict=strict, threshold=threshold)
     else:
         kind = RunKind.STC3
         scores, per_dialogue = score_stc3(project, files, alpha=alpha, strict=strict)
+    return _save(project, name or Path(path).stem, kind, str(path), options, scores, per_dialogue)
+
+
+def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict,
+          per_dialogue: dict) -> Run:
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(
-            project=project, name=name or Path(path).stem,
-            defaults={"kind": kind, "source_name": str(path), "options": {"alpha": alpha, "strict": strict},
-                      "scores": scores, "per_dialogue": per_dialogue, "scored_at": timezone.now()},
+            project=project, name=name,
+            defaults={"kind": kind, "source_name": source, "options": options, "scores": scores,
+                      "per_dialogue": per_dialogue, "scored_at": timezone.now()},
         )
     return run

@@ -18,6 +18,8 @@ from scoring.agreement import (
 )
 from scoring.data import CriterionJudgements, project_judgements
 from scoring.gold import group_indices, merge_counts
+from scoring.services.nlpcc import nlpcc_summary
+from scoring.services.uch import uch_summary
 from scoring.models import ProjectStatistics
 
 
@@ -88,12 +90,19 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
 def project_statistics(project: Project) -> dict:
     """The statistics payload of a project: agreement per criterion (``stats --json``)."""
     merges = PRESETS[project.preset].extra.get("merges", {}) if project.preset in PRESETS else {}
+    judgements = project_judgements(project)
     criteria = {}
-    for key, data in project_judgements(project).items():
+    for key, data in judgements.items():
         if data.n_units == 0:
             continue
         criteria[key] = criterion_statistics(data, merges.get(key))
-    return _finite({"project": project.slug, "criteria": criteria})
+    payload = {"project": project.slug, "criteria": criteria}
+    if project.preset == "nlpcc":
+        payload["nlpcc"] = nlpcc_summary(project, judgements)
+    summary = uch_summary(project, judgements) if project.preset in ("dch1", "stc3") else None
+    if summary is not None:
+        payload["uch"] = summary
+    return _finite(payload)
 
 
 def _finite(obj):

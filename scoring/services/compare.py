@@ -1,0 +1,50 @@
+"""Comparing a project's scored runs on one metric: stability, discriminative power, pairwise p-values."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from annotator.models import Project
+from scoring.models import Run
+from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd
+
+
+def run_matrix(project: Project, metric: str) -> tuple[list[str], list[str], np.ndarray]:
+    """(run names, item ids, items x runs scores) over the dialogues every run has a finite score for."""
+    runs = list(Run.objects.filter(project=project, scored_at__isnull=False).order_by("name")
+                .values_list("name", "per_dialogue"))
+    if len(runs) < 2:
+        raise ValueError(f"project {project.slug} needs at least two scored runs, has {len(runs)}")
+    items = None
+    for name, per_dialogue in runs:
+        have = {d for d, metrics in per_dialogue.items()
+                if isinstance(metrics.get(metric), (int, float)) and math.isfinite(metrics[metric])}
+        items = have if items is None else items & have
+    if not items:
+        known = sorted({m for _n, pd in runs for metrics in pd.values() for m in metrics})
+        raise ValueError(f"no dialogue has a {metric!r} score in every run; per-dialogue metrics: {', '.join(known)}")
+    order = sorted(items)
+    matrix = np.array([[per_dialogue[d][metric] for _n, per_dialogue in runs] for d in order], dtype=float)
+    return [n for n, _pd in runs], order, matrix
+
+
+def runs_compare(*, project: Project, metric: str, trials: int = 10_000, stability_trials: int = 500,
+                 share: float = 0.2, alpha: float = 0.05, seed: int = 0) -> dict:
+    names, items, matrix = run_matrix(project, metric)
+    tukey = tukey_hsd(matrix, trials, seed)
+    bootstrap = paired_bootstrap(matrix, trials, seed)
+    stability = ranking_stability(matrix, share, stability_trials, seed) if len(items) >= 2 / share else None
+    return {
+        "metric": metric,
+        "runs": names,
+        "means": dict(zip(names, matrix.mean(axis=0).tolist())),
+        "n_items": len(items),
+        "ranking_stability": None if stability is None else {
+            "mean_tau": stability.mean_tau, "std_tau": stability.std_tau, "trials": stability.trials, "share": share},
+        "tukey_hsd": {"trials": trials, "discriminative_power": discriminative_power(tukey, alpha),
+                      "p_values": tukey.tolist()},
+        "paired_bootstrap": {"trials": trials, "discriminative_power": discriminative_power(bootstrap, alpha),
+                             "p_values": bootstrap.tolist()},
+        "alpha": alpha,
+    }
