@@ -6,6 +6,7 @@ interval over dialogues) and Pearson's r, as Zeng et al. (2017, Table 4) report 
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,8 +27,8 @@ class Correlation:
 def mean_z_scores(ratings) -> np.ndarray:
     """Per dialogue, the mean over annotators of their z-scored ratings (annotators x dialogues, NaN missing)."""
     z = annotator_z_scores(ratings)
-    with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-        sup.filter(RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a dialogue nobody rated: NaN
         return np.nanmean(z, axis=0)
 
 

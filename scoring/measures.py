@@ -68,9 +68,10 @@ def rnss(p, q) -> np.ndarray:
     return np.sqrt(_row_sum((p - q) ** 2) / 2)
 
 
-def _kl_to_mean(a: np.ndarray, m: np.ndarray) -> np.ndarray:
-    # 0 log 0 = 0: where a = 0 the ratio is set to 1, whose log is 0 (and m > 0 wherever a > 0).
-    ratio = np.divide(a, m, out=np.ones_like(a), where=a > 0)
+def _kl_to_mean(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """KL(a || m) with m = (a + b)/2, written as a log2(2a / (a + b)) so that m never underflows to 0."""
+    # 0 log 0 = 0: where a = 0 the ratio is set to 1, whose log is 0; elsewhere a + b >= a > 0.
+    ratio = np.divide(2 * a, a + b, out=np.ones_like(a), where=a > 0)
     return _row_sum(a * np.log2(ratio))
 
 
@@ -83,8 +84,7 @@ def jsd(p, q) -> np.ndarray:
     0.039
     """
     p, q = _pair(p, q)
-    m = (p + q) / 2
-    return (_kl_to_mean(p, m) + _kl_to_mean(q, m)) / 2
+    return (_kl_to_mean(p, q) + _kl_to_mean(q, p)) / 2
 
 
 def order_aware_divergence(p, q) -> np.ndarray:

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
+from scoring.breakdown import TABLE1
 from scoring.models import Run
 from scoring.run_files import RunFileError
 from scoring.services.runs import run_score
@@ -110,8 +111,64 @@ def test_dbdc_run_distribution_metrics(make_project, tmp_path):
     # weights: 1/3 for turn 2, 1 for turn 4
     assert b["MSE+w(NB,PB,B)"] == pytest.approx(mse_turn2 * (1 / 3) / (4 / 3))
     assert b["MSE(NB+PB,B)"] == pytest.approx(((1 - 2 / 3) ** 2 + (1 / 3) ** 2) / 2 / 2)
-    assert len(b) == 12 and all(name in b for name in ("JSD(NB,PB+B)", "JSD+w(NB+PB,B)", "MSE+w(NB,PB+B)"))
+    # all 22 metrics of Table 1 plus precision and recall, with the paper's names
+    assert list(b) == TABLE1 + ["Precision(B)", "Recall(B)", "Precision(PB+B)", "Recall(PB+B)"]
     labels["turns"].pop()
     write_json(run_dir / "a.labels.json", labels)
     with pytest.raises(RunFileError, match="dialogue a: field turns: annotated system turn 4 has no label"):
         run_score(project=project, path=run_dir, name="broken")
+
+
+@pytest.mark.shared_data
+def test_nlpcc_sample_reproduces_shan_et_al_section_5(shared_data, make_project):
+    # Shan et al. (2019), 5.1: 997, 690, 288, 538 and 761 points of 1,200; total 273 of 500
+    project = make_project("nlpcc")
+    dialogues_import(project=project, paths=[shared_data / "nlpcc2019_task3_sample.xlsx"])
+    scores = project_statistics(project)["nlpcc"]["sample_data"]
+    expected = {"syntax": 997, "content_expression": 690, "emotional_expression": 288, "topic_divergence": 538,
+                "contextual_association": 761}
+    for aspect, points in expected.items():
+        assert scores[aspect] == pytest.approx(points / 1200 * 100)
+    assert round(scores["total"]) == 273
+
+
+def test_stats_uch_summary_for_nugget_projects(stc3_project):
+    uch = project_statistics(stc3_project)["uch"]
+    assert uch["auch_mean"] > 0
+    # two dialogues are too few for a correlation; the criteria that can be correlated have intervals
+    for entry in uch["kendall_tau"].values():
+        assert entry["ci_low"] <= entry["tau"] <= entry["ci_high"]
+
+
+def test_score_run_scores_reorderings_of_a_coherence_project(make_project, make_user, tmp_path):
+    from annotator.models import Assignment, Reordering
+    from annotator.services.imports import dialogues_import as do_import
+
+    project = make_project("coherence")
+    lines = tmp_path / "c.jsonl"
+    lines.write_text(json.dumps({"id": "c1", "turns": [{"speaker": s, "text": f"t{i}"} for i, s in
+                                                       enumerate("ABABABABAB")]}) + "\n")
+    do_import(project=project, paths=[lines])
+    dialogue = project.dialogues.get()
+    for name, order in (("x", list(range(10))), ("y", [8, 9, 0, 1, 2, 3, 4, 5, 6, 7])):
+        assignment = Assignment.objects.create(annotator=make_user(name), dialogue=dialogue, status="submitted")
+        Reordering.objects.create(assignment=assignment, submitted_order=order)
+    run = run_score(project=project, path=None)
+    assert run.kind == "reordering"
+    per = {v["annotator"]: v for v in run.scores["per_assignment"].values()}
+    assert per["y"]["b2"] == pytest.approx(8 / 9) and per["y"]["b3"] == pytest.approx(0.75)
+    assert per["x"]["tau"] == 1.0
+    assert run.per_dialogue["c1"]["b23"] == pytest.approx((1 + (8 / 9 + 0.75) / 2) / 2)
+
+
+def test_compare_runs_command(stc3_project, tmp_path, capsys):
+    for seed in range(3):
+        run_score(project=stc3_project, path=write_json(tmp_path / f"r{seed}.json",
+                                                        random_stc3_run(stc3_dialogues(), seed)), name=f"r{seed}")
+    call_command("compare_runs", stc3_project.slug, "--metric", "A.rsnod", "--trials", "500", "--json")
+    result = json.loads(capsys.readouterr().out)
+    assert result["runs"] == ["r0", "r1", "r2"] and result["n_items"] == 2
+    p = np.array(result["tukey_hsd"]["p_values"])
+    assert p.shape == (3, 3) and np.allclose(p, p.T) and (np.diag(p) == 1).all()
+    with pytest.raises(Exception, match="per-dialogue metrics"):
+        call_command("compare_runs", stc3_project.slug, "--metric", "nope")
