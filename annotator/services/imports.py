@@ -14,11 +14,10 @@ from django.utils import timezone
 
 from annotator.importers import ImportFailure, ParsedDialogue, read_sources
 from annotator.models import (
-    Assignment, AssignmentStatus, Criterion, Dialogue, GoldCount, Judgement, Membership, Post, Project, Role, Unit,
+    Assignment, AssignmentStatus, Criterion, Dialogue, GoldCount, Judgement, Membership, Post, Project, Role,
 )
 from annotator.services.blocks import utterance_blocks
-
-POST_UNITS = {Unit.POST, Unit.SYSTEM_TURN, Unit.REPLY}
+from annotator.services.units import UnitError, check_value, unit_speaker
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,6 @@ class _BatchWriter:
     def __init__(self, project: Project):
         self.project = project
         self.criteria: dict[str, Criterion] = {c.key: c for c in project.criteria.all()}
-        self.allowed: dict[tuple[str, str], frozenset[str]] = {}
         self.seen_ids: set[str] = set(project.dialogues.values_list("external_id", flat=True))
         self.next_position = (project.dialogues.aggregate(m=Max("position"))["m"] or 0) + (1 if self.seen_ids else 0)
         memberships = Membership.objects.filter(project=project, imported=True).values_list("source_key", "user_id")
@@ -74,12 +72,6 @@ class _BatchWriter:
         self.now = timezone.now()
 
     # -- validation -----------------------------------------------------------------------
-    def _allowed(self, criterion: Criterion, speaker: str) -> frozenset[str]:
-        key = (criterion.key, speaker)
-        if key not in self.allowed:
-            self.allowed[key] = frozenset(criterion.allowed_values(speaker if criterion.speakers else None))
-        return self.allowed[key]
-
     def _criterion(self, parsed: ParsedDialogue, key: str, field: str) -> Criterion:
         criterion = self.criteria.get(key)
         if criterion is None:
@@ -87,33 +79,13 @@ class _BatchWriter:
                               f"criteria: {', '.join(self.criteria)})", field)
         return criterion
 
-    def _unit_speaker(self, parsed: ParsedDialogue, criterion: Criterion, unit: int, blocks: list[int],
-                      field: str) -> str:
-        posts = parsed.posts
-        if criterion.unit == Unit.DIALOGUE:
-            if unit != 0:
-                raise parsed.fail(f"dialogue-level criterion {criterion.key} takes unit 0, got {unit}", field)
-            return ""
-        if criterion.unit in POST_UNITS:
-            if not 0 <= unit < len(posts):
-                raise parsed.fail(f"no post {unit} (the dialogue has {len(posts)})", field)
-            speaker = posts[unit].speaker
-        else:
-            n_blocks = blocks[-1] + 1
-            if not 0 <= unit < n_blocks:
-                raise parsed.fail(f"no turn {unit} (the dialogue has {n_blocks})", field)
-            speaker = posts[blocks.index(unit)].speaker
-        if criterion.speaker and speaker != criterion.speaker:
-            raise parsed.fail(f"criterion {criterion.key} applies to {criterion.speaker} turns, this one is by {speaker}",
-                              field)
-        return speaker
-
-    def _check_value(self, parsed: ParsedDialogue, criterion: Criterion, speaker: str, value: str, field: str) -> None:
-        allowed = self._allowed(criterion, speaker)
-        if value not in allowed:
-            whose = f" on a {speaker} unit" if criterion.speakers else ""
-            raise parsed.fail(f"{value!r} is not a value of {criterion.key}{whose} (allowed: "
-                              f"{', '.join(criterion.allowed_values(speaker if criterion.speakers else None))})", field)
+    def _check(self, parsed: ParsedDialogue, key: str, unit: int, value: str, field: str, speakers: list[str],
+               blocks: list[int]) -> None:
+        criterion = self._criterion(parsed, key, field)
+        try:
+            check_value(criterion, unit_speaker(criterion, unit, speakers, blocks), value)
+        except UnitError as exc:
+            raise parsed.fail(str(exc), field) from None
 
     def validate(self, parsed: ParsedDialogue) -> list[int]:
         if not parsed.external_id.strip():
@@ -122,20 +94,17 @@ class _BatchWriter:
             raise parsed.fail("duplicate dialogue id (already in the project or earlier in this import)", "id")
         if not parsed.posts:
             raise parsed.fail("has no posts", "turns")
-        blocks = utterance_blocks([p.speaker for p in parsed.posts])
+        speakers = [p.speaker for p in parsed.posts]
+        blocks = utterance_blocks(speakers)
         seen: set[tuple[str, str, int]] = set()
         for j in parsed.judgements:
-            criterion = self._criterion(parsed, j.criterion, j.field)
-            speaker = self._unit_speaker(parsed, criterion, j.unit, blocks, j.field)
-            self._check_value(parsed, criterion, speaker, j.value, j.field)
+            self._check(parsed, j.criterion, j.unit, j.value, j.field, speakers, blocks)
             key = (j.annotator, j.criterion, j.unit)
             if key in seen:
                 raise parsed.fail(f"annotator {j.annotator} judged this unit twice", j.field)
             seen.add(key)
         for g in parsed.gold_counts:
-            criterion = self._criterion(parsed, g.criterion, g.field)
-            speaker = self._unit_speaker(parsed, criterion, g.unit, blocks, g.field)
-            self._check_value(parsed, criterion, speaker, g.value, g.field)
+            self._check(parsed, g.criterion, g.unit, g.value, g.field, speakers, blocks)
         self.seen_ids.add(parsed.external_id)
         return blocks
 
