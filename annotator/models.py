@@ -164,6 +164,7 @@ class Assignment(models.Model):
     seconds_spent = models.PositiveIntegerField(default=0)
     shown_order = models.JSONField(null=True, blank=True, help_text="Ordering tasks: original positions in shown order.")
     permutation_set = models.PositiveSmallIntegerField(null=True, blank=True)
+    queue_rank = models.PositiveIntegerField(default=0, help_text="Position in the annotator's queue (random order).")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["annotator", "dialogue"], name="assignment_unique_annotator")]

@@ -118,6 +118,7 @@ COHERENCE = PresetSpec(
     annotators_per_dialogue=3,
     speakers=("A", "B"),
     reordering=True,
+    extra={"incremental": "turn_coherence"},
     criteria=[
         CriterionSpec("overall", "Overall coherence", "How coherent is this dialogue as a whole?", "dialogue",
                       _scale([("1", "1: very incoherent"), ("2", "2"), ("3", "3"), ("4", "4"), ("5", "5"),
@@ -146,7 +147,9 @@ DBDC = PresetSpec(
                       "ordinal", speaker="S"),
     ],
     # Label merges reported beside the three-way analysis (Tsunomori et al. 2020).
-    extra={"merges": {"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}}},
+    extra={"merges": {"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}},
+           # judged with the dialogue shown up to the turn: the next turns appear once it is rated
+           "incremental": "breakdown"},
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotator.models import Project, Role
+from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 
@@ -46,5 +47,6 @@ def demo_load() -> list[Project]:
         membership_add(project=project, user=lead, role=Role.LEAD)
         for annotator in annotators:
             membership_add(project=project, user=annotator, role=Role.ANNOTATOR)
+        assignments_create_balanced(project=project, seed=0)
         projects.append(project)
     return projects

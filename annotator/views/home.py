@@ -3,6 +3,7 @@ from django.shortcuts import render
 
 from annotator.models import Role
 from annotator.selectors.projects import projects_for_user
+from annotator.views.lead import can_create_projects
 
 
 @login_required
@@ -12,4 +13,5 @@ def home(request):
     for project in projects:
         project.role = roles.get(project.pk)
         project.is_lead = project.role == Role.LEAD
-    return render(request, "annotator/home.html", {"projects": projects})
+    return render(request, "annotator/home.html", {"projects": projects,
+                                                   "can_create": can_create_projects(request.user)})

@@ -1,0 +1,39 @@
+from django import forms
+
+from annotator.models import Project, Role
+from annotator.presets import PRESETS
+
+
+class ProjectCreateForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    slug = forms.SlugField(max_length=80, help_text="Short name used in URLs and commands.")
+    preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
+    annotators_per_dialogue = forms.IntegerField(min_value=1, max_value=100, required=False,
+                                                 help_text="Leave empty for the preset's default.")
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        if Project.objects.filter(slug=slug).exists():
+            raise forms.ValidationError("A project with this slug already exists.")
+        return slug
+
+
+class GuidelinesForm(forms.ModelForm):
+    class Meta:
+        model = Project
+        fields = ["guidelines", "annotators_per_dialogue"]
+        widgets = {"guidelines": forms.Textarea(attrs={"rows": 6})}
+
+
+class UploadForm(forms.Form):
+    FORMATS = [("auto", "Detect"), ("stc3", "STC-3 / DialEval JSON"), ("dbdc", "DBDC3 *.log.json or zip"),
+               ("nlpcc", "NLPCC xlsx"), ("jsonl", "JSON lines")]
+    file = forms.FileField()
+    format = forms.ChoiceField(choices=FORMATS, initial="auto")
+
+
+class MemberForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    password = forms.CharField(required=False, widget=forms.PasswordInput,
+                               help_text="Only for a new account; leave empty to add an existing user.")
+    role = forms.ChoiceField(choices=Role.choices, initial=Role.ANNOTATOR)

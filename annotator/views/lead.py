@@ -1,0 +1,154 @@
+"""The lead's pages: create a project, guidelines and K, upload, members, assignment, progress, reopen."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
+from annotator.importers import ImportFailure
+from annotator.models import Assignment, Role
+from annotator.selectors.progress import project_progress
+from annotator.services.assignment import assignments_create_balanced
+from annotator.services.imports import dialogues_import
+from annotator.services.judgements import assignment_reopen
+from annotator.services.projects import membership_add, project_create
+from annotator.views.access import lead_project
+
+
+def _page(request, project, **forms):
+    context = {
+        "project": project,
+        "guidelines_form": forms.get("guidelines_form") or GuidelinesForm(instance=project),
+        "upload_form": forms.get("upload_form") or UploadForm(),
+        "member_form": forms.get("member_form") or MemberForm(),
+        "upload_error": forms.get("upload_error"),
+        **project_progress(project=project),
+    }
+    return render(request, "annotator/lead_project.html", context, status=400 if len(forms) else 200)
+
+
+def can_create_projects(user) -> bool:
+    """Staff, and anyone who already leads a project, may start new ones."""
+    return user.is_staff or user.memberships.filter(role=Role.LEAD, active=True).exists()
+
+
+@login_required
+def project_new(request):
+    if not can_create_projects(request.user):
+        raise PermissionDenied("only staff and project leads can create projects")
+    form = ProjectCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            project = project_create(slug=form.cleaned_data["slug"], preset=form.cleaned_data["preset"],
+                                     name=form.cleaned_data["name"],
+                                     annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"])
+            membership_add(project=project, user=request.user, role=Role.LEAD)
+        messages.success(request, f"Created project {project.slug}.")
+        return redirect("lead_project", slug=project.slug)
+    return render(request, "annotator/project_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+def project_manage(request, slug: str):
+    return _page(request, lead_project(request, slug))
+
+
+@login_required
+@require_POST
+def guidelines(request, slug: str):
+    project = lead_project(request, slug)
+    form = GuidelinesForm(request.POST, instance=project)
+    if not form.is_valid():
+        return _page(request, project, guidelines_form=form)
+    form.save()
+    messages.success(request, "Saved the guidelines and the number of annotators per dialogue.")
+    return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def upload(request, slug: str):
+    project = lead_project(request, slug)
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, project, upload_form=form)
+    uploaded = form.cleaned_data["file"]
+    name = Path(uploaded.name).name
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        with open(path, "wb") as out:
+            for chunk in uploaded.chunks():
+                out.write(chunk)
+        try:
+            report = dialogues_import(project=project, paths=[path], fmt=form.cleaned_data["format"])
+        except ImportFailure as exc:
+            return _page(request, project, upload_form=form,
+                         upload_error=f"Nothing was imported. {str(exc).replace(str(tmp) + '/', '')}")
+    messages.success(request, f"Imported {report.dialogues} dialogues ({report.judgements} judgements) from {name}.")
+    return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def member_add(request, slug: str):
+    project = lead_project(request, slug)
+    form = MemberForm(request.POST)
+    if not form.is_valid():
+        return _page(request, project, member_form=form)
+    User = get_user_model()
+    username, password = form.cleaned_data["username"], form.cleaned_data["password"]
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        if not password:
+            form.add_error("password", "There is no such user yet: give a password to create the account.")
+            return _page(request, project, member_form=form)
+        try:
+            validate_password(password, User(username=username))
+        except ValidationError as exc:
+            form.add_error("password", exc)
+            return _page(request, project, member_form=form)
+        user = User.objects.create_user(username=username, password=password)
+    membership_add(project=project, user=user, role=form.cleaned_data["role"])
+    messages.success(request, f"{username} is now {form.cleaned_data['role']} of {project.slug}.")
+    return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def member_remove(request, slug: str, user_id: int):
+    project = lead_project(request, slug)
+    project.memberships.filter(user_id=user_id).exclude(user=request.user).update(active=False)
+    messages.success(request, "Removed the member; run the assignment to hand their unfinished work to others.")
+    return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def assign(request, slug: str):
+    project = lead_project(request, slug)
+    try:
+        report = assignments_create_balanced(project=project, seed=int(request.POST.get("seed") or 0))
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect("lead_project", slug=slug)
+    messages.success(request, f"Created {report.created} assignments; handed back {report.handed_back}.")
+    return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def reopen(request, slug: str, assignment_id: int):
+    project = lead_project(request, slug)
+    assignment = get_object_or_404(Assignment, pk=assignment_id, dialogue__project=project)
+    assignment_reopen(assignment_id=assignment.pk)
+    messages.success(request, f"Reopened {assignment.dialogue.external_id} for {assignment.annotator.username}.")
+    return redirect("lead_project", slug=slug)
