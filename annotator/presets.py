@@ -169,7 +169,7 @@ NLPCC_QUESTIONS = [
     ("continues_topic", "contextual_association", "Does the reply continue the topic of the context?",
      "回复内容延续了上文所探讨的话题"),
 ]
-NLPCC_SEVERE_ERROR = ("severe_error", "Does the reply contain a severe error (特殊标注)?", "特殊标注")
+NLPCC_SEVERE_ERROR = ("severe_error", "Does the reply contain a severe error?", "特殊标注")
 
 NLPCC = PresetSpec(
     key="nlpcc",

@@ -25,7 +25,7 @@
     return found;
   }
 
-  function update(announce) {
+  function update(announce, initial) {
     const order = items().map(function (li) { return Number(li.dataset.turn); });
     const wrong = problems();
     field.value = wrong.length ? "" : JSON.stringify(order);
@@ -34,7 +34,7 @@
     if (wrong.length) status.textContent = "This order cannot be submitted: " + wrong.join("; ") + ".";
     else if (announce) status.textContent = announce;
     else status.textContent = "The order is valid.";
-    form.dispatchEvent(new Event("dialeval:changed"));
+    if (!initial) form.dispatchEvent(new Event("dialeval:changed"));
   }
 
   function position(li) { return items().indexOf(li) + 1; }
@@ -60,5 +60,5 @@
       onEnd: function (event) { update("Moved to position " + (event.newIndex + 1) + " of " + items().length + "."); },
     });
   }
-  update("");
+  update("", true);
 })();
