@@ -1,0 +1,121 @@
+"""Saving judgements: validation, completeness, read-only after submit, retries, concurrency."""
+import threading
+
+import pytest
+from django.db import connection
+
+from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
+from annotator.services.assignment import assignments_create_balanced
+from annotator.services.imports import dialogues_import
+from annotator.services.judgements import Given, SubmissionError, assignment_reopen, judgements_save
+from annotator.services.projects import membership_add
+from tests.fixtures.collections import stc3_dialogues, write_json
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def item(make_project, make_user, tmp_path):
+    project = make_project("stc3", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", [stc3_dialogues()[1]])])
+    user = make_user("ann")
+    membership_add(project=project, user=user, role="annotator")
+    assignments_create_balanced(project=project)
+    return Assignment.objects.get(annotator=user)
+
+
+COMPLETE = [Given("A", 0, "1"), Given("S", 0, "0"), Given("E", 0, "-1"), Given("nugget", 0, "CNUG0"),
+            Given("nugget", 1, "HNUG*")]
+
+
+def stored(assignment):
+    return set(Judgement.objects.filter(assignment=assignment).values_list("criterion__key", "unit", "value"))
+
+
+@pytest.mark.sqlite
+def test_draft_then_submit_replaces_the_judgements(item):
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "2")], seconds=12)
+    item.refresh_from_db()
+    assert item.status == AssignmentStatus.IN_PROGRESS and item.seconds_spent == 12
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True, seconds=3)
+    item.refresh_from_db()
+    assert item.status == AssignmentStatus.SUBMITTED and item.seconds_spent == 15
+    assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE}
+
+
+@pytest.mark.sqlite
+def test_incomplete_or_invalid_submissions_name_the_problem_and_save_nothing(item):
+    with pytest.raises(SubmissionError) as error:
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], submit=True)
+    assert any("Nugget type (nugget) is missing for 2 unit(s)" in p for p in error.value.problems)
+    with pytest.raises(SubmissionError, match="'CNUG' is not a value of nugget on a helpdesk unit"):
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:4] + [Given("nugget", 1, "CNUG")])
+    with pytest.raises(SubmissionError, match="no turn 5"):
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("nugget", 5, "CNUG")])
+    assert stored(item) == set()
+
+
+@pytest.mark.sqlite
+def test_submitted_items_are_read_only_but_a_retry_succeeds(item):
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)  # retried request
+    with pytest.raises(SubmissionError, match="already submitted"):
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2")])
+    assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE}
+    assignment_reopen(assignment_id=item.pk)
+    changed = [Given("A", 0, "-2")] + COMPLETE[1:]
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=changed, submit=True)
+    assert ("A", 0, "-2") in stored(item) and len(stored(item)) == 5
+
+
+def test_someone_elses_assignment_does_not_exist_for_you(item, make_user):
+    with pytest.raises(Assignment.DoesNotExist):
+        judgements_save(assignment_id=item.pk, user=make_user("intruder"), values=COMPLETE)
+
+
+def test_concurrent_saves_from_two_tabs_leave_exactly_the_last_complete_set(item, transactional_db):
+    # given two tabs saving different complete sets at the same moment, many times
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
+    variants = [COMPLETE, [Given("A", 0, "-2")] + COMPLETE[1:]]
+    errors = []
+
+    def tab(values):
+        from django.db import connections
+        try:
+            for _ in range(15):
+                judgements_save(assignment_id=item.pk, user=item.annotator, values=values)
+        except Exception as exc:  # noqa: BLE001 - any error fails the test below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=tab, args=(v,)) for v in variants]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    # then the stored judgements are one of the complete sets, never a mix or duplicates
+    assert stored(item) in [{(g.criterion, g.unit, g.value) for g in v} for v in variants]
+    assert Judgement.objects.filter(assignment=item).count() == 5
+
+
+def test_reordering_is_checked_against_the_constraints(make_project, make_user, tmp_path):
+    import json
+
+    project = make_project("coherence")
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "c", "turns": [{"speaker": "AB"[t % 2], "text": str(t)} for t in range(4)]}))
+    dialogues_import(project=project, paths=[path])
+    user = make_user("r")
+    membership_add(project=project, user=user, role="annotator")
+    assignments_create_balanced(project=project, sets=1)
+    item = Assignment.objects.get(annotator=user)
+    with pytest.raises(SubmissionError, match="first turn must be by A"):
+        judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[1, 0, 3, 2])
+    with pytest.raises(SubmissionError, match="alternate"):
+        judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[0, 2, 1, 3])
+    values = [Given("overall", 0, "5")] + [Given("turn_coherence", t, "4") for t in range(4)]
+    judgements_save(assignment_id=item.pk, user=user, values=values, reordering=[2, 1, 0, 3], submit=True)
+    assert Reordering.objects.get(assignment=item).submitted_order == [2, 1, 0, 3]
