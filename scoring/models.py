@@ -24,12 +24,21 @@ class RunKind(models.TextChoices):
     REORDERING = "reordering", "Annotators' reorderings"
 
 
+class RunStatus(models.TextChoices):
+    PENDING = "pending", "Waiting to be scored"
+    SCORED = "scored", "Scored"
+    FAILED = "failed", "Rejected"
+
+
 class Run(models.Model):
     """A system's submission scored against the project's gold data."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=RunKind.choices)
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.SCORED)
+    error = models.TextField(blank=True)
+    source = models.BinaryField(null=True, blank=True, help_text="Uploaded files as a zip, kept until scored.")
     source_name = models.CharField(max_length=500, blank=True)
     options = models.JSONField(default=dict, blank=True)
     scores = models.JSONField(default=dict, blank=True)
@@ -43,3 +52,26 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project}:{self.name}"
+
+
+class StatisticsJob(models.Model):
+    """Coalesces recomputation requests: while one is pending, further submissions add nothing."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics_job")
+    pending = models.BooleanField(default=False)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+
+class RunComparison(models.Model):
+    """Significance and stability of a project's scored runs on one metric (three or more runs)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="run_comparisons")
+    metric = models.CharField(max_length=100)
+    payload = models.JSONField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "metric"], name="comparison_unique_metric")]

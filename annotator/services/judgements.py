@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
 from annotator.presets import PRESETS
 from annotator.services.units import UnitError, check_value, required_units, unit_speaker
+from scoring.services.schedule import statistics_request_on_commit
 
 
 class SubmissionError(ValueError):
@@ -119,6 +120,8 @@ def judgements_save(*, assignment_id: int, user, values: Iterable[Given], reorde
         assignment.status = AssignmentStatus.SUBMITTED if submit else AssignmentStatus.IN_PROGRESS
         assignment.submitted_at = now if submit else None
         assignment.save(update_fields=["started_at", "seconds_spent", "status", "submitted_at"])
+        if submit:
+            statistics_request_on_commit(project_id=project.pk)
     return assignment
 
 

@@ -5,15 +5,18 @@ import math
 
 import numpy as np
 
+from django.conf import settings
+from django.utils import timezone
+
 from annotator.models import Project
-from scoring.models import Run
+from scoring.models import Run, RunComparison, RunKind, RunStatus
 from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd
 
 
 def run_matrix(project: Project, metric: str) -> tuple[list[str], list[str], np.ndarray]:
     """(run names, item ids, items x runs scores) over the dialogues every run has a finite score for."""
-    runs = list(Run.objects.filter(project=project, scored_at__isnull=False).order_by("name")
-                .values_list("name", "per_dialogue"))
+    runs = list(Run.objects.filter(project=project, status=RunStatus.SCORED).exclude(kind=RunKind.REORDERING)
+                .order_by("name").values_list("name", "per_dialogue"))
     if len(runs) < 2:
         raise ValueError(f"project {project.slug} needs at least two scored runs, has {len(runs)}")
     items = None
@@ -48,3 +51,23 @@ def runs_compare(*, project: Project, metric: str, trials: int = 10_000, stabili
                              "p_values": bootstrap.tolist()},
         "alpha": alpha,
     }
+
+
+def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
+    """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored."""
+    runs = list(Run.objects.filter(project=project, status=RunStatus.SCORED).exclude(kind=RunKind.REORDERING)
+                .values_list("per_dialogue", flat=True))
+    RunComparison.objects.filter(project=project).delete()
+    if len(runs) < 3:
+        return 0
+    metrics = sorted({m for per_dialogue in runs for values in per_dialogue.values() for m in values})
+    trials = trials or settings.COMPARISON_TRIALS
+    stored = 0
+    for metric in metrics:
+        try:
+            payload = runs_compare(project=project, metric=metric, trials=trials)
+        except ValueError:
+            continue
+        RunComparison.objects.create(project=project, metric=metric, payload=payload, computed_at=timezone.now())
+        stored += 1
+    return stored

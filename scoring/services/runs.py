@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from annotator.models import AssignmentStatus, Post, Project, Reordering, Unit
 from scoring.breakdown import TABLE1, classification_metrics
-from scoring.models import Run, RunKind
+from scoring.models import Run, RunKind, RunStatus
+from scoring.services.compare import comparisons_refresh
+from scoring.services.schedule import safe_enqueue
 from scoring.ordering import coherence_b23, kendall_tau, ngram_preservation
 from scoring.run_files import RunFileError, read_dbdc_run, read_stc3_run
 from scoring.runs import breakdown_distribution_metrics, neglog2, nugget_dialogue_scores, pool_breakdown, quality_scores
@@ -27,12 +29,20 @@ def run_files(path: Path) -> list[tuple[str, bytes]]:
     path = Path(path)
     if path.is_dir():
         return [(str(p), p.read_bytes()) for p in sorted(path.rglob("*.json")) if p.is_file()]
-    raw = path.read_bytes()
-    if zipfile.is_zipfile(io.BytesIO(raw)):
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            return [(f"{path}:{n}", archive.read(n)) for n in sorted(archive.namelist())
-                    if n.endswith(".json") and not n.startswith("__MACOSX")]
-    return [(str(path), raw)]
+    return expand_zips([(str(path), path.read_bytes())])
+
+
+def expand_zips(files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """Replace every zip among ``files`` by its JSON members."""
+    out = []
+    for name, raw in files:
+        if zipfile.is_zipfile(io.BytesIO(raw)):
+            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+                out += [(f"{name}:{n}", archive.read(n)) for n in sorted(archive.namelist())
+                        if n.endswith(".json") and not n.startswith("__MACOSX")]
+        else:
+            out.append((name, raw))
+    return out
 
 
 def _mean(values: np.ndarray) -> float:
@@ -148,31 +158,34 @@ def score_reorderings(project: Project) -> tuple[dict, dict]:
     return scores, per_dialogue
 
 
-def run_score(*, project: Project, path: Path | None, name: str | None = None, alpha: float = 0.5,
-              strict: bool = False, threshold: float = 0.0) -> Run:
-    """Read, validate and score a run file (or folder/zip) and save it with its scores.
+def run_score(*, project: Project, path: Path | None = None, files: list[tuple[str, bytes]] | None = None,
+              name: str | None = None, alpha: float = 0.5, strict: bool = False, threshold: float = 0.0) -> Run:
+    """Read, validate and score a run (a path: file, folder or zip; or ``files`` as (name, bytes)) and save it.
 
-    For coherence projects ``path`` is None and the annotators' reorderings are scored.
+    For coherence projects neither is given and the annotators' reorderings are scored.
     Raises ``RunFileError`` (naming file, dialogue and field) and saves nothing on bad input.
     Scoring the same name again replaces the earlier scores.
     """
     if project.preset in REORDERING_PRESETS:
         scores, per_dialogue = score_reorderings(project)
         return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scores, per_dialogue)
-    if path is None:
-        raise RunFileError(project.slug, "needs a run file (a path)")
-    files = run_files(path)
+    if files is None:
+        if path is None:
+            raise RunFileError(project.slug, "needs a run file (a path)")
+        files = run_files(path)
+    else:
+        files = expand_zips(files)
+    source = str(path) if path is not None else ", ".join(n for n, _r in files)[:500]
     if not files:
-        raise RunFileError(str(path), "contains no JSON files")
-    options = {"alpha": alpha, "strict": strict}
+        raise RunFileError(source or "run", "contains no JSON files")
     if project.preset in BREAKDOWN_PRESETS:
-        kind = RunKind.DBDC
-        options = {"strict": strict, "threshold": threshold}
+        kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
         scores, per_dialogue = score_dbdc(project, files, strict=strict, threshold=threshold)
     else:
-        kind = RunKind.STC3
+        kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
         scores, per_dialogue = score_stc3(project, files, alpha=alpha, strict=strict)
-    return _save(project, name or Path(path).stem, kind, str(path), options, scores, per_dialogue)
+    default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
+    return _save(project, name or default_name, kind, source, options, scores, per_dialogue)
 
 
 def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict,
@@ -181,6 +194,54 @@ def _save(project: Project, name: str, kind: str, source: str, options: dict, sc
         run, _ = Run.objects.update_or_create(
             project=project, name=name,
             defaults={"kind": kind, "source_name": source, "options": options, "scores": scores,
-                      "per_dialogue": per_dialogue, "scored_at": timezone.now()},
+                      "per_dialogue": per_dialogue, "scored_at": timezone.now(), "status": RunStatus.SCORED,
+                      "error": "", "source": None},
         )
     return run
+
+
+def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], options: dict | None = None) -> Run:
+    """Keep an uploaded run (as a zip of its files) and queue it for scoring by a worker."""
+    if not name.strip():
+        raise RunFileError("run", "needs a name", field="name")
+    if not files:
+        raise RunFileError(name, "has no files", field="files")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for filename, raw in files:
+            archive.writestr(Path(filename).name, raw)
+    kind = RunKind.DBDC if project.preset in BREAKDOWN_PRESETS else RunKind.STC3
+    with transaction.atomic():
+        run, _ = Run.objects.update_or_create(
+            project=project, name=name,
+            defaults={"kind": kind, "status": RunStatus.PENDING, "error": "", "source": buffer.getvalue(),
+                      "source_name": ", ".join(Path(f).name for f, _r in files)[:500], "options": options or {},
+                      "scores": {}, "per_dialogue": {}, "scored_at": None},
+        )
+        transaction.on_commit(lambda: _enqueue_scoring(run.pk))
+    return run
+
+
+def _enqueue_scoring(run_id: int) -> None:
+    from scoring.tasks import score_uploaded_run
+
+    safe_enqueue(score_uploaded_run, run_id)
+
+
+def run_score_stored(*, run_id: int) -> Run:
+    """Score an uploaded run (the worker's side). Safe to run twice: a scored run is left as it is."""
+    run = Run.objects.select_related("project").get(pk=run_id)
+    if run.status != RunStatus.PENDING or run.source is None:
+        return run
+    with zipfile.ZipFile(io.BytesIO(bytes(run.source))) as archive:
+        files = [(n, archive.read(n)) for n in sorted(archive.namelist())]
+    options = run.options or {}
+    try:
+        scored = run_score(project=run.project, files=files, name=run.name, alpha=options.get("alpha", 0.5),
+                           strict=options.get("strict", False), threshold=options.get("threshold", 0.0))
+    except RunFileError as exc:
+        Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=str(exc), source=None)
+        run.refresh_from_db()
+        return run
+    comparisons_refresh(project=run.project)
+    return scored

@@ -3,7 +3,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
+from scoring.models import ProjectStatistics
 from scoring.services.statistics import project_statistics
+from scoring.tasks import recompute_statistics
 
 
 class Command(BaseCommand):
@@ -12,12 +14,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("slug")
         parser.add_argument("--json", action="store_true", dest="as_json", help="Print the full payload as JSON.")
+        parser.add_argument("--async", action="store_true", dest="use_workers",
+                            help="Compute on the Celery workers (stored for the dashboard) and wait for them.")
+        parser.add_argument("--timeout", type=float, default=300, help="Seconds to wait for the workers.")
 
-    def handle(self, *args, slug, as_json: bool, **options):
+    def handle(self, *args, slug, as_json: bool, use_workers: bool, timeout: float, **options):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
-        payload = project_statistics(project)
+        if use_workers:
+            try:
+                recompute_statistics.apply_async(args=(project.pk,), retry=False).get(timeout=timeout)
+            except Exception as exc:  # the broker or the workers are not there
+                raise CommandError(f"the workers did not answer: {exc}") from None
+            payload = ProjectStatistics.objects.get(project=project).payload
+        else:
+            payload = project_statistics(project)
         if as_json:
             self.stdout.write(json.dumps(payload, indent=1, ensure_ascii=False))
             return
