@@ -21,6 +21,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "annotator",
     "api",
     "scoring",
@@ -117,12 +118,18 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": [],
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dialogue evaluation annotation API",
     "DESCRIPTION": "Projects, dialogues, assignments, judgements, gold data and run scores.",
     "VERSION": "0.1.0",
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from static files: the docs work offline
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LOGGING = {

@@ -1,6 +1,7 @@
 """Scoring a run file against a project's gold data and saving the scores with the run."""
 from __future__ import annotations
 
+import csv
 import io
 import zipfile
 from pathlib import Path
@@ -245,3 +246,14 @@ def run_score_stored(*, run_id: int) -> Run:
         return run
     comparisons_refresh(project=run.project)
     return scored
+
+
+def per_dialogue_csv(run: Run) -> str:
+    """One row per dialogue, one column per metric, for download."""
+    metrics = sorted({m for values in run.per_dialogue.values() for m in values if m not in ("dialogue", "annotator")})
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["dialogue"] + metrics)
+    for dialogue, values in run.per_dialogue.items():
+        writer.writerow([dialogue] + [values.get(m, "") for m in metrics])
+    return buffer.getvalue()

@@ -129,3 +129,8 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
                       "library_version": scoring.__version__, "computed_at": timezone.now()},
         )
     return stored
+
+
+def statistics_current(*, project: Project) -> ProjectStatistics:
+    """The stored statistics, recomputed first if the judgements changed since."""
+    return statistics_recompute(project_id=project.pk)

@@ -1,0 +1,135 @@
+"""Projects, their dialogues (list, detail, import), statistics and gold export."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.db.models import Count
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.exporters import EXPORT_FORMATS, export_gold
+from annotator.models import Dialogue, Membership, Project, Role
+from annotator.services.imports import dialogues_import
+from annotator.views.access import lead_project, member_project
+from api import serializers as s
+from scoring.services.schedule import statistics_request
+from scoring.services.statistics import statistics_current
+
+
+class ProjectList(generics.ListAPIView):
+    """Projects you belong to, with your role and the criteria."""
+
+    serializer_class = s.ProjectOut
+
+    def get_queryset(self):
+        roles = dict(Membership.objects.filter(user=self.request.user, active=True).values_list("project_id", "role"))
+        self._roles = roles
+        return Project.objects.filter(pk__in=roles).prefetch_related("criteria").order_by("slug")
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        for project in page or []:
+            project.role = self._roles[project.pk]
+        return page
+
+
+class ProjectDetail(APIView):
+    @extend_schema(responses=s.ProjectOut)
+    def get(self, request, slug: str):
+        project, membership = member_project(request, slug)
+        project.role = membership.role
+        return Response(s.ProjectOut(project).data)
+
+
+class DialogueList(generics.ListAPIView):
+    """Dialogues of a project: all of them for leads, the ones assigned to you for annotators.
+
+    Filters: ``external_id``, ``language``."""
+
+    serializer_class = s.DialogueOut
+
+    @extend_schema(parameters=[OpenApiParameter("external_id", str), OpenApiParameter("language", str)])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        project, membership = member_project(self.request, self.kwargs["slug"])
+        dialogues = Dialogue.objects.filter(project=project)
+        if membership.role != Role.LEAD:
+            dialogues = dialogues.filter(assignments__annotator=self.request.user, assignments__imported=False)
+        for name in ("external_id", "language"):
+            if self.request.query_params.get(name):
+                dialogues = dialogues.filter(**{name: self.request.query_params[name]})
+        return dialogues.annotate(n_posts=Count("posts")).order_by("position", "pk")
+
+
+class DialogueDetail(generics.RetrieveAPIView):
+    serializer_class = s.DialogueDetailOut
+    lookup_field = "external_id"
+
+    def get_queryset(self):
+        return DialogueList.get_queryset(self).prefetch_related("posts")
+
+
+class DialogueImport(APIView):
+    """Import a collection file into the project (leads). All or nothing; errors name file, dialogue, field."""
+
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request=s.ImportIn, responses={201: s.ImportOut})
+    def post(self, request, slug: str):
+        project = lead_project(request, slug)
+        given = s.ImportIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        uploaded = given.validated_data["file"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(uploaded.name).name
+            with open(path, "wb") as out:
+                for chunk in uploaded.chunks():
+                    out.write(chunk)
+            report = dialogues_import(project=project, paths=[path], fmt=given.validated_data["format"],
+                                      language=given.validated_data.get("language") or None)
+        return Response(s.ImportOut(report).data, status=status.HTTP_201_CREATED)
+
+
+class ProjectStats(APIView):
+    """The ``stats --json`` payload (leads); recomputed here when the stored one is out of date."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, slug: str):
+        stored = statistics_current(project=lead_project(request, slug))
+        response = Response(stored.payload)
+        response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
+        response["X-Statistics-Judgements"] = str(stored.n_judgements)
+        return response
+
+
+class ProjectStatsRecompute(APIView):
+    """Ask the workers to recompute the statistics (leads)."""
+
+    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT})
+    def post(self, request, slug: str):
+        project = lead_project(request, slug)
+        return Response({"scheduled": statistics_request(project_id=project.pk)}, status=status.HTTP_202_ACCEPTED)
+
+
+class ProjectExport(APIView):
+    """Gold data: the same bytes as ``manage.py export_gold`` (leads)."""
+
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True)],
+                   responses={200: OpenApiResponse(OpenApiTypes.BINARY)})
+    def get(self, request, slug: str):
+        project = lead_project(request, slug)
+        query = s.ExportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        fmt = query.validated_data["format"]
+        _fn, content_type, extension = EXPORT_FORMATS[fmt]
+        response = HttpResponse(export_gold(project=project, fmt=fmt), content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{project.slug}-{fmt}.{extension}"'
+        return response

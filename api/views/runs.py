@@ -1,0 +1,60 @@
+"""Runs: upload (scored by a worker), status and scores, per-dialogue scores (leads)."""
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.views.access import lead_project
+from api import serializers as s
+from scoring.models import Run
+from scoring.services.runs import per_dialogue_csv, run_upload
+
+
+class RunListCreate(generics.ListAPIView):
+    """The project's runs (GET), or upload one (POST, multipart: ``name`` and one or more ``files``)."""
+
+    serializer_class = s.RunOut
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self):
+        return Run.objects.filter(project=lead_project(self.request, self.kwargs["slug"])).defer("source", "per_dialogue") \
+            .order_by("created_at", "pk")
+
+    @extend_schema(request=s.RunIn, responses={202: s.RunOut})
+    def post(self, request, slug: str):
+        project = lead_project(request, slug)
+        given = s.RunIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        files = [(f.name, f.read()) for f in data["files"]]
+        run = run_upload(project=project, name=data["name"], files=files,
+                         options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]})
+        run.refresh_from_db()
+        return Response(s.RunOut(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunDetail(APIView):
+    @extend_schema(responses=s.RunOut)
+    def get(self, request, slug: str, pk: int):
+        run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=pk)
+        return Response(s.RunOut(run).data)
+
+
+class RunPerDialogue(APIView):
+    """Per-dialogue scores of a run as JSON (default) or CSV (``?format=csv``)."""
+
+    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
+                   responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, slug: str, pk: int):
+        run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=pk)
+        if request.query_params.get("format") == "csv":
+            response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
+            response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'
+            return response
+        return Response(run.per_dialogue)
