@@ -1,5 +1,6 @@
 """Errors as JSON that name the field: domain errors become 400s with their file/record/field."""
 from rest_framework import status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -18,3 +19,10 @@ def exception_handler(exc, context):
     if isinstance(exc, SubmissionError):
         return Response({"detail": str(exc), "problems": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)
+
+
+class FormatIsAParameter(DefaultContentNegotiation):
+    """For endpoints where ``?format=`` chooses the exported file, not DRF's renderer."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type

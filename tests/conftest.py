@@ -29,6 +29,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def tasks_in_process(request):
+    """Tasks run in-process unless the test sends them to the real worker (marker ``worker``)."""
+    from config.celery import app
+
+    if request.node.get_closest_marker("worker"):
+        yield
+        return
+    app.conf.task_always_eager = True
+    yield
+    from django.conf import settings
+
+    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

@@ -18,6 +18,7 @@ from annotator.models import Dialogue, Membership, Project, Role
 from annotator.services.imports import dialogues_import
 from annotator.views.access import lead_project, member_project
 from api import serializers as s
+from api.errors import FormatIsAParameter
 from scoring.services.schedule import statistics_request
 from scoring.services.statistics import statistics_current
 
@@ -121,6 +122,8 @@ class ProjectStatsRecompute(APIView):
 
 class ProjectExport(APIView):
     """Gold data: the same bytes as ``manage.py export_gold`` (leads)."""
+
+    content_negotiation_class = FormatIsAParameter
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True)],
                    responses={200: OpenApiResponse(OpenApiTypes.BINARY)})

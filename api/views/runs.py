@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotator.views.access import lead_project
 from api import serializers as s
+from api.errors import FormatIsAParameter
 from scoring.models import Run
 from scoring.services.runs import per_dialogue_csv, run_upload
 
@@ -48,6 +49,8 @@ class RunDetail(APIView):
 
 class RunPerDialogue(APIView):
     """Per-dialogue scores of a run as JSON (default) or CSV (``?format=csv``)."""
+
+    content_negotiation_class = FormatIsAParameter
 
     @extend_schema(parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
                    responses={200: OpenApiTypes.OBJECT})

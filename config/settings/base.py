@@ -130,6 +130,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
+        "RunStatusEnum": "scoring.models.RunStatus",
+    },
 }
 
 LOGGING = {

@@ -209,8 +209,13 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
         raise RunFileError(name, "has no files", field="files")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for filename, raw in files:
-            archive.writestr(Path(filename).name, raw)
+        used: set[str] = set()
+        for i, (filename, raw) in enumerate(files):
+            member = Path(filename).name or "run.json"
+            if member in used:  # keep every file even when two share a name
+                member = f"{i:04d}-{member}"
+            used.add(member)
+            archive.writestr(member, raw)
     kind = RunKind.DBDC if project.preset in BREAKDOWN_PRESETS else RunKind.STC3
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(

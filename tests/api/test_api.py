@@ -1,0 +1,165 @@
+"""The REST API: tokens, roles, the same validation and bytes as the pages and commands, runs."""
+import io
+import json
+import zipfile
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotator.exporters import export_gold
+from annotator.models import Assignment, Judgement
+from annotator.services.assignment import assignments_create_balanced
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add
+from scoring.models import Run
+from scoring.services.statistics import project_statistics
+from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
+from tests.reference_scoring import random_stc3_run
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+@pytest.fixture
+def world(make_project, make_user, tmp_path):
+    project = make_project("stc3", slug="p1", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    other_project = make_project("dbdc", slug="p2")
+    lead, ann, other = make_user("lead"), make_user("ann"), make_user("other")
+    membership_add(project=project, user=lead, role="lead")
+    membership_add(project=project, user=ann, role="annotator")
+    membership_add(project=project, user=other, role="annotator")
+    membership_add(project=other_project, user=other, role="lead")
+    assignments_create_balanced(project=project)
+    return {"project": project, "other_project": other_project, "lead": lead, "ann": ann, "other": other}
+
+
+@pytest.mark.sqlite
+def test_token_authentication(world):
+    anonymous = APIClient()
+    assert anonymous.get("/api/projects/").status_code in (401, 403)
+    response = anonymous.post("/api/auth/token/", {"username": "ann", "password": "pw-for-tests-1"})
+    assert response.status_code == 200 and response.json()["token"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    projects = client.get("/api/projects/").json()
+    assert [p["slug"] for p in projects["results"]] == ["p1"] and projects["results"][0]["role"] == "annotator"
+    assert [c["key"] for c in projects["results"][0]["criteria"]] == ["A", "S", "E", "nugget"]
+
+
+def test_roles_are_per_project(world):
+    other = client_for(world["other"])  # lead of p2, annotator of p1
+    assert other.get("/api/projects/p2/stats/").status_code == 200
+    assert other.get("/api/projects/p1/stats/").status_code == 403
+    assert other.get("/api/projects/p1/export/?format=stc3").status_code == 403
+    assert client_for(world["lead"]).get("/api/projects/p2/").status_code == 404  # nobody in p2
+
+
+def test_annotators_see_only_their_own_assignments_and_dialogues(world):
+    ann = client_for(world["ann"])
+    mine = ann.get("/api/assignments/").json()["results"]
+    assert {a["id"] for a in mine} == set(Assignment.objects.filter(annotator=world["ann"]).values_list("pk", flat=True))
+    theirs = Assignment.objects.filter(annotator=world["other"]).first()
+    assert ann.get(f"/api/assignments/{theirs.pk}/").status_code == 404
+    assert ann.post(f"/api/assignments/{theirs.pk}/judgements/", {"judgements": []}, format="json").status_code == 404
+    dialogues = ann.get("/api/projects/p1/dialogues/").json()["results"]
+    assert {d["external_id"] for d in dialogues} == {a["dialogue"] for a in mine}
+    lead_view = client_for(world["lead"]).get("/api/projects/p1/dialogues/?external_id=d2").json()
+    assert lead_view["count"] == 1 and lead_view["results"][0]["n_posts"] == 2
+
+
+def test_submitting_judgements_with_the_pages_validation(world):
+    ann = client_for(world["ann"])
+    item = Assignment.objects.filter(annotator=world["ann"], dialogue__external_id="d2").first() or \
+        Assignment.objects.filter(annotator=world["ann"]).first()
+    n_turns = 3 if item.dialogue.external_id == "d1" else 2
+    nuggets = (["CNUG0", "HNUG", "CNUG*"] if n_turns == 3 else ["CNUG0", "HNUG"])
+    body = {"judgements": [{"criterion": k, "unit": 0, "value": "1"} for k in "ASE"]
+            + [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)], "submit": True}
+    bad = dict(body, judgements=body["judgements"][:-1] + [{"criterion": "nugget", "unit": n_turns - 1,
+                                                               "value": "XX"}])
+    response = ann.post(f"/api/assignments/{item.pk}/judgements/", bad, format="json")
+    assert response.status_code == 400 and "'XX' is not a value of nugget" in response.json()["detail"]
+    missing_field = ann.post(f"/api/assignments/{item.pk}/judgements/", {"judgements": [{"criterion": "A"}]},
+                             format="json")
+    assert missing_field.status_code == 400 and "unit" in json.dumps(missing_field.json()["judgements"])
+    ok = ann.post(f"/api/assignments/{item.pk}/judgements/", body, format="json")
+    assert ok.status_code == 200 and ok.json()["status"] == "submitted"
+    assert Judgement.objects.filter(assignment=item).count() == 3 + n_turns
+    again = ann.post(f"/api/assignments/{item.pk}/judgements/", body, format="json")  # a retried request
+    assert again.status_code == 200 and Judgement.objects.filter(assignment=item).count() == 3 + n_turns
+
+
+def test_stats_and_export_equal_the_commands(world):
+    lead = client_for(world["lead"])
+    stats = lead.get("/api/projects/p1/stats/")
+    assert stats.status_code == 200 and stats.json() == json.loads(json.dumps(project_statistics(world["project"])))
+    assert stats["X-Statistics-Judgements"] == "22"  # d1: 2 x (3 + 3), d2: 2 x (3 + 2)
+    for fmt in ("stc3", "dbdc", "distributions-json", "distributions-csv"):
+        response = lead.get(f"/api/projects/p1/export/?format={fmt}")
+        assert response.status_code == 200 and response.content == export_gold(project=world["project"], fmt=fmt)
+    bad = lead.get("/api/projects/p1/export/?format=xml")
+    assert bad.status_code == 400 and "format" in bad.json()
+
+
+def test_import_by_upload_names_the_error_and_changes_nothing(world, tmp_path):
+    lead = client_for(world["other"])
+    good = io.BytesIO(json.dumps(dbdc_dialogue("up1")).encode())
+    good.name = "up1.log.json"
+    response = lead.post("/api/projects/p2/dialogues/import/", {"file": good, "format": "dbdc"}, format="multipart")
+    assert response.status_code == 201 and response.json()["dialogues"] == 1
+    broken = dbdc_dialogue("up2")
+    broken["turns"][2]["annotations"][0]["breakdown"] = "Q"
+    raw = io.BytesIO(json.dumps(broken).encode())
+    raw.name = "up2.log.json"
+    response = lead.post("/api/projects/p2/dialogues/import/", {"file": raw}, format="multipart")
+    assert response.status_code == 400
+    assert response.json()["record"] == "up2" and response.json()["field"] == "turns[2].annotations[0].breakdown"
+    assert world["other_project"].dialogues.count() == 1
+
+
+def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_callbacks):
+    lead = client_for(world["lead"])
+    raw = io.BytesIO(json.dumps(random_stc3_run(stc3_dialogues(), 1)).encode())
+    raw.name = "run.json"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = lead.post("/api/projects/p1/runs/", {"name": "sys-a", "files": [raw]}, format="multipart")
+    assert response.status_code == 202 and response.json()["status"] == "pending"
+    run = Run.objects.get(name="sys-a")
+    detail = lead.get(f"/api/projects/p1/runs/{run.pk}/").json()
+    assert detail["status"] == "scored" and set(detail["scores"]["quality"]) == {"A", "S", "E"}
+    per_dialogue = lead.get(f"/api/projects/p1/runs/{run.pk}/per-dialogue/").json()
+    assert set(per_dialogue) == {"d1", "d2"}
+    csv = lead.get(f"/api/projects/p1/runs/{run.pk}/per-dialogue/?format=csv").content.decode().splitlines()
+    assert csv[0].startswith("dialogue,A.nmd,A.rsnod") and len(csv) == 3
+    bad = io.BytesIO(b'[{"id": "nope"}]')
+    bad.name = "bad.json"
+    with django_capture_on_commit_callbacks(execute=True):
+        lead.post("/api/projects/p1/runs/", {"name": "sys-b", "files": [bad]}, format="multipart")
+    rejected = lead.get("/api/projects/p1/runs/").json()["results"]
+    assert [r["status"] for r in rejected] == ["scored", "failed"]
+    assert "dialogue nope: field id: is not in the gold data" in rejected[1]["error"]
+
+
+def test_list_endpoints_use_a_bounded_number_of_queries(world, django_assert_max_num_queries):
+    lead = client_for(world["lead"])
+    with django_assert_max_num_queries(8):
+        assert lead.get("/api/projects/").status_code == 200
+    with django_assert_max_num_queries(8):
+        assert lead.get("/api/projects/p1/dialogues/").status_code == 200
+    with django_assert_max_num_queries(8):
+        assert client_for(world["ann"]).get("/api/assignments/").status_code == 200
+
+
+def test_docs_are_served_without_a_cdn(world, client):
+    client.force_login(world["lead"])
+    page = client.get("/api/docs/").content.decode()
+    assert "cdn" not in page.lower() and "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
+    schema = client.get("/api/schema/?format=json").json()
+    assert "/api/projects/{slug}/stats/" in schema["paths"]
