@@ -18,6 +18,7 @@ from scoring.agreement import (
 )
 from scoring.data import CriterionJudgements, project_judgements
 from scoring.gold import group_indices, merge_counts
+from scoring.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.services.nlpcc import nlpcc_summary
 from scoring.services.uch import uch_summary
 from scoring.models import ProjectStatistics
@@ -102,6 +103,8 @@ def project_statistics(project: Project) -> dict:
     summary = uch_summary(project, judgements) if project.preset in ("dch1", "stc3") else None
     if summary is not None:
         payload["uch"] = summary
+    payload["annotators"] = annotator_figures(project, judgements)
+    payload.update(distributions_and_disputes(project, judgements))
     return _finite(payload)
 
 

@@ -1,0 +1,56 @@
+"""The lead's dashboard and the side-by-side view of one dialogue's judgements."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotator.selectors.progress import project_progress
+from annotator.views.access import lead_project
+from scoring.selectors import dialogue_judgements_side_by_side, freshness
+from scoring.services.schedule import statistics_request
+from scoring.services.statistics import statistics_recompute
+
+
+@login_required
+def dashboard(request, slug: str):
+    project = lead_project(request, slug)
+    state = freshness(project=project)
+    if state["stored"] is None:  # first visit: compute once so the page has numbers
+        statistics_recompute(project_id=project.pk)
+        state = freshness(project=project)
+    payload = state["stored"].payload
+    criteria = project.criteria.all()
+    levels = {c.key: c.level for c in criteria}
+    return render(request, "scoring/dashboard.html", {
+        "project": project, "freshness": state, "payload": payload, "levels": levels,
+        "progress": project_progress(project=project),
+        # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
+        "chart_data": {"values": {k: {"labels": list(c), "counts": list(c.values()),
+                                      "gold": [payload.get("gold", {}).get(k, {}).get("mean_distribution", {}).get(v)
+                                               for v in c]}
+                                  for k, c in payload.get("value_counts", {}).items()},
+                       "agreement": {k: {"fleiss": v.get("fleiss_kappa"), "randolph": v.get("randolph_kappa"),
+                                         "alpha": v["krippendorff_alpha"].get(levels.get(k, "nominal"))
+                                         if levels.get(k) != "interval" else v["krippendorff_alpha"].get("interval")}
+                                     for k, v in payload["criteria"].items()}},
+    })
+
+
+@login_required
+@require_POST
+def recompute(request, slug: str):
+    project = lead_project(request, slug)
+    if statistics_request(project_id=project.pk):
+        messages.success(request, "Recomputation scheduled; reload in a few seconds.")
+    else:
+        messages.info(request, "A recomputation is already on its way, or the workers cannot be reached right now.")
+    return redirect("dashboard", slug=slug)
+
+
+@login_required
+def dialogue_judgements(request, slug: str, dialogue_id: int):
+    project = lead_project(request, slug)
+    return render(request, "scoring/dialogue_judgements.html",
+                  {"project": project, **dialogue_judgements_side_by_side(project=project, dialogue_id=dialogue_id)})
