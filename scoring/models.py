@@ -63,6 +63,7 @@ class StatisticsJob(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    recomputations = models.PositiveIntegerField(default=0, help_text="How many times the workers recomputed.")
 
 
 class RunComparison(models.Model):

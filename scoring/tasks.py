@@ -1,6 +1,7 @@
 """Celery tasks: thin wrappers around services, safe to run twice, retrying transient errors only."""
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
+from django.db.models import F
 from django.utils import timezone
 
 from scoring.models import StatisticsJob
@@ -17,7 +18,8 @@ def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
     # Requests arriving from now on schedule a new run; this one covers everything committed so far.
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=timezone.now())
     stored = statistics_recompute(project_id=project_id, force=force)
-    StatisticsJob.objects.filter(project_id=project_id).update(finished_at=timezone.now(), last_error="")
+    StatisticsJob.objects.filter(project_id=project_id).update(finished_at=timezone.now(), last_error="",
+                                                               recomputations=F("recomputations") + 1)
     return {"project_id": project_id, "n_judgements": stored.n_judgements, "fingerprint": stored.fingerprint,
             "computed_at": stored.computed_at.isoformat()}
 

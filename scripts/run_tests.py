@@ -26,6 +26,7 @@ def main() -> int:
     base_env = {k: v for k, v in os.environ.items()
                 if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")}
     base_env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+    base_env.setdefault("STATISTICS_DEBOUNCE_SECONDS", "1")
     services = Services()
     try:
         env = dict(base_env, **services.start())

@@ -21,20 +21,25 @@ def dashboard(request, slug: str):
         statistics_recompute(project_id=project.pk)
         state = freshness(project=project)
     payload = state["stored"].payload
-    criteria = project.criteria.all()
+    criteria = list(project.criteria.all())
     levels = {c.key: c.level for c in criteria}
+    # PostgreSQL's jsonb does not keep key order: put criteria and values back in the project's order
+    agreement_rows = [(c.key, payload["criteria"][c.key]) for c in criteria if c.key in payload["criteria"]]
+    value_counts = {c.key: {v: payload["value_counts"][c.key].get(v, 0) for v in dict.fromkeys(c.allowed_values())}
+                    for c in criteria if c.key in payload.get("value_counts", {})}
     return render(request, "scoring/dashboard.html", {
         "project": project, "freshness": state, "payload": payload, "levels": levels,
+        "agreement_rows": agreement_rows, "value_counts": value_counts,
         "progress": project_progress(project=project),
         # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
-        "chart_data": {"values": {k: {"labels": list(c), "counts": list(c.values()),
+        "chart_data": {"agreement_order": [k for k, _v in agreement_rows], "values": {k: {"labels": list(c), "counts": list(c.values()),
                                       "gold": [payload.get("gold", {}).get(k, {}).get("mean_distribution", {}).get(v)
                                                for v in c]}
-                                  for k, c in payload.get("value_counts", {}).items()},
+                                  for k, c in value_counts.items()},
                        "agreement": {k: {"fleiss": v.get("fleiss_kappa"), "randolph": v.get("randolph_kappa"),
                                          "alpha": v["krippendorff_alpha"].get(levels.get(k, "nominal"))
                                          if levels.get(k) != "interval" else v["krippendorff_alpha"].get("interval")}
-                                     for k, v in payload["criteria"].items()}},
+                                     for k, v in agreement_rows}},
     })
 
 

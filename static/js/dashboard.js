@@ -6,7 +6,7 @@
   const data = JSON.parse(holder.textContent);
   const agreement = document.getElementById("agreement-chart");
   if (agreement) {
-    const keys = Object.keys(data.agreement);
+    const keys = data.agreement_order;
     new window.Chart(agreement, {
       type: "bar",
       data: {
