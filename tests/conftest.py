@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import zipfile
@@ -116,37 +117,42 @@ def manage(transactional_db):
     return run
 
 
+def start_worker(db_url: str, log: Path, queue: str = "celery", name: str = "test-worker") -> subprocess.Popen:
+    """A real Celery worker process on the test database and the Redis the test command started."""
+    from config.celery import app
+
+    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.test")
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=INFO",
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", queue, "-n", f"{name}@%h"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    for _ in range(120):
+        if process.poll() is not None:
+            raise RuntimeError(f"the worker exited: {log.read_text()}")
+        if app.control.ping(destination=[f"{name}@{socket.gethostname()}"], timeout=0.5):
+            return process
+    stop_worker(process)
+    raise RuntimeError(f"the worker did not answer a ping: {log.read_text()}")
+
+
+def stop_worker(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
-    """A real Celery worker process on the test database and the Redis the test command started."""
     from django.conf import settings
 
     if not settings.CELERY_BROKER_URL:
         pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
     with django_db_blocker.unblock():
         url = database_url()
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="config.settings.test")
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--loglevel=INFO",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "test-worker@%h"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    from config.celery import app
-
-    try:
-        for _ in range(120):
-            if process.poll() is not None:
-                raise RuntimeError(f"the worker exited: {log.read_text()}")
-            if app.control.ping(timeout=0.5):
-                break
-        else:
-            raise RuntimeError(f"the worker did not answer a ping: {log.read_text()}")
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log")
+    yield process
+    stop_worker(process)

@@ -1,0 +1,156 @@
+"""End to end through a real Celery worker on Redis and PostgreSQL: recomputation, runs, outages."""
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import numpy as np
+import pytest
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add
+from scoring.models import ProjectStatistics, Run, StatisticsJob
+from scoring.services.schedule import statistics_request
+from scoring.tasks import recompute_statistics
+from tests.conftest import database_url, start_worker, stop_worker
+from tests.fixtures.collections import stc3_dialogues, write_json
+from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def lead_client(project, make_user, name="lead"):
+    user = make_user(name)
+    membership_add(project=project, user=user, role="lead")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def wait_for(condition, timeout=90.0, every=0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    return False
+
+
+@pytest.mark.shared_data
+def test_dbdc3_eval_agreement_through_worker_and_api(celery_worker_process, dbdc_dir, make_project, make_user):
+    project = make_project("dbdc", slug="dbdc-e2e")
+    dialogues_import(project=project, paths=[dbdc_dir / "eval"])
+    answer = recompute_statistics.delay(project.pk).get(timeout=180)
+    assert answer["n_judgements"] == 60000
+    response = lead_client(project, make_user).get("/api/projects/dbdc-e2e/stats/")
+    assert response.status_code == 200
+    assert response["X-Statistics-Computed-At"] == ProjectStatistics.objects.get(project=project).computed_at.isoformat()
+    breakdown = response.json()["criteria"]["breakdown"]
+    counts = []
+    for path in sorted((dbdc_dir / "eval").rglob("*.log.json")):
+        for turn in json.loads(path.read_text(encoding="utf-8"))["turns"]:
+            if turn["annotations"]:
+                labels = [a["breakdown"] for a in turn["annotations"]]
+                counts.append([labels.count(x) for x in "OTX"])
+    counts = np.array(counts)
+    assert breakdown["n_units"] == len(counts) == 2000
+    assert breakdown["fleiss_kappa"] == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
+    merged = np.stack([counts[:, 0] + counts[:, 1], counts[:, 2]], axis=1)
+    assert breakdown["merges"]["NB+PB,B"]["fleiss_kappa"] == pytest.approx(sm_fleiss(merged), abs=1e-9)
+
+
+@pytest.mark.shared_data
+def test_stc3_training_set_run_scored_by_the_worker(celery_worker_process, stc3_dir, make_project, make_user):
+    project = make_project("stc3", slug="stc-e2e")
+    dialogues_import(project=project, paths=[stc3_dir / "train_data_en.json"])
+    data = json.loads((stc3_dir / "train_data_en.json").read_text(encoding="utf-8"))
+    run = random_stc3_run(data, seed=11)
+    client = lead_client(project, make_user)
+    upload = io.BytesIO(json.dumps(run).encode())
+    upload.name = "sys.json"
+    response = client.post("/api/projects/stc-e2e/runs/", {"name": "sys", "files": [upload]}, format="multipart")
+    assert response.status_code == 202 and response.json()["status"] == "pending"
+    run_id = response.json()["id"]
+    assert wait_for(lambda: Run.objects.get(pk=run_id).status != "pending")
+    scored = client.get(f"/api/projects/stc-e2e/runs/{run_id}/").json()
+    assert scored["status"] == "scored", scored["error"]
+    expected = score_stc3(run, gold_of(data))
+    for key in "ASE":
+        assert scored["scores"]["quality"][key]["rsnod"] == pytest.approx(expected["quality"][key]["rsnod"], abs=1e-9)
+        assert scored["scores"]["quality"][key]["nmd"] == pytest.approx(expected["quality"][key]["nmd"], abs=1e-9)
+    assert scored["scores"]["nugget"]["jsd"] == pytest.approx(expected["nugget"]["jsd"], abs=1e-9)
+    per_dialogue = client.get(f"/api/projects/stc-e2e/runs/{run_id}/per-dialogue/").json()
+    assert len(per_dialogue) == 1672
+
+
+def test_a_burst_of_requests_causes_one_recomputation(celery_worker_process, make_project, tmp_path):
+    project = make_project("stc3", slug="burst")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    scheduled = [statistics_request(project_id=project.pk) for _ in range(8)]
+    assert scheduled == [True] + [False] * 7
+    assert wait_for(lambda: StatisticsJob.objects.get(project=project).recomputations == 1)
+    time.sleep(1.5)  # nothing else was queued
+    job = StatisticsJob.objects.get(project=project)
+    assert job.recomputations == 1 and not job.pending
+    assert ProjectStatistics.objects.get(project=project).n_judgements == 22
+
+
+def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_process, make_project, make_user,
+                                                               tmp_path):
+    from annotator.models import Assignment
+    from annotator.services.assignment import assignments_create_balanced
+    from annotator.services.judgements import Given, judgements_save
+    from config.celery import app
+
+    project = make_project("stc3", slug="outage", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", [stc3_dialogues()[1]])])
+    ann = make_user("ann")
+    membership_add(project=project, user=ann, role="annotator")
+    assignments_create_balanced(project=project)
+    item = Assignment.objects.get(annotator=ann)
+    values = [Given("A", 0, "1"), Given("S", 0, "0"), Given("E", 0, "-1"), Given("nugget", 0, "CNUG0"),
+              Given("nugget", 1, "HNUG")]
+    good_url = app.conf.broker_url
+    app.conf.broker_url = "redis://127.0.0.1:9/0"  # nothing listens there: the broker is down
+    app.pool.force_close_all()
+    app._pool = None
+    try:
+        started = time.monotonic()
+        with transaction.atomic():
+            judgements_save(assignment_id=item.pk, user=ann, values=values, submit=True)
+        assert time.monotonic() - started < 15  # the annotator is not kept waiting for the broker
+    finally:
+        app.conf.broker_url = good_url
+        app.pool.force_close_all()
+        app._pool = None
+    item.refresh_from_db()
+    assert item.status == "submitted" and item.judgements.count() == 5  # nothing lost
+    job = StatisticsJob.objects.get(project=project)
+    assert not job.pending and "unreachable" in job.last_error
+    assert not ProjectStatistics.objects.filter(project=project).exists()
+    # the broker is back: the lead's recompute goes through and covers the submission
+    assert statistics_request(project_id=project.pk)
+    assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=5).exists())
+
+
+def test_work_queued_while_no_worker_runs_is_done_when_one_starts(make_project, tmp_path):
+    from django.conf import settings
+
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    project = make_project("stc3", slug="later")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    result = recompute_statistics.apply_async(args=(project.pk,), queue="no-worker-yet")
+    time.sleep(1.0)
+    assert not result.ready()
+    worker = start_worker(database_url(), tmp_path / "late-worker.log", queue="no-worker-yet", name="late-worker")
+    try:
+        assert result.get(timeout=90)["n_judgements"] == 22
+    finally:
+        stop_worker(worker)
+    assert ProjectStatistics.objects.get(project=project).n_judgements == 22
