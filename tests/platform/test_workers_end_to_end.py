@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -17,7 +20,7 @@ from annotator.services.projects import membership_add
 from scoring.models import ProjectStatistics, Run, StatisticsJob
 from scoring.services.schedule import statistics_request
 from scoring.tasks import recompute_statistics
-from tests.conftest import database_url, start_worker, stop_worker
+from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
 
@@ -104,8 +107,6 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_pro
                                                                tmp_path):
     from annotator.models import Assignment
     from annotator.services.assignment import assignments_create_balanced
-    from annotator.services.judgements import Given, judgements_save
-    from config.celery import app
 
     project = make_project("stc3", slug="outage", annotators_per_dialogue=1)
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", [stc3_dialogues()[1]])])
@@ -113,21 +114,22 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_pro
     membership_add(project=project, user=ann, role="annotator")
     assignments_create_balanced(project=project)
     item = Assignment.objects.get(annotator=ann)
-    values = [Given("A", 0, "1"), Given("S", 0, "0"), Given("E", 0, "-1"), Given("nugget", 0, "CNUG0"),
-              Given("nugget", 1, "HNUG")]
-    good_url = app.conf.broker_url
-    app.conf.broker_url = "redis://127.0.0.1:9/0"  # nothing listens there: the broker is down
-    app.pool.force_close_all()
-    app._pool = None
-    try:
-        started = time.monotonic()
-        with transaction.atomic():
-            judgements_save(assignment_id=item.pk, user=ann, values=values, submit=True)
-        assert time.monotonic() - started < 15  # the annotator is not kept waiting for the broker
-    finally:
-        app.conf.broker_url = good_url
-        app.pool.force_close_all()
-        app._pool = None
+    # an app process whose broker is down (nothing listens on port 9) takes the annotator's submission
+    code = (
+        "from annotator.services.judgements import Given, judgements_save\n"
+        f"judgements_save(assignment_id={item.pk}, user_id_placeholder, values=[Given('A', 0, '1'), Given('S', 0, '0'), "
+        "Given('E', 0, '-1'), Given('nugget', 0, 'CNUG0'), Given('nugget', 1, 'HNUG')], submit=True)\n"
+        "print('saved')\n"
+    ).replace("user_id_placeholder", f"user=__import__('django.contrib.auth', fromlist=['get_user_model'])"
+                                     f".get_user_model().objects.get(pk={ann.pk})")
+    env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL="redis://127.0.0.1:9/0",
+               CELERY_RESULT_BACKEND="redis://127.0.0.1:9/1", DJANGO_SETTINGS_MODULE="config.settings.test")
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "saved" in result.stdout, result.stderr
+    assert time.monotonic() - started < 30  # the annotator is not kept waiting for the broker
+    assert "could not send scoring.tasks.recompute_statistics" in result.stderr
     item.refresh_from_db()
     assert item.status == "submitted" and item.judgements.count() == 5  # nothing lost
     job = StatisticsJob.objects.get(project=project)
@@ -135,7 +137,8 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_pro
     assert not ProjectStatistics.objects.filter(project=project).exists()
     # the broker is back: the lead's recompute goes through and covers the submission
     assert statistics_request(project_id=project.pk)
-    assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=5).exists())
+    # 2 imported annotations x 5 units + the annotator's 5
+    assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=15).exists())
 
 
 def test_work_queued_while_no_worker_runs_is_done_when_one_starts(make_project, tmp_path):

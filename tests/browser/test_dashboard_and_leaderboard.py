@@ -1,0 +1,98 @@
+"""The lead's dashboard and leaderboard in Chromium show the stored numbers."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add, project_create
+from scoring.models import ProjectStatistics, Run, RunComparison
+from scoring.services.statistics import statistics_recompute
+from tests.browser.test_annotation import PASSWORD, login
+from tests.reference_scoring import random_stc3_run
+from tests.fixtures.collections import stc3_dialogues
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def fmt(value):
+    return "–" if value is None else f"{value:.4f}"
+
+
+@pytest.fixture
+def lead_project(tmp_path, django_user_model):
+    project = project_create(slug="dash", preset="stc3")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(stc3_dialogues()))
+    dialogues_import(project=project, paths=[path])
+    lead = django_user_model.objects.create_user(username="lead", password=PASSWORD)
+    membership_add(project=project, user=lead, role="lead")
+    return project
+
+
+def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, lead_project):
+    stored = statistics_recompute(project_id=lead_project.pk)
+    login(page, live_server, "lead")
+    page.goto(f"{live_server.url}/projects/dash/dashboard/")
+    assert page.locator("#n-judgements").inner_text() == str(stored.n_judgements)
+    assert page.locator("#fresh-state").inner_text() == "Up to date."
+    for key in ("A", "nugget"):
+        cells = page.locator(f'#agreement-table tr[data-criterion="{key}"] td').all_inner_texts()
+        c = stored.payload["criteria"][key]
+        assert cells[0] == str(c["n_units"]) and cells[1] == str(c["n_annotators"])
+        assert cells[2] == fmt(c["fleiss_kappa"]) and cells[3] == fmt(c["randolph_kappa"])
+        assert cells[4].startswith(fmt(c["krippendorff_alpha"]["ordinal" if key == "A" else "nominal"]))
+    helpdesk = page.locator('#agreement-table tr[data-criterion="nugget:helpdesk"] td').all_inner_texts()
+    assert helpdesk[2] == fmt(stored.payload["criteria"]["nugget"]["by_speaker"]["helpdesk"]["fleiss_kappa"])
+    # the charts drew, from the same numbers
+    assert page.evaluate("Chart.getChart(document.getElementById('agreement-chart')).data.datasets[0].data[0]") == \
+        pytest.approx(stored.payload["criteria"]["A"]["fleiss_kappa"])
+    labels = page.evaluate("Chart.getChart(document.querySelector('canvas.value-chart')).data.labels")
+    assert labels == ["-2", "-1", "0", "1", "2"]
+    # the most disputed units link to the side-by-side view of all annotators' judgements
+    page.locator("#disputed-table a").first.click()
+    assert page.locator("#side-by-side thead th").count() == 2 + 2  # criterion, unit, two annotators
+    screenshot("dialogue-judgements")
+    page.go_back()
+    screenshot("dashboard")
+    # a new judgement makes the page say its numbers are stale
+    from annotator.models import Judgement
+
+    changed = Judgement.objects.filter(criterion__key="A").first()
+    changed.value = "-2"
+    changed.save()
+    page.reload()
+    assert page.locator("#fresh-state").inner_text().startswith("Out of date")
+
+
+def test_leaderboard_upload_scores_and_significance(live_server, page, screenshot, lead_project, tmp_path):
+    login(page, live_server, "lead")
+    for seed in range(3):
+        path = tmp_path / f"run{seed}.json"
+        path.write_text(json.dumps(random_stc3_run(stc3_dialogues(), seed)))
+        page.goto(f"{live_server.url}/projects/dash/runs/")
+        page.get_by_label("Name").fill(f"system-{seed}")
+        page.get_by_label("Files").set_input_files(str(path))
+        page.get_by_role("button", name="Upload").click()
+        page.wait_for_url("**/projects/dash/runs/")
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"id": "d1", "quality": {"A": {"3": 1}}}]')
+    page.get_by_label("Name").fill("broken")
+    page.get_by_label("Files").set_input_files(str(bad))
+    page.get_by_role("button", name="Upload").click()
+    page.goto(f"{live_server.url}/projects/dash/runs/")
+    assert "field quality.A.3: unknown label" in page.locator('#leaderboard tr[data-run="broken"]').inner_text()
+    for run in Run.objects.filter(status="scored"):
+        cells = page.locator(f'#leaderboard tr[data-run="{run.name}"] td').all_inner_texts()
+        assert cells[0] == "Scored"
+        assert cells[1] == fmt(run.scores["quality"]["A"]["rsnod"])
+        assert cells[-2] == fmt(run.scores["nugget"]["jsd_neglog2"])
+    comparison = RunComparison.objects.get(project=lead_project, metric="A.rsnod")
+    page.goto(f"{live_server.url}/projects/dash/runs/?metric=A.rsnod")
+    rows = page.locator("#p-matrix tbody tr")
+    assert rows.count() == 3
+    first_row = rows.nth(0).locator("td").all_inner_texts()
+    assert first_row == [f"{p:.3f}" for p in comparison.payload["tukey_hsd"]["p_values"][0]]
+    screenshot("leaderboard")
+    assert ProjectStatistics.objects.count() >= 0
