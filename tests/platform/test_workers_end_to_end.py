@@ -128,7 +128,7 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_pro
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "saved" in result.stdout, result.stderr
-    assert time.monotonic() - started < 30  # the annotator is not kept waiting for the broker
+    assert time.monotonic() - started < 12  # a new process, and no wait for the broker
     assert "could not send scoring.tasks.recompute_statistics" in result.stderr
     item.refresh_from_db()
     assert item.status == "submitted" and item.judgements.count() == 5  # nothing lost
