@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from django.db.models import Count
+
 from annotator.models import AssignmentStatus, Criterion, GoldCount, Judgement, Post, Project, Unit
 
 
@@ -21,7 +23,8 @@ class CriterionJudgements:
     ``values`` is the criterion's scale (every speaker's values, in scale order, each once);
     ``unit_dialogue[u]``, ``unit_index[u]`` and ``unit_speaker[u]`` describe unit ``u``;
     judgement ``k`` gave ``values[value[k]]`` to unit ``unit[k]`` as annotator ``annotators[annotator[k]]``.
-    ``imported_counts`` holds per-unit counts published without annotators (units x values).
+    ``unit_counts`` holds per-unit counts that are not in long form (units x values): counts
+    published without annotators (NLPCC), and all counts when loaded with ``long_form=False``.
     """
 
     criterion: Criterion
@@ -33,7 +36,7 @@ class CriterionJudgements:
     unit: np.ndarray
     annotator: np.ndarray
     value: np.ndarray
-    imported_counts: np.ndarray
+    unit_counts: np.ndarray
 
     @property
     def n_units(self) -> int:
@@ -43,7 +46,7 @@ class CriterionJudgements:
         """Per-unit value counts (units x values), judgements and imported counts together."""
         n_values = len(self.values)
         flat = np.bincount(self.unit * n_values + self.value, minlength=self.n_units * n_values)
-        return flat.reshape(self.n_units, n_values) + self.imported_counts
+        return flat.reshape(self.n_units, n_values) + self.unit_counts
 
     def scale(self, speaker: str) -> list[int]:
         """Indices into ``values`` of the values that apply to units by ``speaker``."""
@@ -55,21 +58,36 @@ def _scale_values(criterion: Criterion) -> list[str]:
     return list(dict.fromkeys(criterion.allowed_values()))
 
 
-def project_judgements(project: Project) -> dict[str, CriterionJudgements]:
-    """Every criterion's submitted judgements and imported counts as arrays (a few bulk queries)."""
+def project_judgements(project: Project, *, long_form: bool = True) -> dict[str, CriterionJudgements]:
+    """Every criterion's submitted judgements and imported counts as arrays (a few bulk queries).
+
+    With ``long_form=False`` the database counts the judgements per unit and value instead of
+    returning each one: enough for gold distributions and run scoring, and much less to read.
+    """
     criteria = list(project.criteria.all())
-    rows = np.array(
-        Judgement.objects.filter(assignment__dialogue__project=project, assignment__status=AssignmentStatus.SUBMITTED)
-        .values_list("criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value")
-        .order_by(),
-        dtype=object,
-    ).reshape(-1, 5)
+    # criteria belong to the project: filtering on them avoids joining the dialogues
+    submitted = Judgement.objects.filter(criterion__project=project, assignment__status=AssignmentStatus.SUBMITTED)
+    if long_form:
+        rows = np.array(
+            submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id",
+                                  "value").order_by(),
+            dtype=object,
+        ).reshape(-1, 5)
+        aggregated = np.empty((0, 5), dtype=object)
+    else:
+        rows = np.empty((0, 5), dtype=object)
+        aggregated = np.array(
+            submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
+            .annotate(n=Count("pk")).order_by(),
+            dtype=object,
+        ).reshape(-1, 5)
     gold = np.array(
-        GoldCount.objects.filter(dialogue__project=project)
-        .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
-        .order_by(),
+        list(GoldCount.objects.filter(dialogue__project=project)
+             .values_list("criterion_id", "dialogue_id", "unit", "value", "count").order_by()),
         dtype=object,
     ).reshape(-1, 5)
+    if len(aggregated):
+        gold = np.concatenate([gold, aggregated]) if len(gold) else aggregated
     posts = Post.objects.filter(dialogue__project=project).values_list("dialogue_id", "position", "utterance_block",
                                                                         "speaker")
     speaker_of_post: dict[tuple[int, int], str] = {}
@@ -108,6 +126,6 @@ def project_judgements(project: Project) -> dict[str, CriterionJudgements]:
             unit=np.array([unit_lookup[(d, u)] for d, u in mine[:, 1:3].tolist()], dtype=np.int64),
             annotator=annotator.astype(np.int64).reshape(-1),
             value=np.array([value_index[v] for v in mine[:, 4].tolist()], dtype=np.int64),
-            imported_counts=imported,
+            unit_counts=imported,
         )
     return result

@@ -32,24 +32,23 @@ def _distribution(obj, labels: Sequence[str], *, source: str, dialogue: str, fie
                   key_of=lambda label: label) -> list[float]:
     if not isinstance(obj, dict):
         raise RunFileError(source, "expected an object of label probabilities", dialogue=dialogue, field=field)
-    known = {key_of(label) for label in labels}
+    keys = [key_of(label) for label in labels]
+    out = [obj.get(k, 0.0) for k in keys]
+    # the common case in one pass; the detailed diagnosis only when something is wrong
+    if len(obj) <= len(keys) and all(type(v) in (int, float) and v >= 0 and math.isfinite(v) for v in out) \
+            and obj.keys() <= set(keys) and sum(out) > 0:
+        return [float(v) for v in out]
     for key in obj:
-        if key not in known:
-            raise RunFileError(source, f"unknown label {key!r} (expected {', '.join(sorted(known))})",
+        if key not in keys:
+            raise RunFileError(source, f"unknown label {key!r} (expected {', '.join(sorted(keys))})",
                                dialogue=dialogue, field=f"{field}.{key}")
-    out = []
-    for label in labels:
-        value = obj.get(key_of(label), 0.0)
+    for key, value in zip(keys, out):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise RunFileError(source, f"probability {value!r} is not a number", dialogue=dialogue,
-                               field=f"{field}.{key_of(label)}")
+                               field=f"{field}.{key}")
         if value < 0:
-            raise RunFileError(source, f"probability {value!r} is negative", dialogue=dialogue,
-                               field=f"{field}.{key_of(label)}")
-        out.append(float(value))
-    if sum(out) <= 0:
-        raise RunFileError(source, "probabilities sum to zero", dialogue=dialogue, field=field)
-    return out
+            raise RunFileError(source, f"probability {value!r} is negative", dialogue=dialogue, field=f"{field}.{key}")
+    raise RunFileError(source, "probabilities sum to zero", dialogue=dialogue, field=field)
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,7 @@ class Services:
         subprocess.run(as_db_user([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
                                    "-E", "UTF8", "--locale=C"], self.user), check=True, stdout=subprocess.DEVNULL)
         opts = f"-h 127.0.0.1 -p {self.pg_port} -k {self.tmp} -c fsync=off -c synchronous_commit=off " \
+               f"-c work_mem=64MB -c shared_buffers=256MB -c jit=off " \
                f"-c full_page_writes=off -c max_connections=200"
         subprocess.run(as_db_user([str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l",
                                    str(self.tmp / "pg.log"), "-w", "start"], self.user), check=True,

@@ -21,7 +21,7 @@ def distribution_records(project: Project) -> dict:
     """
     external = dict(project.dialogues.values_list("pk", "external_id"))
     out: dict = {"project": project.slug, "criteria": {}}
-    for key, data in project_judgements(project).items():
+    for key, data in project_judgements(project, long_form=False).items():
         criterion = data.criterion
         counts = data.counts()
         entry: dict = {"unit": criterion.unit}

@@ -47,7 +47,7 @@ def turn_gold(project: Project, data: CriterionJudgements, external: dict[int, s
 
 def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
     by_unit: dict[str, list[CriterionJudgements]] = {}
-    for data in project_judgements(project).values():
+    for data in project_judgements(project, long_form=False).values():
         by_unit.setdefault(data.criterion.unit, []).append(data)
     return by_unit
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # The Django adapters around the library; every other module of scoring/ is the library itself.
-DJANGO_ADAPTERS = {"apps", "admin", "data", "models", "tasks"}
+DJANGO_ADAPTERS = {"apps", "admin", "data", "models", "selectors", "tasks", "urls"}
 LIBRARY_MODULES = ["scoring"] + sorted(
     f"scoring.{p.stem}" for p in (ROOT / "scoring").glob("*.py") if p.stem not in DJANGO_ADAPTERS | {"__init__"}
 )
