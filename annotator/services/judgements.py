@@ -71,8 +71,8 @@ def judgements_save(*, assignment_id: int, user, values: Iterable[Given], reorde
     """
     values = list(values)
     with transaction.atomic():
-        assignment = (Assignment.objects.select_for_update().select_related("dialogue__project")
-                      .get(pk=assignment_id, annotator=user))
+        assignment = (Assignment.objects.select_for_update(of=("self",)).select_related("dialogue__project")
+                      .get(pk=assignment_id, annotator=user, imported=False))
         project = assignment.dialogue.project
         criteria = {c.key: c for c in project.criteria.all()}
         speakers, blocks = _dialogue_shape(assignment)

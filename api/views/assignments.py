@@ -1,6 +1,7 @@
 """An annotator's own assignments and their judgements (the same validation as the pages)."""
 from __future__ import annotations
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
@@ -56,14 +57,15 @@ class AssignmentDetail(APIView):
 class AssignmentJudgements(APIView):
     """Save your judgements for your assignment: a draft, or with ``submit`` the complete submission."""
 
-    @extend_schema(request=s.JudgementsIn, responses=s.AssignmentDetailOut)
+    @extend_schema(request=s.JudgementsIn, responses=s.AssignmentOut)
     def post(self, request, pk: int):
-        assignment = get_object_or_404(own_assignments(request), pk=pk)
         given = s.JudgementsIn(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
-        judgements_save(assignment_id=assignment.pk, user=request.user,
-                        values=[Given(j["criterion"], j["unit"], j["value"]) for j in data["judgements"]],
-                        reordering=data.get("reordering"), seconds=data["seconds"], submit=data["submit"])
-        assignment.refresh_from_db()
-        return Response(s.AssignmentDetailOut(with_judgements(assignment)).data)
+        try:
+            saved = judgements_save(assignment_id=pk, user=request.user,
+                                    values=[Given(j["criterion"], j["unit"], j["value"]) for j in data["judgements"]],
+                                    reordering=data.get("reordering"), seconds=data["seconds"], submit=data["submit"])
+        except Assignment.DoesNotExist:
+            raise Http404("no such assignment of yours") from None
+        return Response(s.AssignmentOut(saved).data)

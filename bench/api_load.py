@@ -1,0 +1,162 @@
+"""20 concurrent clients submitting judgements through the REST API for 60 s against gunicorn.
+
+Starts a throwaway PostgreSQL and Redis, a Celery worker and gunicorn on a free loopback port;
+imports 1,000 STC-3 Chinese dialogues into a project with 20 annotators (K = 1, so each client
+owns about 50 items). Each client works through its own items like the annotation page does:
+a partial draft, a complete draft, then the submission, each a POST of the JSON the page would
+send. Prints requests/s, p50/p95/p99 latency and errors, then checks that the database holds
+exactly the judgements of every client's last accepted save (no loss, no duplicates).
+
+    .venv/bin/python bench/api_load.py [--clients 20] [--seconds 60]
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from _setup import ROOT, django_on_postgres, extract
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--dialogues", type=int, default=3700)
+    args = parser.parse_args()
+    env = django_on_postgres(with_redis=True)
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from annotator.models import Assignment, Judgement
+    from annotator.services.assignment import assignments_create_balanced
+    from annotator.services.imports import dialogues_import
+    from annotator.services.projects import membership_add, project_create
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = extract("stc3.zip", "stc3/train_data_cn.json", Path(tmp))
+        dialogues = json.loads(source.read_text(encoding="utf-8"))[: args.dialogues]
+        for d in dialogues:
+            d.pop("annotations", None)
+        subset = Path(tmp) / "subset.json"
+        subset.write_text(json.dumps(dialogues, ensure_ascii=False), encoding="utf-8")
+        project = project_create(slug=f"load-{int(time.time())}", preset="stc3", annotators_per_dialogue=1)
+        dialogues_import(project=project, paths=[subset])
+    users, tokens = [], []
+    for i in range(args.clients):
+        user = get_user_model().objects.create_user(username=f"load{i}-{project.pk}", password="x-load-pass-1")
+        membership_add(project=project, user=user, role="annotator")
+        users.append(user)
+        tokens.append(Token.objects.create(user=user).key)
+    assignments_create_balanced(project=project)
+    turns = {d["id"]: [t["sender"] for t in d["turns"]] for d in dialogues}
+    work = {u.pk: list(Assignment.objects.filter(annotator=u).select_related("dialogue")
+                       .order_by("queue_rank").values_list("pk", "dialogue__external_id")) for u in users}
+
+    port = free_port()
+    server_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
+    server_env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+    gunicorn = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "config.wsgi:application",
+                                 "--bind", f"127.0.0.1:{port}", "--workers", os.environ.get("BENCH_GUNICORN_WORKERS", "3"),
+                                 "--log-level", "warning"], cwd=ROOT, env=server_env)
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
+                               "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+                              cwd=ROOT, env=server_env)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+
+    latencies: list[float] = []
+    errors: list[str] = []
+    expected: dict[int, set] = {}
+    lock = threading.Lock()
+    deadline = time.monotonic() + args.seconds
+
+    def body_for(external_id: str, complete: bool, seed: int) -> dict:
+        senders = turns[external_id]
+        nuggets = [("CNUG" if s == "customer" else "HNUG") if (t + seed) % 2 else
+                   ("CNaN" if s == "customer" else "HNaN") for t, s in enumerate(senders)]
+        judgements = [{"criterion": k, "unit": 0, "value": str((seed + i) % 5 - 2)} for i, k in enumerate("ASE")]
+        judgements += [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)]
+        return {"judgements": judgements if complete else judgements[:2], "submit": False, "seconds": 3}
+
+    def client(index: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        headers = {"Authorization": f"Token {tokens[index]}", "Content-Type": "application/json"}
+        items = work[users[index].pk]
+        step = 0
+        while time.monotonic() < deadline and step < 3 * len(items):
+            assignment_id, external_id = items[step // 3]
+            phase = step % 3
+            body = body_for(external_id, complete=phase > 0, seed=index)
+            body["submit"] = phase == 2
+            payload = json.dumps(body)
+            started = time.perf_counter()
+            try:
+                connection.request("POST", f"/api/assignments/{assignment_id}/judgements/", payload, headers)
+                response = connection.getresponse()
+                response.read()
+                status = response.status
+            except (OSError, http.client.HTTPException) as exc:
+                status = f"{type(exc).__name__}"
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            elapsed = time.perf_counter() - started
+            with lock:
+                latencies.append(elapsed)
+                if status != 200:
+                    errors.append(f"{assignment_id}: {status}")
+                else:
+                    expected[assignment_id] = {(j["criterion"], j["unit"], j["value"]) for j in body["judgements"]}
+            step += 1
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    gunicorn.terminate()
+    worker.terminate()
+    gunicorn.wait(timeout=30)
+    worker.wait(timeout=30)
+
+    ordered = sorted(latencies)
+
+    def pct(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    print(f"clients / duration              {args.clients} / {wall:.1f} s")
+    print(f"requests                        {len(latencies)} ({len(latencies) / wall:.0f} requests/s)")
+    print(f"latency p50 / p95 / p99         {pct(0.5):.1f} / {pct(0.95):.1f} / {pct(0.99):.1f} ms   (target p95 < 100 ms)")
+    print(f"errors                          {len(errors)}{': ' + ', '.join(errors[:5]) if errors else ''}")
+    stored: dict[int, set] = {}
+    for assignment_id, key, unit, value in Judgement.objects.filter(assignment_id__in=list(expected)).values_list(
+            "assignment_id", "criterion__key", "unit", "value"):
+        stored.setdefault(assignment_id, set()).add((key, unit, value))
+    rows = Judgement.objects.filter(assignment_id__in=list(expected)).count()
+    exact = stored == expected and rows == sum(len(v) for v in expected.values())
+    submitted = Assignment.objects.filter(pk__in=list(expected), status="submitted").count()
+    print(f"database check                  {'exactly the last accepted saves' if exact else 'MISMATCH'} "
+          f"({len(expected)} items, {rows} judgements, {submitted} submitted)")
+
+
+if __name__ == "__main__":
+    main()
