@@ -21,7 +21,8 @@ def project_progress(*, project: Project) -> dict:
             assigned=Count("assignments", filter=Q(assignments__imported=False)),
             submitted=Count("assignments", filter=Q(assignments__imported=False,
                                                     assignments__status=AssignmentStatus.SUBMITTED)),
-        ).order_by("position", "pk").values("pk", "external_id", "assigned", "submitted")
+            seconds=Sum("assignments__seconds_spent", filter=Q(assignments__imported=False)),
+        ).order_by("position", "pk").values("pk", "external_id", "assigned", "submitted", "seconds")
     )
     items = list(work.select_related("annotator", "dialogue").order_by("dialogue__position", "annotator__username"))
     members = list(Membership.objects.filter(project=project, imported=False).select_related("user")

@@ -75,3 +75,19 @@ def refresh_comparisons(request, slug: str):
     else:
         messages.error(request, "The workers cannot be reached right now.")
     return redirect("leaderboard", slug=slug)
+
+
+@login_required
+@require_POST
+def score_reorderings(request, slug: str):
+    """Coherence projects: score the annotators' submitted reorderings as a run."""
+    from scoring.services.runs import run_score
+
+    project = lead_project(request, slug)
+    try:
+        run = run_score(project=project)
+    except RunFileError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Scored {run.scores['n_reorderings']} reorderings.")
+    return redirect("leaderboard", slug=slug)
