@@ -1,0 +1,41 @@
+"""Lead-only scoring pages with Django's client: permissions and the reorderings button."""
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotator.models import Assignment, Reordering
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add
+from scoring.models import Run
+
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+
+
+def test_scoring_pages_are_for_leads_only(make_project, make_user, client):
+    project = make_project("stc3")
+    annotator = make_user("a")
+    membership_add(project=project, user=annotator, role="annotator")
+    client.force_login(annotator)
+    for name in ("dashboard", "leaderboard"):
+        assert client.get(reverse(name, args=[project.slug])).status_code == 403
+    outsider = make_user("o")
+    client.force_login(outsider)
+    assert client.get(reverse("dashboard", args=[project.slug])).status_code == 404
+
+
+def test_lead_scores_reorderings_from_the_leaderboard(make_project, make_user, client, tmp_path):
+    project = make_project("coherence")
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "c", "turns": [{"speaker": "AB"[t % 2], "text": str(t)} for t in range(4)]}))
+    dialogues_import(project=project, paths=[path])
+    lead, annotator = make_user("lead"), make_user("ann")
+    membership_add(project=project, user=lead, role="lead")
+    assignment = Assignment.objects.create(annotator=annotator, dialogue=project.dialogues.get(), status="submitted")
+    Reordering.objects.create(assignment=assignment, submitted_order=[2, 1, 0, 3])
+    client.force_login(lead)
+    response = client.post(reverse("leaderboard_reorderings", args=[project.slug]), follow=True)
+    assert response.status_code == 200 and b"Scored 1 reorderings." in response.content
+    run = Run.objects.get(project=project)
+    assert run.scores["reordering"]["tau"] == pytest.approx(0.0)  # 3 concordant, 3 discordant pairs
+    assert b"reordering" in client.get(reverse("leaderboard", args=[project.slug])).content
