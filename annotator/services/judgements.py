@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
+from annotator.models import Assignment, AssignmentStatus, Judgement, Post, Reordering
 from annotator.presets import PRESETS
 from annotator.services.units import UnitError, check_value, required_units, unit_speaker
 from scoring.services.schedule import statistics_request_on_commit
@@ -33,9 +33,11 @@ class Given:
     value: str
 
 
-def _dialogue_shape(assignment: Assignment) -> tuple[list[str], list[int]]:
-    rows = list(assignment.dialogue.posts.order_by("position").values_list("speaker", "utterance_block"))
-    return [s for s, _b in rows], [b for _s, b in rows]
+def _dialogue_shape(dialogue_id: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Speakers and utterance blocks of a dialogue's posts."""
+    rows = list(Post.objects.filter(dialogue_id=dialogue_id).order_by("position").values_list("speaker",
+                                                                                               "utterance_block"))
+    return tuple(s for s, _b in rows), tuple(b for _s, b in rows)
 
 
 def _turn_speakers(speakers: list[str], blocks: list[int]) -> list[str]:
@@ -75,7 +77,7 @@ def judgements_save(*, assignment_id: int, user, values: Iterable[Given], reorde
                       .get(pk=assignment_id, annotator=user, imported=False))
         project = assignment.dialogue.project
         criteria = {c.key: c for c in project.criteria.all()}
-        speakers, blocks = _dialogue_shape(assignment)
+        speakers, blocks = _dialogue_shape(assignment.dialogue_id)
         problems: list[str] = []
         given: dict[tuple[str, int], str] = {}
         for v in values:

@@ -31,12 +31,15 @@ def safe_enqueue(task, *args, countdown: float | None = None) -> bool:
 
 def statistics_request(*, project_id: int) -> bool:
     """Ask for the project's statistics to be recomputed; True if this call scheduled the work."""
-    StatisticsJob.objects.get_or_create(project_id=project_id)
     now = timezone.now()
     claimed = StatisticsJob.objects.filter(project_id=project_id, pending=False).update(pending=True, requested_at=now)
     if not claimed:
-        StatisticsJob.objects.filter(project_id=project_id).update(requested_at=now)
-        return False
+        if StatisticsJob.objects.filter(project_id=project_id).update(requested_at=now):
+            return False  # already pending: the scheduled recomputation will cover this request too
+        _job, created = StatisticsJob.objects.get_or_create(project_id=project_id,
+                                                            defaults={"pending": True, "requested_at": now})
+        if not created:  # another request created it first
+            return False
     from scoring.tasks import recompute_statistics
 
     if safe_enqueue(recompute_statistics, project_id, countdown=settings.STATISTICS_DEBOUNCE_SECONDS):
