@@ -5,7 +5,6 @@ import csv
 import io
 import json
 
-import numpy as np
 
 from annotator.models import Project, Unit
 from scoring.data import project_judgements

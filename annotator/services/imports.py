@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,24 @@ def dialogues_import(*, project: Project, paths: Sequence[Path | str], fmt: str 
         if writer.dialogues == 0:
             raise ImportFailure(", ".join(map(str, paths)), "contains no dialogues")
     return ImportReport(writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created)
+
+
+def dialogues_import_upload(*, project: Project, uploaded, fmt: str = "auto", language: str | None = None) -> ImportReport:
+    """``dialogues_import`` of an uploaded file (pages and API): kept under its own name in a temporary folder.
+
+    Error messages name the uploaded file, not the temporary path.
+    """
+    name = Path(uploaded.name).name or "upload"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        with open(path, "wb") as out:
+            for chunk in uploaded.chunks():
+                out.write(chunk)
+        try:
+            return dialogues_import(project=project, paths=[path], fmt=fmt, language=language)
+        except ImportFailure as exc:
+            exc.file = exc.file.replace(f"{tmp}/", "")
+            raise
 
 
 def _safe_username(text: str) -> str:

@@ -40,3 +40,8 @@ def membership_add(*, project: Project, user: AbstractBaseUser, role: str) -> Me
         project=project, user=user, defaults={"role": role, "active": True}
     )
     return membership
+
+
+def membership_remove(*, project: Project, user_id: int) -> int:
+    """Deactivate a member (their submitted work stays; ``assign`` hands their unfinished work to others)."""
+    return Membership.objects.filter(project=project, user_id=user_id).update(active=False)

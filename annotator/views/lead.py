@@ -1,9 +1,6 @@
 """The lead's pages: create a project, guidelines and K, upload, members, assignment, progress, reopen."""
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -18,9 +15,9 @@ from annotator.importers import ImportFailure
 from annotator.models import Assignment, Role
 from annotator.selectors.progress import project_progress
 from annotator.services.assignment import assignments_create_balanced
-from annotator.services.imports import dialogues_import
+from annotator.services.imports import dialogues_import_upload
 from annotator.services.judgements import assignment_reopen
-from annotator.services.projects import membership_add, project_create
+from annotator.services.projects import membership_add, membership_remove, project_create
 from annotator.views.access import lead_project
 
 
@@ -81,18 +78,12 @@ def upload(request, slug: str):
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _page(request, project, upload_form=form)
-    uploaded = form.cleaned_data["file"]
-    name = Path(uploaded.name).name
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
-        with open(path, "wb") as out:
-            for chunk in uploaded.chunks():
-                out.write(chunk)
-        try:
-            report = dialogues_import(project=project, paths=[path], fmt=form.cleaned_data["format"])
-        except ImportFailure as exc:
-            return _page(request, project, upload_form=form,
-                         upload_error=f"Nothing was imported. {str(exc).replace(str(tmp) + '/', '')}")
+    try:
+        report = dialogues_import_upload(project=project, uploaded=form.cleaned_data["file"],
+                                         fmt=form.cleaned_data["format"])
+    except ImportFailure as exc:
+        return _page(request, project, upload_form=form, upload_error=f"Nothing was imported. {exc}")
+    name = form.cleaned_data["file"].name
     messages.success(request, f"Imported {report.dialogues} dialogues ({report.judgements} judgements) from {name}.")
     return redirect("lead_project", slug=slug)
 
@@ -126,7 +117,8 @@ def member_add(request, slug: str):
 @require_POST
 def member_remove(request, slug: str, user_id: int):
     project = lead_project(request, slug)
-    project.memberships.filter(user_id=user_id).exclude(user=request.user).update(active=False)
+    if user_id != request.user.pk:  # a lead cannot remove themselves here
+        membership_remove(project=project, user_id=user_id)
     messages.success(request, "Removed the member; run the assignment to hand their unfinished work to others.")
     return redirect("lead_project", slug=slug)
 

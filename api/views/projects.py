@@ -1,9 +1,6 @@
 """Projects, their dialogues (list, detail, import), statistics and gold export."""
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from django.db.models import Count
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -15,7 +12,7 @@ from rest_framework.views import APIView
 
 from annotator.exporters import EXPORT_FORMATS, export_gold
 from annotator.models import Dialogue, Membership, Project, Role
-from annotator.services.imports import dialogues_import
+from annotator.services.imports import dialogues_import_upload
 from annotator.views.access import lead_project, member_project
 from api import serializers as s
 from api.errors import FormatIsAParameter
@@ -88,14 +85,9 @@ class DialogueImport(APIView):
         project = lead_project(request, slug)
         given = s.ImportIn(data=request.data)
         given.is_valid(raise_exception=True)
-        uploaded = given.validated_data["file"]
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / Path(uploaded.name).name
-            with open(path, "wb") as out:
-                for chunk in uploaded.chunks():
-                    out.write(chunk)
-            report = dialogues_import(project=project, paths=[path], fmt=given.validated_data["format"],
-                                      language=given.validated_data.get("language") or None)
+        report = dialogues_import_upload(project=project, uploaded=given.validated_data["file"],
+                                         fmt=given.validated_data["format"],
+                                         language=given.validated_data.get("language") or None)
         return Response(s.ImportOut(report).data, status=status.HTTP_201_CREATED)
 
 

@@ -1,7 +1,6 @@
 """The REST API: tokens, roles, the same validation and bytes as the pages and commands, runs."""
 import io
 import json
-import zipfile
 
 import pytest
 from rest_framework.authtoken.models import Token

@@ -10,7 +10,6 @@ import time
 
 import numpy as np
 import pytest
-from django.db import transaction
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
@@ -21,7 +20,7 @@ from scoring.models import ProjectStatistics, Run, StatisticsJob
 from scoring.services.schedule import statistics_request
 from scoring.tasks import recompute_statistics
 from tests.conftest import ROOT, database_url, start_worker, stop_worker
-from tests.fixtures.collections import stc3_dialogues, write_json
+from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -54,13 +53,7 @@ def test_dbdc3_eval_agreement_through_worker_and_api(celery_worker_process, dbdc
     assert response.status_code == 200
     assert response["X-Statistics-Computed-At"] == ProjectStatistics.objects.get(project=project).computed_at.isoformat()
     breakdown = response.json()["criteria"]["breakdown"]
-    counts = []
-    for path in sorted((dbdc_dir / "eval").rglob("*.log.json")):
-        for turn in json.loads(path.read_text(encoding="utf-8"))["turns"]:
-            if turn["annotations"]:
-                labels = [a["breakdown"] for a in turn["annotations"]]
-                counts.append([labels.count(x) for x in "OTX"])
-    counts = np.array(counts)
+    counts = dbdc_turn_counts(dbdc_dir / "eval")
     assert breakdown["n_units"] == len(counts) == 2000
     assert breakdown["fleiss_kappa"] == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
     merged = np.stack([counts[:, 0] + counts[:, 1], counts[:, 2]], axis=1)

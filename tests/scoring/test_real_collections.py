@@ -3,6 +3,8 @@ import json
 
 import numpy as np
 import pytest
+
+from tests.fixtures.collections import dbdc_turn_counts
 from krippendorff import alpha as reference_alpha
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
@@ -41,13 +43,7 @@ def test_stc3_quality_and_nugget_agreement_equal_references(stc3_dir):
 
 
 def test_dbdc3_breakdown_agreement_equals_references(dbdc_dir):
-    counts = []
-    for path in sorted((dbdc_dir / "eval").rglob("*.log.json")):
-        for turn in json.loads(path.read_text(encoding="utf-8"))["turns"]:
-            if turn["annotations"]:
-                labels = [a["breakdown"] for a in turn["annotations"]]
-                counts.append([labels.count(x) for x in "OTX"])
-    counts = np.array(counts)
+    counts = dbdc_turn_counts(dbdc_dir / "eval")
     assert counts.sum(axis=1).min() == 30
     assert fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
     assert randolph_kappa(counts) == pytest.approx(sm_fleiss(counts, method="randolph"), abs=1e-9)
