@@ -2,7 +2,9 @@
 
 Submissions call ``statistics_request``: the first request marks the project's job pending (a
 compare-and-set update) and enqueues one recomputation a few seconds later; requests arriving
-while it is pending add nothing, so a burst of submissions costs one recomputation. When the
+while it is pending add nothing, so a burst of submissions costs one recomputation. The delay
+grows with the time the last recomputation took, so that under steady load the workers spend at
+most a tenth of their time on it. When the
 broker is down the request is logged and dropped: the judgements are saved, the dashboard shows
 its numbers as stale, and the next submission or the lead's "Recompute" schedules the work again.
 """
@@ -42,10 +44,18 @@ def statistics_request(*, project_id: int) -> bool:
             return False
     from scoring.tasks import recompute_statistics
 
-    if safe_enqueue(recompute_statistics, project_id, countdown=settings.STATISTICS_DEBOUNCE_SECONDS):
+    if safe_enqueue(recompute_statistics, project_id, countdown=recompute_delay(project_id)):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, last_error="the broker was unreachable")
     return False
+
+
+def recompute_delay(project_id: int) -> float:
+    """Seconds to wait before recomputing: the debounce, stretched so that recomputing takes at most
+    1/STATISTICS_DUTY_FACTOR of the time while submissions keep coming (large projects, busy hours)."""
+    last = StatisticsJob.objects.filter(project_id=project_id).values_list("started_at", "finished_at").first()
+    took = (last[1] - last[0]).total_seconds() if last and last[0] and last[1] and last[1] >= last[0] else 0.0
+    return max(settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR * took)
 
 
 def statistics_request_on_commit(*, project_id: int) -> None:

@@ -9,9 +9,10 @@ from scoring.services.statistics import project_statistics
 from scoring.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
 
-pytestmark = pytest.mark.worker
 
 
+
+@pytest.mark.worker
 def test_recompute_through_a_real_worker(celery_worker_process, transactional_db, make_project, tmp_path):
     # given a project with imported judgements
     project = make_project("stc3")
@@ -28,3 +29,21 @@ def test_recompute_through_a_real_worker(celery_worker_process, transactional_db
     again = recompute_statistics.delay(project.pk).get(timeout=60)
     assert again["fingerprint"] == answer["fingerprint"]
     assert ProjectStatistics.objects.filter(project=project).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from scoring.models import StatisticsJob
+    from scoring.services.schedule import recompute_delay
+
+    settings.STATISTICS_DEBOUNCE_SECONDS = 3
+    settings.STATISTICS_DUTY_FACTOR = 10
+    project = make_project("stc3")
+    assert recompute_delay(project.pk) == 3  # never computed
+    now = timezone.now()
+    StatisticsJob.objects.create(project=project, started_at=now - timedelta(seconds=2), finished_at=now)
+    assert recompute_delay(project.pk) == pytest.approx(20)
