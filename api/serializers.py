@@ -112,3 +112,13 @@ class RunIn(serializers.Serializer):
 
 class ExportQuery(serializers.Serializer):
     format = serializers.ChoiceField(choices=sorted(EXPORT_FORMATS))
+
+
+class DialogueFilters(serializers.Serializer):
+    external_id = serializers.CharField(required=False, max_length=200)
+    language = serializers.CharField(required=False, max_length=20)
+
+
+class AssignmentFilters(serializers.Serializer):
+    project = serializers.SlugField(required=False, max_length=80)
+    status = serializers.ChoiceField(required=False, choices=["pending", "in_progress", "submitted"])

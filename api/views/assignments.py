@@ -39,11 +39,13 @@ class AssignmentList(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
+        filters = s.AssignmentFilters(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
         items = own_assignments(self.request)
-        if self.request.query_params.get("project"):
-            items = items.filter(dialogue__project__slug=self.request.query_params["project"])
-        if self.request.query_params.get("status"):
-            items = items.filter(status=self.request.query_params["status"])
+        if "project" in filters.validated_data:
+            items = items.filter(dialogue__project__slug=filters.validated_data["project"])
+        if "status" in filters.validated_data:
+            items = items.filter(status=filters.validated_data["status"])
         return items
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from django.db.models import Count
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -61,15 +61,20 @@ class DialogueList(generics.ListAPIView):
         dialogues = Dialogue.objects.filter(project=project)
         if membership.role != Role.LEAD:
             dialogues = dialogues.filter(assignments__annotator=self.request.user, assignments__imported=False)
-        for name in ("external_id", "language"):
-            if self.request.query_params.get(name):
-                dialogues = dialogues.filter(**{name: self.request.query_params[name]})
+        filters = s.DialogueFilters(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)  # a 400 naming the parameter, never a database error
+        dialogues = dialogues.filter(**filters.validated_data)
         return dialogues.annotate(n_posts=Count("posts")).order_by("position", "pk")
 
 
 class DialogueDetail(generics.RetrieveAPIView):
     serializer_class = s.DialogueDetailOut
     lookup_field = "external_id"
+
+    def get_object(self):
+        if "\x00" in self.kwargs["external_id"]:  # no id contains NUL, and PostgreSQL refuses to compare with it
+            raise Http404("no such dialogue")
+        return super().get_object()
 
     def get_queryset(self):
         return DialogueList.get_queryset(self).prefetch_related("posts")

@@ -162,3 +162,12 @@ def test_docs_are_served_without_a_cdn(world, client):
     assert "cdn" not in page.lower() and "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
     schema = client.get("/api/schema/?format=json").json()
     assert "/api/projects/{slug}/stats/" in schema["paths"]
+
+
+def test_bad_query_parameters_are_400s_naming_the_parameter(world):
+    lead = client_for(world["lead"])
+    response = lead.get("/api/projects/p1/dialogues/", {"external_id": "a\x00b"})
+    assert response.status_code == 400 and "external_id" in response.json()
+    response = client_for(world["ann"]).get("/api/assignments/", {"status": "finished"})
+    assert response.status_code == 400 and "status" in response.json()
+    assert lead.get("/api/projects/p1/dialogues/a%00b/").status_code == 404
