@@ -47,8 +47,12 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
 
 
 def export_dbdc_zip(project: Project) -> bytes:
+    """The zip of ``*.log.json`` files; reproducible: the same data gives the same bytes (fixed timestamps)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path, record in dbdc_records(project):
-            archive.writestr(path, json.dumps(record, ensure_ascii=False, indent=2))
+            member = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
+            member.compress_type = zipfile.ZIP_DEFLATED
+            member.external_attr = 0o644 << 16
+            archive.writestr(member, json.dumps(record, ensure_ascii=False, indent=2))
     return buffer.getvalue()

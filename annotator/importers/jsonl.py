@@ -12,8 +12,12 @@ from .base import ImportFailure, ParsedDialogue, ParsedPost, require
 
 
 def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        for line_number, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for line_number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ImportFailure(display, f"not UTF-8 text: {exc}", field=f"line {line_number}") from None
             if not line.strip():
                 continue
             try:

@@ -25,6 +25,8 @@ def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
     except Exception as exc:  # openpyxl raises several unrelated types for a broken file
         raise ImportFailure(display, f"not a readable xlsx workbook: {exc}") from None
     try:
+        if not workbook.worksheets:
+            raise ImportFailure(display, "the workbook has no sheet")
         rows = workbook.worksheets[0].iter_rows(values_only=True)
         header = [str(c).strip() if c is not None else "" for c in next(rows, ())]
         required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]

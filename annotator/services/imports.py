@@ -59,7 +59,7 @@ def dialogues_import_upload(*, project: Project, uploaded, fmt: str = "auto", la
 
     Error messages name the uploaded file, not the temporary path.
     """
-    name = Path(uploaded.name).name or "upload"
+    name = re.sub(r"[^\w.+-]", "_", Path(str(uploaded.name)).name)[-100:].lstrip(".") or "upload"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
         with open(path, "wb") as out:

@@ -133,3 +133,13 @@ def test_second_import_appends_and_keeps_annotators(make_project, tmp_path):
     report = dialogues_import(project=project, paths=[write_json(tmp_path / "b.json", [second])])
     assert report.annotators_created == 0
     assert list(Dialogue.objects.filter(project=project).values_list("external_id", flat=True)) == ["d1", "d2"]
+
+
+def test_dbdc_export_is_reproducible_byte_for_byte(make_project, tmp_path):
+    import time
+
+    project = make_project("dbdc")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "a.log.json", dbdc_dialogue("a"))])
+    first = export_gold(project=project, fmt="dbdc")
+    time.sleep(2.1)  # zip timestamps have a two-second resolution
+    assert export_gold(project=project, fmt="dbdc") == first

@@ -171,3 +171,15 @@ def test_bad_query_parameters_are_400s_naming_the_parameter(world):
     response = client_for(world["ann"]).get("/api/assignments/", {"status": "finished"})
     assert response.status_code == 400 and "status" in response.json()
     assert lead.get("/api/projects/p1/dialogues/a%00b/").status_code == 404
+
+
+def test_odd_uploads_are_client_errors(world):
+    lead = client_for(world["other"])
+    for name, content, fmt in (("x\x00y.jsonl", b'{"id": 1}', "jsonl"), ("a" * 300 + ".jsonl", b"\xff\xfe", "jsonl"),
+                               ("sheet.xlsx", b"not a workbook", "nlpcc"), ("../../etc/passwd", b"[]", "stc3")):
+        upload = io.BytesIO(content)
+        upload.name = name
+        response = lead.post("/api/projects/p2/dialogues/import/", {"file": upload, "format": fmt},
+                             format="multipart")
+        assert response.status_code == 400, (name, response.content)
+    assert world["other_project"].dialogues.count() == 0

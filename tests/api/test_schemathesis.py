@@ -1,4 +1,6 @@
 """Schemathesis generates requests from the OpenAPI schema; none may cause a server error."""
+import os
+
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -11,7 +13,7 @@ from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = pytest.mark.django_db
 
-MAX_EXAMPLES = 15  # per operation: bounded so the suite stays fast
+MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "15"))  # per operation: bounded, fast
 
 
 @pytest.fixture
