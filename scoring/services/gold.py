@@ -42,7 +42,7 @@ def turn_gold(project: Project, data: CriterionJudgements, external: dict[int, s
         (external[int(d)], int(u)): counts[i, scales[data.unit_speaker[i]]]
         for i, (d, u) in enumerate(zip(data.unit_dialogue, data.unit_index))
     }
-    return TurnGold({d: s for d, s in speakers.items()}, per_unit)
+    return TurnGold(speakers, per_unit)
 
 
 def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
@@ -52,4 +52,3 @@ def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
     return by_unit
 
 
-__all__ = ["TurnGold", "criteria_by_unit", "dialogue_counts", "external_ids", "turn_gold"]
