@@ -98,7 +98,10 @@ def paired_bootstrap(scores, trials: int = 10_000, seed: int | None = 0, *, chun
         second = weights @ centred ** 2 / items
         var = (second - m ** 2) * items / (items - 1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            t = np.where(var > 0, m / np.sqrt(var / items), 0.0)
+            # a resample without variance but with a shifted mean is infinitely extreme (conservative
+            # for tiny item sets, where it is common); one with neither counts as t = 0
+            t = np.where(var > 1e-15, m / np.sqrt(np.maximum(var, 1e-300) / items),
+                         np.where(np.abs(m) > 1e-12, np.inf, 0.0))
         exceed += (np.abs(t) >= np.abs(t_obs) - 1e-12).sum(axis=0)
         done += k
     p = np.ones((runs, runs))

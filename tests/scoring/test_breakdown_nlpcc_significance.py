@@ -94,3 +94,8 @@ def test_tests_separate_different_runs_and_not_identical_ones():
     assert tukey[0, 2] > 0.5
     assert discriminative_power(tukey) == pytest.approx(2 / 3)
     assert ranking_stability(x[:, :2], trials=100).mean_tau == 1.0
+
+
+def test_bootstrap_is_not_fooled_by_two_items():
+    x = np.array([[0.40, 0.43], [0.44, 0.43]])
+    assert paired_bootstrap(x, 2000, 0)[0, 1] > 0.2
