@@ -5,10 +5,20 @@ from annotator.models import (
 )
 
 
+# Judgements refer to a criterion's key, unit, scale and speaker and to a post's speaker and block,
+# and saves cache them per process (annotator.selectors.structure): they are fixed once created.
+CRITERION_STRUCTURE = ("project", "key", "unit", "values", "speaker")
+POST_STRUCTURE = ("position", "speaker", "utterance_block")
+
+
 class CriterionInline(admin.TabularInline):
     model = Criterion
     extra = 0
     fields = ("position", "key", "label", "unit", "level", "speaker")
+    readonly_fields = CRITERION_STRUCTURE[1:]
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class MembershipInline(admin.TabularInline):
@@ -39,12 +49,20 @@ class MembershipAdmin(admin.ModelAdmin):
 class CriterionAdmin(admin.ModelAdmin):
     list_display = ("key", "label", "project", "unit", "level", "speaker", "position")
     list_filter = ("unit", "level", "project")
+    readonly_fields = CRITERION_STRUCTURE
+
+    def has_add_permission(self, request) -> bool:
+        return False  # criteria come from the project's preset
 
 
 class PostInline(admin.TabularInline):
     model = Post
     extra = 0
     fields = ("position", "speaker", "utterance_block", "text")
+    readonly_fields = POST_STRUCTURE
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # posts come from an import
 
 
 @admin.register(Dialogue)

@@ -3,7 +3,7 @@ from rest_framework import serializers
 
 from annotator.exporters import EXPORT_FORMATS
 from annotator.importers import FORMATS
-from annotator.models import Assignment, Criterion, Dialogue, Post, Project
+from annotator.models import AssignmentStatus, Criterion, Dialogue, Post, Project
 from scoring.models import Run
 
 
@@ -63,23 +63,25 @@ class JudgementOut(serializers.Serializer):
     value = serializers.CharField()
 
 
-class AssignmentOut(serializers.ModelSerializer):
+class AssignmentOut(serializers.Serializer):
+    """Declared field by field (not a ModelSerializer): it answers every autosave, and building a
+    ModelSerializer's fields from the model on each response costs more than the rest of the answer."""
+
+    id = serializers.IntegerField(read_only=True)
     project = serializers.CharField(source="dialogue.project.slug", read_only=True)
     dialogue = serializers.CharField(source="dialogue.external_id", read_only=True)
     dialogue_id = serializers.IntegerField(read_only=True)
-
-    class Meta:
-        model = Assignment
-        fields = ["id", "project", "dialogue", "dialogue_id", "status", "shown_order", "started_at", "submitted_at",
-                  "seconds_spent"]
+    status = serializers.ChoiceField(choices=AssignmentStatus.choices, read_only=True)
+    shown_order = serializers.ListField(child=serializers.IntegerField(), read_only=True, allow_null=True,
+                                        help_text="Ordering tasks: original positions in shown order.")
+    started_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    seconds_spent = serializers.IntegerField(read_only=True)
 
 
 class AssignmentDetailOut(AssignmentOut):
     judgements = JudgementOut(many=True, read_only=True, source="judgement_rows")
     reordering = serializers.ListField(child=serializers.IntegerField(), read_only=True, allow_null=True)
-
-    class Meta(AssignmentOut.Meta):
-        fields = AssignmentOut.Meta.fields + ["judgements", "reordering"]
 
 
 class JudgementIn(serializers.Serializer):

@@ -32,11 +32,49 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def cpu_by_process_group(groups: dict[str, int]) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by each group: a process tree named by its root pid,
+    plus PostgreSQL and Redis by process name."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent, comm, cpu = {}, {}, {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        pid = int(stat.parent.name)
+        parent[pid], comm[pid], cpu[pid] = int(rest[1]), name, (int(rest[11]) + int(rest[12])) / tick
+
+    def group_of(pid: int) -> str | None:
+        if comm[pid].startswith("postgres"):
+            return "postgresql"
+        if comm[pid].startswith("redis-server"):
+            return "redis"
+        seen = pid
+        while seen in parent:
+            for label, root in groups.items():
+                if seen == root:
+                    return label
+            seen = parent[seen]
+        return None
+
+    totals = dict.fromkeys([*groups, "postgresql", "redis"], 0.0)
+    for pid in cpu:
+        label = group_of(pid)
+        if label:
+            totals[label] += cpu[pid]
+    return totals
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--dialogues", type=int, default=3700)
+    parser.add_argument("--annotators-per-dialogue", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (> 1: gthread)")
     args = parser.parse_args()
     env = django_on_postgres(with_redis=True)
     from django.contrib.auth import get_user_model
@@ -54,7 +92,8 @@ def main() -> None:
             d.pop("annotations", None)
         subset = Path(tmp) / "subset.json"
         subset.write_text(json.dumps(dialogues, ensure_ascii=False), encoding="utf-8")
-        project = project_create(slug=f"load-{int(time.time())}", preset="stc3", annotators_per_dialogue=1)
+        project = project_create(slug=f"load-{int(time.time())}", preset="stc3",
+                                 annotators_per_dialogue=args.annotators_per_dialogue)
         dialogues_import(project=project, paths=[subset])
     users, tokens = [], []
     for i in range(args.clients):
@@ -71,7 +110,7 @@ def main() -> None:
     server_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
     server_env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
     gunicorn = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "config.wsgi:application",
-                                 "--bind", f"127.0.0.1:{port}", "--workers", os.environ.get("BENCH_GUNICORN_WORKERS", "3"),
+                                 "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers), "--threads", str(args.threads),
                                  "--log-level", "warning"], cwd=ROOT, env=server_env)
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
                                "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
@@ -126,6 +165,8 @@ def main() -> None:
                     expected[assignment_id] = {(j["criterion"], j["unit"], j["value"]) for j in body["judgements"]}
             step += 1
 
+    groups = {"gunicorn": gunicorn.pid, "celery worker": worker.pid, "load generator": os.getpid()}
+    cpu_before = cpu_by_process_group(groups)
     started = time.perf_counter()
     threads = [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
     for t in threads:
@@ -133,6 +174,7 @@ def main() -> None:
     for t in threads:
         t.join()
     wall = time.perf_counter() - started
+    cpu_after = cpu_by_process_group(groups)
     gunicorn.terminate()
     worker.terminate()
     gunicorn.wait(timeout=30)
@@ -147,6 +189,15 @@ def main() -> None:
     print(f"requests                        {len(latencies)} ({len(latencies) / wall:.0f} requests/s)")
     print(f"latency p50 / p95 / p99         {pct(0.5):.1f} / {pct(0.95):.1f} / {pct(0.99):.1f} ms   (target p95 < 100 ms)")
     print(f"errors                          {len(errors)}{': ' + ', '.join(errors[:5]) if errors else ''}")
+    for label in cpu_after:
+        used = cpu_after[label] - cpu_before[label]
+        print(f"CPU {label:<28}{used:.1f} s ({used / wall:.2f} cores, {1000 * used / max(1, len(latencies)):.2f} ms/request)")
+    from scoring.models import StatisticsJob
+
+    job = StatisticsJob.objects.filter(project=project).first()
+    if job and job.recomputations:
+        print(f"statistics recomputed           {job.recomputations} times during the run (the last took "
+              f"{(job.finished_at - job.started_at).total_seconds():.2f} s, on the worker at lower CPU priority)")
     stored: dict[int, set] = {}
     for assignment_id, key, unit, value in Judgement.objects.filter(assignment_id__in=list(expected)).values_list(
             "assignment_id", "criterion__key", "unit", "value"):

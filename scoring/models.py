@@ -62,6 +62,7 @@ class StatisticsJob(models.Model):
     requested_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    last_duration = models.FloatField(default=0.0, help_text="Seconds the last finished recomputation took.")
     last_error = models.TextField(blank=True)
     recomputations = models.PositiveIntegerField(default=0, help_text="How many times the workers recomputed.")
 

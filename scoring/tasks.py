@@ -16,10 +16,13 @@ RETRY = {"autoretry_for": TRANSIENT, "retry_backoff": 2, "retry_kwargs": {"max_r
 @shared_task(bind=True, **RETRY)
 def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
     # Requests arriving from now on schedule a new run; this one covers everything committed so far.
-    StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=timezone.now())
+    started = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=started)
     stored = statistics_recompute(project_id=project_id, force=force)
-    StatisticsJob.objects.filter(project_id=project_id).update(finished_at=timezone.now(), last_error="",
-                                                               recomputations=F("recomputations") + 1)
+    finished = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(
+        finished_at=finished, last_duration=(finished - started).total_seconds(), last_error="",
+        recomputations=F("recomputations") + 1)
     return {"project_id": project_id, "n_judgements": stored.n_judgements, "fingerprint": stored.fingerprint,
             "computed_at": stored.computed_at.isoformat()}
 

@@ -45,6 +45,15 @@ def tasks_in_process(request):
     app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
 
 
+@pytest.fixture(autouse=True)
+def fresh_structure_cache():
+    """Rolled-back tests hand SQLite's ids out again, so no test sees another's cached criteria."""
+    from annotator.selectors.structure import structure_cache_clear
+
+    structure_cache_clear()
+    yield
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_list, env_str
+from config.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -110,6 +110,7 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
     # fail fast when Redis is down: a submission must not wait for the result store
     "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
 }
+WORKER_NICENESS = env_int("WORKER_NICENESS", 10)  # 0-19; see config.celery.lower_cpu_priority
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))

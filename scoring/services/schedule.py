@@ -34,13 +34,13 @@ def safe_enqueue(task, *args, countdown: float | None = None) -> bool:
 def statistics_request(*, project_id: int) -> bool:
     """Ask for the project's statistics to be recomputed; True if this call scheduled the work."""
     now = timezone.now()
-    claimed = StatisticsJob.objects.filter(project_id=project_id, pending=False).update(pending=True, requested_at=now)
-    if not claimed:
-        if StatisticsJob.objects.filter(project_id=project_id).update(requested_at=now):
-            return False  # already pending: the scheduled recomputation will cover this request too
+    jobs = StatisticsJob.objects.filter(project_id=project_id)
+    if jobs.filter(pending=True).update(requested_at=now):
+        return False  # already pending (the usual case in a busy hour): that recomputation covers this request
+    if not jobs.filter(pending=False).update(pending=True, requested_at=now):
         _job, created = StatisticsJob.objects.get_or_create(project_id=project_id,
                                                             defaults={"pending": True, "requested_at": now})
-        if not created:  # another request created it first
+        if not created:  # another request created it, or claimed it, first
             return False
     from scoring.tasks import recompute_statistics
 
@@ -53,9 +53,8 @@ def statistics_request(*, project_id: int) -> bool:
 def recompute_delay(project_id: int) -> float:
     """Seconds to wait before recomputing: the debounce, stretched so that recomputing takes at most
     1/STATISTICS_DUTY_FACTOR of the time while submissions keep coming (large projects, busy hours)."""
-    last = StatisticsJob.objects.filter(project_id=project_id).values_list("started_at", "finished_at").first()
-    took = (last[1] - last[0]).total_seconds() if last and last[0] and last[1] and last[1] >= last[0] else 0.0
-    return max(settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR * took)
+    took = StatisticsJob.objects.filter(project_id=project_id).values_list("last_duration", flat=True).first()
+    return max(settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR * (took or 0.0))
 
 
 def statistics_request_on_commit(*, project_id: int) -> None:

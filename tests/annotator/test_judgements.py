@@ -119,3 +119,47 @@ def test_reordering_is_checked_against_the_constraints(make_project, make_user, 
     values = [Given("overall", 0, "5")] + [Given("turn_coherence", t, "4") for t in range(4)]
     judgements_save(assignment_id=item.pk, user=user, values=values, reordering=[2, 1, 0, 3], submit=True)
     assert Reordering.objects.get(assignment=item).submitted_order == [2, 1, 0, 3]
+
+
+@pytest.mark.sqlite
+def test_saves_record_their_times_and_every_row_of_a_large_item(item, monkeypatch):
+    # given saves split over several INSERT statements (the batch size shrunk to 2 rows)
+    from annotator.services import judgements
+
+    monkeypatch.setattr(judgements, "INSERT_BATCH", 2)
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], seconds=4)
+    item.refresh_from_db()
+    first_started = item.started_at
+    assert first_started is not None and first_started.tzinfo is not None and item.submitted_at is None
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True, seconds=5)
+    item.refresh_from_db()
+    # then every row is stored once, the start time is kept and the submission time is set
+    assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE}
+    assert Judgement.objects.filter(assignment=item).count() == len(COMPLETE)
+    assert item.started_at == first_started and item.submitted_at >= first_started
+    assert item.seconds_spent == 9 and item.status == AssignmentStatus.SUBMITTED
+    assert all(j.updated_at >= first_started for j in Judgement.objects.filter(assignment=item))
+    # and reopening then saving a draft clears the submission time
+    assignment_reopen(assignment_id=item.pk)
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:1])
+    item.refresh_from_db()
+    assert item.submitted_at is None and stored(item) == {("A", 0, "1")}
+
+
+@pytest.mark.sqlite
+def test_saves_read_criteria_and_posts_once_and_see_edits(item, django_assert_num_queries):
+    from annotator.models import Criterion
+
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:1])
+    # a second save reads neither the criteria nor the posts again: lock, delete, insert, update
+    with django_assert_num_queries(6, exact=False) as context:
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2])
+    statements = [q["sql"] for q in context.captured_queries if "SAVEPOINT" not in q["sql"]]
+    assert [s.split()[0] for s in statements] == ["SELECT", "DELETE", "INSERT", "UPDATE"]
+    assert not any("annotator_criterion" in s or "annotator_post" in s for s in statements)
+    # an edit of a criterion (the admin may change its label) reaches the next save's messages
+    criterion = Criterion.objects.get(project=item.dialogue.project, key="nugget")
+    criterion.label = "Nugget kind"
+    criterion.save()
+    with pytest.raises(SubmissionError, match=r"Nugget kind \(nugget\) is missing"):
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], submit=True)
