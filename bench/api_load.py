@@ -44,7 +44,9 @@ def cpu_by_process_group(groups: dict[str, int]) -> dict[str, float]:
             continue
         name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
         pid = int(stat.parent.name)
-        parent[pid], comm[pid], cpu[pid] = int(rest[1]), name, (int(rest[11]) + int(rest[12])) / tick
+        # own time plus that of exited children it has reaped (PostgreSQL's closed connections)
+        parent[pid], comm[pid] = int(rest[1]), name
+        cpu[pid] = sum(int(field) for field in rest[11:15]) / tick
 
     def group_of(pid: int) -> str | None:
         if comm[pid].startswith("postgres"):
@@ -111,15 +113,20 @@ def main() -> None:
     server_env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
     gunicorn = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "config.wsgi:application",
                                  "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers), "--threads", str(args.threads),
+                                 "--preload",
                                  "--log-level", "warning"], cwd=ROOT, env=server_env)
     worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
                                "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
                               cwd=ROOT, env=server_env)
-    for _ in range(200):
+    # Ready means answering HTTP (the port accepts connections before the workers exist).
+    waited = time.monotonic()
+    while time.monotonic() - waited < 60:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            probe.request("GET", "/accounts/login/")
+            probe.getresponse().read()
             break
-        except OSError:
+        except (OSError, http.client.HTTPException):
             time.sleep(0.1)
 
     latencies: list[float] = []

@@ -1,8 +1,13 @@
 """Correlating a per-dialogue measure with subjective ratings.
 
 Ratings are z-scored per annotator (``scoring.agreement.annotator_z_scores``) and averaged per
-dialogue; the measure is then compared with Kendall's tau-b (with a 95% bootstrap confidence
-interval over dialogues) and Pearson's r, as Zeng et al. (2017, Table 4) report for AUCH.
+dialogue; the measure is then compared with Kendall's tau-b and Pearson's r, as Zeng et al.
+(2017, sec. 5.1, Table 4) report for AUCH against the average ratings "with 95% confidence
+intervals". The paper does not say how its intervals were computed; ours is the jackknife
+interval of a U-statistic (tau plus or minus z times the delete-one jackknife standard error),
+which needs one pass over the pairs instead of a thousand resamples, is deterministic, and on
+samples of a few hundred dialogues or more agrees with the percentile bootstrap to about 0.01
+(tests/scoring/test_correlation.py).
 """
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ import numpy as np
 from scipy import stats
 
 from scoring.agreement import annotator_z_scores
+
+PAIR_BLOCK = 2_000_000  # pairs per block when summing concordances (bounds memory at ~16 MB per array)
 
 
 @dataclass(frozen=True)
@@ -32,21 +39,63 @@ def mean_z_scores(ratings) -> np.ndarray:
         return np.nanmean(z, axis=0)
 
 
-def correlate(measure, ratings, *, trials: int = 1000, confidence: float = 0.95, seed: int | None = 0) -> Correlation:
-    """Kendall's tau-b (bootstrap percentile CI) and Pearson's r between ``measure`` and the mean z-scores.
+def _untied_partners(v: np.ndarray) -> np.ndarray:
+    """For each item, how many other items have a different value."""
+    _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
+    return len(v) - counts[inverse]
 
-    ``measure``: per dialogue (n,); ``ratings``: annotators x dialogues with NaN.
+
+def concordance_per_item(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """c_i = sum_j sign(x_i - x_j) sign(y_i - y_j): concordant minus discordant partners of each item.
+
+    >>> concordance_per_item(np.array([1., 2., 3.]), np.array([1., 3., 2.])).tolist()
+    [2.0, 0.0, 0.0]
+    """
+    n = len(x)
+    out = np.empty(n)
+    step = max(1, PAIR_BLOCK // max(n, 1))
+    for start in range(0, n, step):  # blocks of rows: memory stays bounded for large collections
+        rows = slice(start, start + step)
+        out[rows] = (np.sign(x[rows, None] - x[None, :]) * np.sign(y[rows, None] - y[None, :])).sum(axis=1)
+    return out
+
+
+def kendall_tau_b_jackknife(x, y) -> tuple[float, np.ndarray]:
+    """Kendall's tau-b of (x, y) and its n delete-one jackknife values, from per-item pair counts.
+
+    tau_b = (C - D) / sqrt((P - T_x)(P - T_y)), P the number of pairs, T_x and T_y the pairs tied
+    in x and in y. Leaving item i out removes its c_i concordances and its untied partners
+    from each total, so all n jackknife values cost one pass over the pairs.
+
+    >>> round(kendall_tau_b_jackknife([1, 2, 3, 4], [1, 3, 2, 4])[0], 4)
+    0.6667
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    c = concordance_per_item(x, y)
+    tx, ty = _untied_partners(x).astype(float), _untied_partners(y).astype(float)
+    numerator, pairs_x, pairs_y = c.sum() / 2, tx.sum() / 2, ty.sum() / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = numerator / np.sqrt(pairs_x * pairs_y)
+        left_out = (numerator - c) / np.sqrt((pairs_x - tx) * (pairs_y - ty))
+    return float(tau), left_out
+
+
+def correlate(measure, ratings, *, confidence: float = 0.95) -> Correlation:
+    """Kendall's tau-b (jackknife CI) and Pearson's r between ``measure`` and the mean z-scores.
+
+    ``measure``: per dialogue (n,); ``ratings``: annotators x dialogues with NaN. The interval is
+    tau +- z_(1+confidence)/2 * SE, SE^2 = (n-1)/n * sum_i (tau_(-i) - mean tau_(-i))^2, clipped to [-1, 1].
     """
     x = np.asarray(measure, dtype=float)
     y = mean_z_scores(ratings)
     use = np.isfinite(x) & np.isfinite(y)
     x, y = x[use], y[use]
-    if len(x) < 3:
+    n = len(x)
+    if n < 3:
         raise ValueError("needs at least three dialogues with both a measure and ratings")
-    tau = stats.kendalltau(x, y).statistic
-    rng = np.random.default_rng(seed)
-    samples = rng.integers(0, len(x), size=(trials, len(x)))
-    boot = np.array([stats.kendalltau(x[s], y[s]).statistic for s in samples])
-    boot = boot[np.isfinite(boot)]
-    low, high = np.quantile(boot, [(1 - confidence) / 2, 1 - (1 - confidence) / 2])
-    return Correlation(float(tau), float(low), float(high), float(stats.pearsonr(x, y).statistic), int(len(x)))
+    tau, left_out = kendall_tau_b_jackknife(x, y)
+    left_out = left_out[np.isfinite(left_out)]
+    se = np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum()) if len(left_out) else np.nan
+    half = stats.norm.ppf(0.5 + confidence / 2) * se
+    low, high = max(-1.0, tau - half), min(1.0, tau + half)
+    return Correlation(tau, float(low), float(high), float(stats.pearsonr(x, y).statistic), int(n))

@@ -49,7 +49,7 @@ def auch_per_dialogue(project: Project, nugget: CriterionJudgements, helpdesk_we
     return {d: float(np.mean(v)) for d, v in per_dialogue.items()}
 
 
-def uch_summary(project: Project, judgements: dict[str, CriterionJudgements], *, trials: int = 1000) -> dict | None:
+def uch_summary(project: Project, judgements: dict[str, CriterionJudgements]) -> dict | None:
     """``{"auch_mean", "kendall_tau": {CRITERION: {"tau", "ci_low", "ci_high"}}}`` or None without nuggets."""
     nugget = next((d for d in judgements.values() if d.criterion.speakers and len(d.value)), None)
     if nugget is None:
@@ -69,7 +69,7 @@ def uch_summary(project: Project, judgements: dict[str, CriterionJudgements], *,
         cols = np.array([column[int(d)] for d in dialogue_of[keep]], dtype=np.int64)
         ratings[data.annotator[keep], cols] = numbers[data.value[keep]]
         try:
-            r = correlate(measure, ratings, trials=trials)
+            r = correlate(measure, ratings)
         except ValueError:
             continue
         out["kendall_tau"][key] = {"tau": r.tau, "ci_low": r.ci_low, "ci_high": r.ci_high, "pearson": r.pearson}
