@@ -2,7 +2,7 @@
 
 Starts a throwaway PostgreSQL and Redis (scripts/services.py) and a worker process, imports the
 3,700 dialogues x 19 annotators, then times (1) a recomputation sent through Redis to the worker
-until its result is back (every agreement statistic, by speaker, UCH with its bootstrap interval,
+until its result is back (every agreement statistic, by speaker, UCH with its jackknife interval,
 per-annotator figures, distributions, disputed units; stored), target < 10 s; and (2) scoring an
 uploaded run on the worker including the database reads and writes, target < 2 s.
 
