@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from annotator.models import Project
 from scoring.models import Run, RunComparison, RunKind, RunStatus
+from scoring.services.payloads import json_finite
 from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd
 
 
@@ -68,6 +69,7 @@ def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
             payload = runs_compare(project=project, metric=metric, trials=trials)
         except ValueError:
             continue
-        RunComparison.objects.create(project=project, metric=metric, payload=payload, computed_at=timezone.now())
+        RunComparison.objects.create(project=project, metric=metric, payload=json_finite(payload),
+                                     computed_at=timezone.now())
         stored += 1
     return stored

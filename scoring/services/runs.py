@@ -14,6 +14,7 @@ from annotator.models import AssignmentStatus, Post, Project, Reordering, Unit
 from scoring.breakdown import TABLE1, classification_metrics
 from scoring.models import Run, RunKind, RunStatus
 from scoring.services.compare import comparisons_refresh
+from scoring.services.payloads import json_finite
 from scoring.services.schedule import safe_enqueue
 from scoring.ordering import coherence_b23, kendall_tau, ngram_preservation
 from scoring.run_files import RunFileError, read_dbdc_run, read_stc3_run
@@ -194,8 +195,8 @@ def _save(project: Project, name: str, kind: str, source: str, options: dict, sc
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(
             project=project, name=name,
-            defaults={"kind": kind, "source_name": source, "options": options, "scores": scores,
-                      "per_dialogue": per_dialogue, "scored_at": timezone.now(), "status": RunStatus.SCORED,
+            defaults={"kind": kind, "source_name": source, "options": options, "scores": json_finite(scores),
+                      "per_dialogue": json_finite(per_dialogue), "scored_at": timezone.now(), "status": RunStatus.SCORED,
                       "error": "", "source": None},
         )
     return run

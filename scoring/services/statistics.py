@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import math
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from scoring.data import CriterionJudgements, project_judgements
 from scoring.gold import group_indices, merge_counts
 from scoring.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.services.nlpcc import nlpcc_summary
+from scoring.services.payloads import json_finite
 from scoring.services.uch import uch_summary
 from scoring.models import ProjectStatistics
 
@@ -105,16 +105,7 @@ def project_statistics(project: Project) -> dict:
         payload["uch"] = summary
     payload["annotators"] = annotator_figures(project, judgements)
     payload.update(distributions_and_disputes(project, judgements))
-    return _finite(payload)
-
-
-def _finite(obj):
-    """NaN (undefined statistics) as null, so the payload is valid JSON."""
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
+    return json_finite(payload)
 
 
 def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:

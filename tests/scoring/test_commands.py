@@ -172,3 +172,32 @@ def test_compare_runs_command(stc3_project, tmp_path, capsys):
     assert p.shape == (3, 3) and np.allclose(p, p.T) and (np.diag(p) == 1).all()
     with pytest.raises(Exception, match="per-dialogue metrics"):
         call_command("compare_runs", stc3_project.slug, "--metric", "nope")
+
+
+@pytest.mark.sqlite
+def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path):
+    # given a two-turn dialogue (b3 is undefined) and three identical runs (rank correlations over ties)
+    from annotator.models import Assignment, Reordering
+    from scoring.models import RunComparison, RunStatus
+    from scoring.services.compare import comparisons_refresh
+
+    project = make_project("coherence")
+    lines = tmp_path / "c.jsonl"
+    lines.write_text(json.dumps({"id": "short", "turns": [{"speaker": s, "text": s} for s in "AB"]}) + "\n")
+    dialogues_import(project=project, paths=[lines])
+    assignment = Assignment.objects.create(annotator=make_user("a"), dialogue=project.dialogues.get(),
+                                           status="submitted")
+    Reordering.objects.create(assignment=assignment, submitted_order=[0, 1])
+    # when they are scored and stored (PostgreSQL's json refuses NaN)
+    run = run_score(project=project, path=None)
+    run.refresh_from_db()
+    assert run.per_dialogue["short"]["b3"] is None and run.per_dialogue["short"]["tau"] == 1.0
+    stc3 = make_project("stc3")
+    same = {f"d{i}": {"A.nmd": 0.25} for i in range(12)}
+    for name in "xyz":
+        Run.objects.create(project=stc3, name=name, kind="stc3", status=RunStatus.SCORED, scores={},
+                           per_dialogue=same)
+    assert comparisons_refresh(project=stc3, trials=200) == 1
+    # then the undefined figures are null
+    stored = RunComparison.objects.get(project=stc3, metric="A.nmd").payload
+    assert stored["ranking_stability"]["mean_tau"] is None
