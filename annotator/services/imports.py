@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -51,7 +51,22 @@ def dialogues_import(*, project: Project, paths: Sequence[Path | str], fmt: str 
             writer.write(batch)
         if writer.dialogues == 0:
             raise ImportFailure(", ".join(map(str, paths)), "contains no dialogues")
+    planner_statistics_refresh()
     return ImportReport(writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created)
+
+
+def planner_statistics_refresh() -> None:
+    """ANALYZE the tables an import fills (PostgreSQL; other databases need nothing).
+
+    An import can grow them a hundredfold at once; until autovacuum notices, the planner keeps the
+    old row counts and reads them with nested loops (the gold counts of the STC-3 training set:
+    1.0 s instead of 0.5 s). Sampling them takes about 0.2 s after the largest import.
+    """
+    if connection.vendor != "postgresql":
+        return
+    tables = ", ".join(m._meta.db_table for m in (Dialogue, Post, Assignment, Judgement, GoldCount, Membership))
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {tables}")
 
 
 def dialogues_import_upload(*, project: Project, uploaded, fmt: str = "auto", language: str | None = None) -> ImportReport:

@@ -143,3 +143,17 @@ def test_dbdc_export_is_reproducible_byte_for_byte(make_project, tmp_path):
     first = export_gold(project=project, fmt="dbdc")
     time.sleep(2.1)  # zip timestamps have a two-second resolution
     assert export_gold(project=project, fmt="dbdc") == first
+
+
+@pytest.mark.django_db
+def test_an_import_refreshes_the_planner_statistics(make_project, tmp_path):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's planner statistics; SQLite keeps none")
+    project = make_project("stc3")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [Judgement._meta.db_table])
+        estimated = cursor.fetchone()[0]
+    assert estimated == Judgement.objects.count() > 0
