@@ -29,6 +29,7 @@ class SubmissionError(ValueError):
 
 INSERT_BATCH = 1000  # rows per INSERT: 5,000 parameters, within SQLite's and PostgreSQL's limits
 
+
 @dataclass(frozen=True)
 class Given:
     criterion: str
