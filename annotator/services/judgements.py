@@ -139,7 +139,8 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
     assignment = found[0]
     db = connection.alias
     dialogue = Dialogue.from_db(db, ["id", "external_id", "project_id"],
-                                [assignment.dialogue_id, assignment.dialogue_external_id, assignment.dialogue_project_id])
+                                [assignment.dialogue_id, assignment.dialogue_external_id,
+                                 assignment.dialogue_project_id])
     dialogue.project = Project.from_db(db, ["id", "slug", "preset"],
                                        [assignment.dialogue_project_id, assignment.project_slug,
                                         assignment.project_preset])
