@@ -1,7 +1,15 @@
 from django.contrib import admin
 
 from annotator.models import (
-    Assignment, Criterion, Dialogue, GoldCount, Judgement, Membership, Post, Project, Reordering,
+    Assignment,
+    Criterion,
+    Dialogue,
+    GoldCount,
+    Judgement,
+    Membership,
+    Post,
+    Project,
+    Reordering,
 )
 
 

@@ -8,8 +8,9 @@ class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=80, help_text="Short name used in URLs and commands.")
     preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
-    annotators_per_dialogue = forms.IntegerField(min_value=1, max_value=100, required=False,
-                                                 help_text="Leave empty for the preset's default.")
+    annotators_per_dialogue = forms.IntegerField(
+        min_value=1, max_value=100, required=False, help_text="Leave empty for the preset's default."
+    )
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]
@@ -26,14 +27,22 @@ class GuidelinesForm(forms.ModelForm):
 
 
 class UploadForm(forms.Form):
-    FORMATS = [("auto", "Detect"), ("stc3", "STC-3 / DialEval JSON"), ("dbdc", "DBDC3 *.log.json or zip"),
-               ("nlpcc", "NLPCC xlsx"), ("jsonl", "JSON lines")]
+    FORMATS = [
+        ("auto", "Detect"),
+        ("stc3", "STC-3 / DialEval JSON"),
+        ("dbdc", "DBDC3 *.log.json or zip"),
+        ("nlpcc", "NLPCC xlsx"),
+        ("jsonl", "JSON lines"),
+    ]
     file = forms.FileField()
     format = forms.ChoiceField(choices=FORMATS, initial="auto")
 
 
 class MemberForm(forms.Form):
     username = forms.CharField(max_length=150)
-    password = forms.CharField(required=False, widget=forms.PasswordInput,
-                               help_text="Only for a new account; leave empty to add an existing user.")
+    password = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput,
+        help_text="Only for a new account; leave empty to add an existing user.",
+    )
     role = forms.ChoiceField(choices=Role.choices, initial=Role.ANNOTATOR)

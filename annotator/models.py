@@ -6,6 +6,7 @@ A unit is addressed by an integer whose meaning the criterion's unit fixes: 0 fo
 dialogue itself, the post's position for post/system-turn/reply units, the utterance
 block's index for turn units.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -162,7 +163,9 @@ class Assignment(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(default=0)
-    shown_order = models.JSONField(null=True, blank=True, help_text="Ordering tasks: original positions in shown order.")
+    shown_order = models.JSONField(
+        null=True, blank=True, help_text="Ordering tasks: original positions in shown order."
+    )
     permutation_set = models.PositiveSmallIntegerField(null=True, blank=True)
     queue_rank = models.PositiveIntegerField(default=0, help_text="Position in the annotator's queue (random order).")
 

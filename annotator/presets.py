@@ -6,6 +6,7 @@ DCH-1 (Zeng et al. 2017), STC-3/DialEval (Sakai 2017; the NTCIR-14 data), dialog
 (Gandhe & Traum 2008), dialogue breakdown (Tsunomori et al. 2020, DBDC3) and the NLPCC 2019
 open-domain evaluation (Shan et al. 2019).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -47,12 +48,19 @@ class PresetSpec:
 
 def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
     return _scale(
-        [("CNUG0", "CNUG0: trigger nugget"), ("CNUG", "CNUG: regular nugget"),
-         ("CNUG*", "CNUG*: goal nugget (problem solved)"), (customer_nan, f"{customer_nan}: not a nugget")],
+        [
+            ("CNUG0", "CNUG0: trigger nugget"),
+            ("CNUG", "CNUG: regular nugget"),
+            ("CNUG*", "CNUG*: goal nugget (problem solved)"),
+            (customer_nan, f"{customer_nan}: not a nugget"),
+        ],
         CUSTOMER,
     ) + _scale(
-        [("HNUG", "HNUG: regular nugget"), ("HNUG*", "HNUG*: goal nugget (a solution)"),
-         (helpdesk_nan, f"{helpdesk_nan}: not a nugget")],
+        [
+            ("HNUG", "HNUG: regular nugget"),
+            ("HNUG*", "HNUG*: goal nugget (a solution)"),
+            (helpdesk_nan, f"{helpdesk_nan}: not a nugget"),
+        ],
         HELPDESK,
     )
 
@@ -69,19 +77,54 @@ DCH1 = PresetSpec(
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
     criteria=[
-        CriterionSpec("TS", "Task statement", "Is the task (the problem to be solved) clearly stated by Customer?",
-                      "dialogue", _scale(THREE_POINT), "ordinal"),
-        CriterionSpec("TA", "Task accomplishment", "Is the task actually accomplished?",
-                      "dialogue", _scale(THREE_POINT), "ordinal"),
-        CriterionSpec("CS", "Customer satisfaction",
-                      "Is Customer likely to have been satisfied with the dialogue, and to what degree?",
-                      "dialogue", _scale(FIVE_POINT), "ordinal"),
-        CriterionSpec("HA", "Helpdesk appropriateness", "Did Helpdesk provide appropriate information?",
-                      "dialogue", _scale(THREE_POINT), "ordinal"),
-        CriterionSpec("CA", "Customer appropriateness", "Did Customer provide appropriate information?",
-                      "dialogue", _scale(THREE_POINT), "ordinal"),
-        CriterionSpec("nugget", "Nugget type", "Which nugget type is this post?",
-                      "post", _dch1_nugget_scale("NaN", "NaN"), "nominal"),
+        CriterionSpec(
+            "TS",
+            "Task statement",
+            "Is the task (the problem to be solved) clearly stated by Customer?",
+            "dialogue",
+            _scale(THREE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "TA",
+            "Task accomplishment",
+            "Is the task actually accomplished?",
+            "dialogue",
+            _scale(THREE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "CS",
+            "Customer satisfaction",
+            "Is Customer likely to have been satisfied with the dialogue, and to what degree?",
+            "dialogue",
+            _scale(FIVE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "HA",
+            "Helpdesk appropriateness",
+            "Did Helpdesk provide appropriate information?",
+            "dialogue",
+            _scale(THREE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "CA",
+            "Customer appropriateness",
+            "Did Customer provide appropriate information?",
+            "dialogue",
+            _scale(THREE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "nugget",
+            "Nugget type",
+            "Which nugget type is this post?",
+            "post",
+            _dch1_nugget_scale("NaN", "NaN"),
+            "nominal",
+        ),
     ],
 )
 
@@ -95,15 +138,38 @@ STC3 = PresetSpec(
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
     criteria=[
-        CriterionSpec("A", "Task accomplishment", "Has the problem been solved? To what extent?",
-                      "dialogue", _scale(FIVE_POINT), "ordinal"),
-        CriterionSpec("S", "Customer satisfaction", "How satisfied is the customer with the dialogue?",
-                      "dialogue", _scale(FIVE_POINT), "ordinal"),
-        CriterionSpec("E", "Dialogue effectiveness",
-                      "Do the utterances promote an efficient solution of the problem?",
-                      "dialogue", _scale(FIVE_POINT), "ordinal"),
-        CriterionSpec("nugget", "Nugget type", "Which nugget type is this turn?",
-                      "turn", _dch1_nugget_scale("CNaN", "HNaN"), "nominal"),
+        CriterionSpec(
+            "A",
+            "Task accomplishment",
+            "Has the problem been solved? To what extent?",
+            "dialogue",
+            _scale(FIVE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "S",
+            "Customer satisfaction",
+            "How satisfied is the customer with the dialogue?",
+            "dialogue",
+            _scale(FIVE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "E",
+            "Dialogue effectiveness",
+            "Do the utterances promote an efficient solution of the problem?",
+            "dialogue",
+            _scale(FIVE_POINT),
+            "ordinal",
+        ),
+        CriterionSpec(
+            "nugget",
+            "Nugget type",
+            "Which nugget type is this turn?",
+            "turn",
+            _dch1_nugget_scale("CNaN", "HNaN"),
+            "nominal",
+        ),
     ],
 )
 
@@ -120,13 +186,34 @@ COHERENCE = PresetSpec(
     reordering=True,
     extra={"incremental": "turn_coherence"},
     criteria=[
-        CriterionSpec("overall", "Overall coherence", "How coherent is this dialogue as a whole?", "dialogue",
-                      _scale([("1", "1: very incoherent"), ("2", "2"), ("3", "3"), ("4", "4"), ("5", "5"),
-                              ("6", "6"), ("7", "7: perfectly coherent")]), "interval"),
-        CriterionSpec("turn_coherence", "Turn coherence",
-                      "How coherent is this turn, given the dialogue before it?", "turn",
-                      _scale([("1", "1: completely incoherent"), ("2", "2"), ("3", "3"), ("4", "4"),
-                              ("5", "5: perfectly coherent")]), "interval"),
+        CriterionSpec(
+            "overall",
+            "Overall coherence",
+            "How coherent is this dialogue as a whole?",
+            "dialogue",
+            _scale(
+                [
+                    ("1", "1: very incoherent"),
+                    ("2", "2"),
+                    ("3", "3"),
+                    ("4", "4"),
+                    ("5", "5"),
+                    ("6", "6"),
+                    ("7", "7: perfectly coherent"),
+                ]
+            ),
+            "interval",
+        ),
+        CriterionSpec(
+            "turn_coherence",
+            "Turn coherence",
+            "How coherent is this turn, given the dialogue before it?",
+            "turn",
+            _scale(
+                [("1", "1: completely incoherent"), ("2", "2"), ("3", "3"), ("4", "4"), ("5", "5: perfectly coherent")]
+            ),
+            "interval",
+        ),
     ],
 )
 
@@ -140,16 +227,22 @@ DBDC = PresetSpec(
     annotators_per_dialogue=30,
     speakers=("U", "S"),
     criteria=[
-        CriterionSpec("breakdown", "Dialogue breakdown",
-                      "Is it difficult to continue the conversation smoothly after this system utterance?",
-                      "system_turn",
-                      _scale([("O", "NB: not a breakdown"), ("T", "PB: possible breakdown"), ("X", "B: breakdown")]),
-                      "ordinal", speaker="S"),
+        CriterionSpec(
+            "breakdown",
+            "Dialogue breakdown",
+            "Is it difficult to continue the conversation smoothly after this system utterance?",
+            "system_turn",
+            _scale([("O", "NB: not a breakdown"), ("T", "PB: possible breakdown"), ("X", "B: breakdown")]),
+            "ordinal",
+            speaker="S",
+        ),
     ],
     # Label merges reported beside the three-way analysis (Tsunomori et al. 2020).
-    extra={"merges": {"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}},
-           # judged with the dialogue shown up to the turn: the next turns appear once it is rated
-           "incremental": "breakdown"},
+    extra={
+        "merges": {"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}},
+        # judged with the dialogue shown up to the turn: the next turns appear once it is rated
+        "incremental": "breakdown",
+    },
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.
@@ -157,17 +250,48 @@ NLPCC_QUESTIONS = [
     # key, aspect, question, xlsx column
     ("not_ambiguous", "syntax", "Is the reply free of vagueness and ambiguity?", "回复内容不含糊，不存在歧义"),
     ("natural_style", "content_expression", "Is the reply free of a stiff, written style?", "回复不是明显的书面化表达"),
-    ("informative", "content_expression", "Does the reply carry an appropriate amount of information?",
-     "回复内容信息量适当"),
-    ("emotion", "emotional_expression", "Does the reply show a subjective attitude or a clear emotion?",
-     "回复中有主观态度或明显的情绪表达"),
-    ("affecting", "emotional_expression", "Would the reply make the reader happy or sad?", "回复内容会让人感到开心或难过"),
-    ("new_content", "topic_divergence", "Does the reply bring new content or entities?", "回复中有发散，生成新的内容或实体"),
-    ("new_round", "topic_divergence", "Could the reply start a new round of conversation?", "回复内容可以引发新一轮的对话"),
-    ("related_entities", "contextual_association", "Does the reply mention entities related to the context?",
-     "回复中有与上文内容相关或重叠的实体词"),
-    ("continues_topic", "contextual_association", "Does the reply continue the topic of the context?",
-     "回复内容延续了上文所探讨的话题"),
+    (
+        "informative",
+        "content_expression",
+        "Does the reply carry an appropriate amount of information?",
+        "回复内容信息量适当",
+    ),
+    (
+        "emotion",
+        "emotional_expression",
+        "Does the reply show a subjective attitude or a clear emotion?",
+        "回复中有主观态度或明显的情绪表达",
+    ),
+    (
+        "affecting",
+        "emotional_expression",
+        "Would the reply make the reader happy or sad?",
+        "回复内容会让人感到开心或难过",
+    ),
+    (
+        "new_content",
+        "topic_divergence",
+        "Does the reply bring new content or entities?",
+        "回复中有发散，生成新的内容或实体",
+    ),
+    (
+        "new_round",
+        "topic_divergence",
+        "Could the reply start a new round of conversation?",
+        "回复内容可以引发新一轮的对话",
+    ),
+    (
+        "related_entities",
+        "contextual_association",
+        "Does the reply mention entities related to the context?",
+        "回复中有与上文内容相关或重叠的实体词",
+    ),
+    (
+        "continues_topic",
+        "contextual_association",
+        "Does the reply continue the topic of the context?",
+        "回复内容延续了上文所探讨的话题",
+    ),
 ]
 NLPCC_SEVERE_ERROR = ("severe_error", "Does the reply contain a severe error?", "特殊标注")
 
@@ -181,11 +305,20 @@ NLPCC = PresetSpec(
     annotators_per_dialogue=3,
     speakers=("user", "system"),
     criteria=[
-        CriterionSpec(NLPCC_SEVERE_ERROR[0], "Severe error", NLPCC_SEVERE_ERROR[1], "reply", _scale(YES_NO),
-                      "nominal", speaker="system"),
-    ] + [
-        CriterionSpec(key, key.replace("_", " ").capitalize(), question, "reply", _scale(YES_NO), "nominal",
-                      speaker="system")
+        CriterionSpec(
+            NLPCC_SEVERE_ERROR[0],
+            "Severe error",
+            NLPCC_SEVERE_ERROR[1],
+            "reply",
+            _scale(YES_NO),
+            "nominal",
+            speaker="system",
+        ),
+    ]
+    + [
+        CriterionSpec(
+            key, key.replace("_", " ").capitalize(), question, "reply", _scale(YES_NO), "nominal", speaker="system"
+        )
         for key, _aspect, question, _column in NLPCC_QUESTIONS
     ],
     extra={"aspects": {key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS}},

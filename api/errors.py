@@ -1,4 +1,5 @@
 """Errors as JSON that name the field: domain errors become 400s with their file/record/field."""
+
 from rest_framework import status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
@@ -11,11 +12,14 @@ from scoring.run_files import RunFileError
 
 def exception_handler(exc, context):
     if isinstance(exc, ImportFailure):
-        return Response({"detail": str(exc), "file": exc.file.rsplit("/", 1)[-1], "record": exc.record,
-                         "field": exc.field}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"detail": str(exc), "file": exc.file.rsplit("/", 1)[-1], "record": exc.record, "field": exc.field},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
     if isinstance(exc, RunFileError):
-        return Response({"detail": str(exc), "dialogue": exc.dialogue, "field": exc.field},
-                        status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"detail": str(exc), "dialogue": exc.dialogue, "field": exc.field}, status=status.HTTP_400_BAD_REQUEST
+        )
     if isinstance(exc, SubmissionError):
         return Response({"detail": str(exc), "problems": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)

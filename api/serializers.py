@@ -1,4 +1,5 @@
 """Input and output serializers: shapes only, no logic and no queries of their own."""
+
 from rest_framework import serializers
 
 from annotator.exporters import EXPORT_FORMATS
@@ -72,8 +73,12 @@ class AssignmentOut(serializers.Serializer):
     dialogue = serializers.CharField(source="dialogue.external_id", read_only=True)
     dialogue_id = serializers.IntegerField(read_only=True)
     status = serializers.ChoiceField(choices=AssignmentStatus.choices, read_only=True)
-    shown_order = serializers.ListField(child=serializers.IntegerField(), read_only=True, allow_null=True,
-                                        help_text="Ordering tasks: original positions in shown order.")
+    shown_order = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        allow_null=True,
+        help_text="Ordering tasks: original positions in shown order.",
+    )
     started_at = serializers.DateTimeField(read_only=True, allow_null=True)
     submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
     seconds_spent = serializers.IntegerField(read_only=True)
@@ -100,8 +105,18 @@ class JudgementsIn(serializers.Serializer):
 class RunOut(serializers.ModelSerializer):
     class Meta:
         model = Run
-        fields = ["id", "name", "kind", "status", "error", "source_name", "options", "scores", "created_at",
-                  "scored_at"]
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "status",
+            "error",
+            "source_name",
+            "options",
+            "scores",
+            "created_at",
+            "scored_at",
+        ]
 
 
 class RunIn(serializers.Serializer):

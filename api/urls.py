@@ -12,14 +12,15 @@ urlpatterns = [
     path("projects/<slug:slug>/", projects.ProjectDetail.as_view(), name="api-project"),
     path("projects/<slug:slug>/dialogues/", projects.DialogueList.as_view(), name="api-dialogues"),
     path("projects/<slug:slug>/dialogues/import/", projects.DialogueImport.as_view(), name="api-dialogues-import"),
-    path("projects/<slug:slug>/dialogues/<str:external_id>/", projects.DialogueDetail.as_view(),
-         name="api-dialogue"),
+    path("projects/<slug:slug>/dialogues/<str:external_id>/", projects.DialogueDetail.as_view(), name="api-dialogue"),
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),
     path("projects/<slug:slug>/runs/", runs.RunListCreate.as_view(), name="api-runs"),
     path("projects/<slug:slug>/runs/<int:pk>/", runs.RunDetail.as_view(), name="api-run"),
-    path("projects/<slug:slug>/runs/<int:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
+    path(
+        "projects/<slug:slug>/runs/<int:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"
+    ),
     path("assignments/", assignments.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<int:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),
     path("assignments/<int:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),

@@ -3,6 +3,7 @@
 Without DATABASE_URL in the environment a throwaway PostgreSQL cluster (scripts/services.py)
 is started for the run and removed afterwards.
 """
+
 from __future__ import annotations
 
 import atexit

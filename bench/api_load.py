@@ -12,6 +12,7 @@ exactly the judgements of every client's last accepted save (no loss, no duplica
 
     .venv/bin/python bench/api_load.py [--clients 20] [--seconds 60] [--workers N] [--threads T]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,7 +46,7 @@ def cpu_by_process_group(groups: dict[str, int]) -> dict[str, float]:
             text = stat.read_text()
         except OSError:
             continue
-        name, rest = text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+        name, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :].split()
         pid = int(stat.parent.name)
         # own time plus that of exited children it has reaped (PostgreSQL's closed connections)
         parent[pid], comm[pid] = int(rest[1]), name
@@ -97,8 +98,9 @@ def main() -> None:
             d.pop("annotations", None)
         subset = Path(tmp) / "subset.json"
         subset.write_text(json.dumps(dialogues, ensure_ascii=False), encoding="utf-8")
-        project = project_create(slug=f"load-{int(time.time())}", preset="stc3",
-                                 annotators_per_dialogue=args.annotators_per_dialogue)
+        project = project_create(
+            slug=f"load-{int(time.time())}", preset="stc3", annotators_per_dialogue=args.annotators_per_dialogue
+        )
         dialogues_import(project=project, paths=[subset])
     users, tokens = [], []
     for i in range(args.clients):
@@ -108,19 +110,53 @@ def main() -> None:
         tokens.append(Token.objects.create(user=user).key)
     assignments_create_balanced(project=project)
     turns = {d["id"]: [t["sender"] for t in d["turns"]] for d in dialogues}
-    work = {u.pk: list(Assignment.objects.filter(annotator=u).select_related("dialogue")
-                       .order_by("queue_rank").values_list("pk", "dialogue__external_id")) for u in users}
+    work = {
+        u.pk: list(
+            Assignment.objects.filter(annotator=u)
+            .select_related("dialogue")
+            .order_by("queue_rank")
+            .values_list("pk", "dialogue__external_id")
+        )
+        for u in users
+    }
 
     port = free_port()
     server_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
     server_env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
-    gunicorn = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "config.wsgi:application",
-                                 "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers), "--threads", str(args.threads),
-                                 "--preload",
-                                 "--log-level", "warning"], cwd=ROOT, env=server_env)
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
-                               "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                              cwd=ROOT, env=server_env)
+    gunicorn = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(args.workers),
+            "--threads",
+            str(args.threads),
+            "--preload",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=server_env,
+    )
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=server_env,
+    )
     # Ready means answering HTTP (the port accepts connections before the workers exist).
     waited = time.monotonic()
     while time.monotonic() - waited < 60:
@@ -140,8 +176,10 @@ def main() -> None:
 
     def body_for(external_id: str, complete: bool, seed: int) -> dict:
         senders = turns[external_id]
-        nuggets = [("CNUG" if s == "customer" else "HNUG") if (t + seed) % 2 else
-                   ("CNaN" if s == "customer" else "HNaN") for t, s in enumerate(senders)]
+        nuggets = [
+            ("CNUG" if s == "customer" else "HNUG") if (t + seed) % 2 else ("CNaN" if s == "customer" else "HNaN")
+            for t, s in enumerate(senders)
+        ]
         judgements = [{"criterion": k, "unit": 0, "value": str((seed + i) % 5 - 2)} for i, k in enumerate("ASE")]
         judgements += [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)]
         return {"judgements": judgements if complete else judgements[:2], "submit": False, "seconds": 3}
@@ -197,26 +235,35 @@ def main() -> None:
 
     print(f"clients / duration              {args.clients} / {wall:.1f} s")
     print(f"requests                        {len(latencies)} ({len(latencies) / wall:.0f} requests/s)")
-    print(f"latency p50 / p95 / p99         {pct(0.5):.1f} / {pct(0.95):.1f} / {pct(0.99):.1f} ms   (target p95 < 100 ms)")
+    print(
+        f"latency p50 / p95 / p99         {pct(0.5):.1f} / {pct(0.95):.1f} / {pct(0.99):.1f} ms   (target p95 < 100 ms)"
+    )
     print(f"errors                          {len(errors)}{': ' + ', '.join(errors[:5]) if errors else ''}")
     for label in cpu_after:
         used = cpu_after[label] - cpu_before[label]
-        print(f"CPU {label:<28}{used:.1f} s ({used / wall:.2f} cores, {1000 * used / max(1, len(latencies)):.2f} ms/request)")
+        print(
+            f"CPU {label:<28}{used:.1f} s ({used / wall:.2f} cores, {1000 * used / max(1, len(latencies)):.2f} ms/request)"
+        )
     from scoring.models import StatisticsJob
 
     job = StatisticsJob.objects.filter(project=project).first()
     if job and job.recomputations:
-        print(f"statistics recomputed           {job.recomputations} times during the run (the last took "
-              f"{(job.finished_at - job.started_at).total_seconds():.2f} s, on the worker at lower CPU priority)")
+        print(
+            f"statistics recomputed           {job.recomputations} times during the run (the last took "
+            f"{(job.finished_at - job.started_at).total_seconds():.2f} s, on the worker at lower CPU priority)"
+        )
     stored: dict[int, set] = {}
     for assignment_id, key, unit, value in Judgement.objects.filter(assignment_id__in=list(expected)).values_list(
-            "assignment_id", "criterion__key", "unit", "value"):
+        "assignment_id", "criterion__key", "unit", "value"
+    ):
         stored.setdefault(assignment_id, set()).add((key, unit, value))
     rows = Judgement.objects.filter(assignment_id__in=list(expected)).count()
     exact = stored == expected and rows == sum(len(v) for v in expected.values())
     submitted = Assignment.objects.filter(pk__in=list(expected), status="submitted").count()
-    print(f"database check                  {'exactly the last accepted saves' if exact else 'MISMATCH'} "
-          f"({len(expected)} items, {rows} judgements, {submitted} submitted)")
+    print(
+        f"database check                  {'exactly the last accepted saves' if exact else 'MISMATCH'} "
+        f"({len(expected)} items, {rows} judgements, {submitted} submitted)"
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Times the library on the pooled turns and per dialogue, and the end-to-end score
 
     .venv/bin/python bench/breakdown.py
 """
+
 from __future__ import annotations
 
 import json
@@ -45,10 +46,15 @@ def main() -> None:
                 counts.append(c)
                 labels.append(label)
                 probs.append(p)
-                turns.append({"turn-index": turn["turn-index"], "labels": [
-                    {"breakdown": "OTX"[label], "prob-O": p[0], "prob-T": p[1], "prob-X": p[2]}]})
+                turns.append(
+                    {
+                        "turn-index": turn["turn-index"],
+                        "labels": [{"breakdown": "OTX"[label], "prob-O": p[0], "prob-T": p[1], "prob-X": p[2]}],
+                    }
+                )
             (run_dir / f"{dialogue['dialogue-id']}.labels.json").write_text(
-                json.dumps({"dialogue-id": dialogue["dialogue-id"], "turns": turns}))
+                json.dumps({"dialogue-id": dialogue["dialogue-id"], "turns": turns})
+            )
         counts, labels, probs = np.array(counts, dtype=float), np.array(labels), np.array(probs)
         started = time.perf_counter()
         per_turn = breakdown_distribution_metrics(probs, counts)

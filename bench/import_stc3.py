@@ -5,6 +5,7 @@ this process, which includes reading the 18 MB JSON). Target: < 60 s, < 1 GiB.
 
     .venv/bin/python bench/import_stc3.py
 """
+
 from __future__ import annotations
 
 import resource

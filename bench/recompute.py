@@ -8,6 +8,7 @@ uploaded run on the worker including the database reads and writes, target < 2 s
 
     .venv/bin/python bench/recompute.py
 """
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,23 @@ def main() -> None:
     app.conf.broker_url = os.environ["CELERY_BROKER_URL"]
     app.conf.result_backend = os.environ["CELERY_RESULT_BACKEND"]
     worker_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
-                               "--loglevel=WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                              cwd=ROOT, env=worker_env)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=worker_env,
+    )
     try:
         while not app.control.ping(timeout=0.5):
             time.sleep(0.2)
@@ -52,8 +67,10 @@ def main() -> None:
             started = time.perf_counter()
             answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=300)
             timings.append(time.perf_counter() - started)
-        print(f"recompute via worker            {timings[0]:.2f} s, again {timings[1]:.2f} s   (target < 10 s); "
-              f"{answer['n_judgements']} judgements")
+        print(
+            f"recompute via worker            {timings[0]:.2f} s, again {timings[1]:.2f} s   (target < 10 s); "
+            f"{answer['n_judgements']} judgements"
+        )
         run = random_stc3_run(dialogues, seed=3)
         raw = json.dumps(run).encode()
         scoring_times = []
@@ -64,8 +81,10 @@ def main() -> None:
                 time.sleep(0.02)
             scoring_times.append(time.perf_counter() - started)
             assert Run.objects.get(pk=uploaded.pk).status == "scored"
-        print(f"upload + score a run on worker   {scoring_times[0]:.2f} s, again {scoring_times[1]:.2f} s   "
-              f"(target < 2 s; {len(run)} dialogues)")
+        print(
+            f"upload + score a run on worker   {scoring_times[0]:.2f} s, again {scoring_times[1]:.2f} s   "
+            f"(target < 2 s; {len(run)} dialogues)"
+        )
     finally:
         worker.terminate()
         worker.wait(timeout=30)

@@ -7,6 +7,7 @@ scoring < 0.2 s and >= 30x faster; all agreement statistics < 0.5 s. No database
 
     .venv/bin/python bench/score_run.py
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,11 @@ def best_of(fn, repeat: int = 5) -> tuple[float, object]:
 
 def main() -> None:
     from scoring.agreement import (
-        agreement_shares, annotator_z_scores, fleiss_kappa, krippendorff_alpha_from_counts, pearson_inter_rater,
+        agreement_shares,
+        annotator_z_scores,
+        fleiss_kappa,
+        krippendorff_alpha_from_counts,
+        pearson_inter_rater,
         randolph_kappa,
     )
     from scoring.run_files import read_stc3_run
@@ -51,9 +56,18 @@ def main() -> None:
     gold_turns = {i: [s for s, _c in gold[i]["turns"]] for i in ids}
 
     raw = json.dumps(run)
-    parse_time, parsed = best_of(lambda: read_stc3_run(
-        raw, source="run.json", gold_turns=gold_turns, quality_scale=QUALITY_SCALE, quality_keys=list("ASE"),
-        customer_labels=CUSTOMER, helpdesk_labels=HELPDESK), repeat=3)
+    parse_time, parsed = best_of(
+        lambda: read_stc3_run(
+            raw,
+            source="run.json",
+            gold_turns=gold_turns,
+            quality_scale=QUALITY_SCALE,
+            quality_keys=list("ASE"),
+            customer_labels=CUSTOMER,
+            helpdesk_labels=HELPDESK,
+        ),
+        repeat=3,
+    )
 
     def library():
         out = {}
@@ -61,8 +75,15 @@ def main() -> None:
             positions, estimates = parsed.quality[key]
             scores = quality_scores(estimates, quality_counts[key][positions])
             out[key] = {m: float(v.mean()) for m, v in scores.items()}
-        nug = nugget_dialogue_scores(parsed.customer.p, customer_gold, parsed.customer.dialogue, parsed.helpdesk.p,
-                                     helpdesk_gold, parsed.helpdesk.dialogue, len(parsed.dialogues))
+        nug = nugget_dialogue_scores(
+            parsed.customer.p,
+            customer_gold,
+            parsed.customer.dialogue,
+            parsed.helpdesk.p,
+            helpdesk_gold,
+            parsed.helpdesk.dialogue,
+            len(parsed.dialogues),
+        )
         out["nugget"] = {m: float(v.mean()) for m, v in nug.items()}
         out["neglog2"] = {m: float(neglog2(v)) for m, v in out["nugget"].items()}
         return out
@@ -76,20 +97,26 @@ def main() -> None:
         assert abs(ours["nugget"][m] - theirs["nugget"][m]) < 1e-9, m
 
     # Agreement: reliability data of 19 annotators (annotation positions) x units.
-    ratings = {k: np.array([[d["annotations"][a]["quality"][k] for d in dialogues] for a in range(19)], dtype=float)
-               for k in "ASE"}
+    ratings = {
+        k: np.array([[d["annotations"][a]["quality"][k] for d in dialogues] for a in range(19)], dtype=float)
+        for k in "ASE"
+    }
 
     def agreement():
         out = {}
         for key, counts in list(quality_counts.items()) + [("customer", customer_gold), ("helpdesk", helpdesk_gold)]:
             shares = agreement_shares(counts)
             out[key] = {
-                "fleiss": fleiss_kappa(counts), "randolph": randolph_kappa(counts),
-                "alpha": {lvl: krippendorff_alpha_from_counts(counts, lvl, values=None if key in ("customer", "helpdesk")
-                                                              else [-2, -1, 0, 1, 2])
-                          for lvl in (("nominal",) if key in ("customer", "helpdesk")
-                                      else ("nominal", "ordinal", "interval"))},
-                "agree_2plus": shares.agree_2plus, "agree_all": shares.agree_all,
+                "fleiss": fleiss_kappa(counts),
+                "randolph": randolph_kappa(counts),
+                "alpha": {
+                    lvl: krippendorff_alpha_from_counts(
+                        counts, lvl, values=None if key in ("customer", "helpdesk") else [-2, -1, 0, 1, 2]
+                    )
+                    for lvl in (("nominal",) if key in ("customer", "helpdesk") else ("nominal", "ordinal", "interval"))
+                },
+                "agree_2plus": shares.agree_2plus,
+                "agree_all": shares.agree_all,
             }
             if key in ratings:
                 r = pearson_inter_rater(ratings[key])
@@ -97,7 +124,7 @@ def main() -> None:
                 out[key]["z"] = annotator_z_scores(ratings[key])
         nugget_all = np.zeros((len(customer_gold) + len(helpdesk_gold), 7))
         nugget_all[: len(customer_gold), :4] = customer_gold
-        nugget_all[len(customer_gold):, 4:] = helpdesk_gold
+        nugget_all[len(customer_gold) :, 4:] = helpdesk_gold
         out["nugget"] = {"fleiss": fleiss_kappa(nugget_all), "alpha": krippendorff_alpha_from_counts(nugget_all)}
         return out
 
@@ -109,8 +136,10 @@ def main() -> None:
     print(f"straightforward per-dialogue    {reference_time * 1000:.1f} ms")
     print(f"speed-up                        {reference_time / library_time:.0f}x   (target >= 30x)")
     print(f"all agreement statistics        {agreement_time * 1000:.1f} ms   (target < 500 ms)")
-    print(f"scores agree with the reference to 1e-9; e.g. A RSNOD {ours['A']['rsnod']:.4f}, "
-          f"nugget RNSS {ours['nugget']['rnss']:.4f}; A Fleiss {stats['A']['fleiss']:.4f}")
+    print(
+        f"scores agree with the reference to 1e-9; e.g. A RSNOD {ours['A']['rsnod']:.4f}, "
+        f"nugget RNSS {ours['nugget']['rnss']:.4f}; A Fleiss {stats['A']['fleiss']:.4f}"
+    )
 
 
 if __name__ == "__main__":

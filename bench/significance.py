@@ -6,6 +6,7 @@ bootstrap and ranking stability at the same size.
 
     .venv/bin/python bench/significance.py
 """
+
 from __future__ import annotations
 
 import time
@@ -16,7 +17,13 @@ import _setup  # noqa: F401  (puts the project on sys.path)
 
 
 def main() -> None:
-    from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd, tukey_hsd_loop
+    from scoring.significance import (
+        discriminative_power,
+        paired_bootstrap,
+        ranking_stability,
+        tukey_hsd,
+        tukey_hsd_loop,
+    )
 
     rng = np.random.default_rng(0)
     items, runs, trials, loop_trials = 2000, 20, 10_000, 200
@@ -38,7 +45,9 @@ def main() -> None:
     print(f"loop version (B={loop_trials}, scaled) {slow:.1f} s  -> {slow / fast:.0f}x")
     print(f"paired bootstrap, B={trials}       {bootstrap_time:.2f} s")
     print(f"ranking stability, 500 trials     {stability_time:.2f} s (mean tau {stability.mean_tau:.3f})")
-    print(f"discriminative power              Tukey {discriminative_power(p):.3f}, bootstrap {discriminative_power(boot):.3f}")
+    print(
+        f"discriminative power              Tukey {discriminative_power(p):.3f}, bootstrap {discriminative_power(boot):.3f}"
+    )
 
 
 if __name__ == "__main__":

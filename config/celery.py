@@ -1,4 +1,5 @@
 """Celery application. Without a broker URL, tasks run in-process (eagerly)."""
+
 import os
 
 from celery import Celery

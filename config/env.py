@@ -1,4 +1,5 @@
 """The one place that reads the process environment for settings."""
+
 from __future__ import annotations
 
 import os

@@ -18,6 +18,7 @@ Zeng et al. (2017) (``zeng2017_dch1_uch.txt``, Tables 2-3): Fleiss' kappa, Rando
 Gandhe & Traum (2008) (``gandhe2008_dialogue_coherence_ordering.txt``): Krippendorff's alpha
 for interval ratings and Pearson inter-rater r against the mean of the other judges.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -60,7 +61,7 @@ def fleiss_kappa(counts, *, on_undefined: str = "nan") -> float:
         return _undefined(on_undefined, "no unit has two or more judgements")
     p_bar = ((counts * (counts - 1)).sum(axis=1) / (n * (n - 1))).mean()
     p_c = counts.sum(axis=0) / n.sum()
-    p_e = (p_c ** 2).sum()
+    p_e = (p_c**2).sum()
     if np.isclose(p_e, 1.0):
         return _undefined(on_undefined, "every judgement is in one category (chance agreement is 1)")
     return float((p_bar - p_e) / (1 - p_e))
@@ -237,10 +238,14 @@ def pearson_inter_rater_long(unit, annotator, value, *, n_annotators: int | None
     y = (unit_total[u] - x) / others_count[use]
     n = np.bincount(a, minlength=n_annotators).astype(float)
     sx, sy = np.bincount(a, x, n_annotators), np.bincount(a, y, n_annotators)
-    sxx, syy, sxy = np.bincount(a, x * x, n_annotators), np.bincount(a, y * y, n_annotators), np.bincount(a, x * y, n_annotators)
+    sxx, syy, sxy = (
+        np.bincount(a, x * x, n_annotators),
+        np.bincount(a, y * y, n_annotators),
+        np.bincount(a, x * y, n_annotators),
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / n
-        var_x, var_y = sxx - sx ** 2 / n, syy - sy ** 2 / n
+        var_x, var_y = sxx - sx**2 / n, syy - sy**2 / n
         r = cov / np.sqrt(var_x * var_y)
     tiny = 1e-12 * np.maximum(1.0, sxx)
     r = np.where((n >= 2) & (var_x > tiny) & (var_y > 1e-12 * np.maximum(1.0, syy)), np.clip(r, -1, 1), np.nan)

@@ -19,6 +19,7 @@ References
 Tsunomori, Y., Higashinaka, R., et al. (2020). Selection of evaluation metrics for dialogue
 breakdown detection in Dialog Breakdown Detection Challenge 3 (``tsunomori2020_breakdown_metrics.txt``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -91,9 +92,26 @@ def classification_metrics(predicted, gold_counts, threshold: float = 0.0, rows=
 
 # The names of Table 1, in its order.
 TABLE1 = [
-    "Accuracy(NB,PB,B)", "Accuracy(NB,PB+B)", "Accuracy(NB+PB,B)",
-    "Accuracy+w(NB,PB,B)", "Accuracy+w(NB,PB+B)", "Accuracy+w(NB+PB,B)",
-    "F1(B)", "F1(PB+B)", "F1+w(B)", "F1+w(PB+B)",
-    "JSD(NB,PB,B)", "JSD(NB,PB+B)", "JSD(NB+PB,B)", "JSD+w(NB,PB,B)", "JSD+w(NB,PB+B)", "JSD+w(NB+PB,B)",
-    "MSE(NB,PB,B)", "MSE(NB,PB+B)", "MSE(NB+PB,B)", "MSE+w(NB,PB,B)", "MSE+w(NB,PB+B)", "MSE+w(NB+PB,B)",
+    "Accuracy(NB,PB,B)",
+    "Accuracy(NB,PB+B)",
+    "Accuracy(NB+PB,B)",
+    "Accuracy+w(NB,PB,B)",
+    "Accuracy+w(NB,PB+B)",
+    "Accuracy+w(NB+PB,B)",
+    "F1(B)",
+    "F1(PB+B)",
+    "F1+w(B)",
+    "F1+w(PB+B)",
+    "JSD(NB,PB,B)",
+    "JSD(NB,PB+B)",
+    "JSD(NB+PB,B)",
+    "JSD+w(NB,PB,B)",
+    "JSD+w(NB,PB+B)",
+    "JSD+w(NB+PB,B)",
+    "MSE(NB,PB,B)",
+    "MSE(NB,PB+B)",
+    "MSE(NB+PB,B)",
+    "MSE+w(NB,PB,B)",
+    "MSE+w(NB,PB+B)",
+    "MSE+w(NB+PB,B)",
 ]

@@ -9,6 +9,7 @@ which needs one pass over the pairs instead of a thousand resamples, is determin
 samples of a few hundred dialogues or more agrees with the percentile bootstrap to about 0.01
 (tests/scoring/test_correlation.py).
 """
+
 from __future__ import annotations
 
 import warnings

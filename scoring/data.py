@@ -5,6 +5,7 @@ judgement in long form (unit index, annotator index, value index), plus the unit
 positions and speakers. Counts per unit (units x values) are a ``bincount`` away, and imported
 per-unit counts (NLPCC) are added to them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -69,8 +70,9 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
     submitted = Judgement.objects.filter(criterion__project=project, assignment__status=AssignmentStatus.SUBMITTED)
     if long_form:
         rows = np.array(
-            submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id",
-                                  "value").order_by(),
+            submitted.values_list(
+                "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
+            ).order_by(),
             dtype=object,
         ).reshape(-1, 5)
         aggregated = np.empty((0, 5), dtype=object)
@@ -78,18 +80,23 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
         rows = np.empty((0, 5), dtype=object)
         aggregated = np.array(
             submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
-            .annotate(n=Count("pk")).order_by(),
+            .annotate(n=Count("pk"))
+            .order_by(),
             dtype=object,
         ).reshape(-1, 5)
     gold = np.array(
-        list(GoldCount.objects.filter(dialogue__project=project)
-             .values_list("criterion_id", "dialogue_id", "unit", "value", "count").order_by()),
+        list(
+            GoldCount.objects.filter(dialogue__project=project)
+            .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
+            .order_by()
+        ),
         dtype=object,
     ).reshape(-1, 5)
     if len(aggregated):
         gold = np.concatenate([gold, aggregated]) if len(gold) else aggregated
-    posts = Post.objects.filter(dialogue__project=project).values_list("dialogue_id", "position", "utterance_block",
-                                                                        "speaker")
+    posts = Post.objects.filter(dialogue__project=project).values_list(
+        "dialogue_id", "position", "utterance_block", "speaker"
+    )
     speaker_of_post: dict[tuple[int, int], str] = {}
     speaker_of_block: dict[tuple[int, int], str] = {}
     for dialogue_id, position, block, speaker in posts.iterator(chunk_size=20000):
@@ -101,9 +108,9 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
         mine_gold = gold[gold[:, 0] == criterion.pk] if len(gold) else gold
         values = _scale_values(criterion)
         value_index = {v: i for i, v in enumerate(values)}
-        unit_keys = list(dict.fromkeys(
-            [(d, u) for d, u in mine[:, 1:3].tolist()] + [(d, u) for d, u in mine_gold[:, 1:3].tolist()]
-        ))
+        unit_keys = list(
+            dict.fromkeys([(d, u) for d, u in mine[:, 1:3].tolist()] + [(d, u) for d, u in mine_gold[:, 1:3].tolist()])
+        )
         unit_keys.sort()
         unit_lookup = {key: i for i, key in enumerate(unit_keys)}
         if criterion.unit == Unit.DIALOGUE:

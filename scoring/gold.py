@@ -5,6 +5,7 @@ leverages inherently subjective annotations" (``sakai2017_snod_task_design.txt``
 forcing a single gold label, the gold data of a unit is the distribution of the labels its
 annotators gave.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

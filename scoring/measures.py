@@ -12,6 +12,7 @@ RNSS, JSD, OD/NOD/SNOD.
 Zeng, Z., Kato, S., Sakai, T. (2019/2020). DialEval-1 / NTCIR-15: NMD and RSNOD.
 Higashinaka et al. (2017), DBDC3; Tsunomori et al. (2020) (``tsunomori2020_breakdown_metrics.txt``): MSE.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,10 @@ def as_distributions(x, name: str = "p") -> np.ndarray:
     if not ((x >= 0).all() and np.isfinite(totals).all() and (totals > 0).all()):
         bad = ~((x >= 0).all(axis=-1) & np.isfinite(totals[..., 0]) & (totals[..., 0] > 0))
         row = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
-        raise ValueError(f"{name} row {row if len(row) != 1 else row[0]} is not a distribution: {x[row].tolist()} "
-                         "(entries must be finite, non-negative and not all zero)")
+        raise ValueError(
+            f"{name} row {row if len(row) != 1 else row[0]} is not a distribution: {x[row].tolist()} "
+            "(entries must be finite, non-negative and not all zero)"
+        )
     return x / totals
 
 
@@ -168,7 +171,7 @@ def simpson_index(q) -> np.ndarray:
     (0.3333, 1.0)
     """
     q = as_distributions(q, "q")
-    return _row_sum(q ** 2)
+    return _row_sum(q**2)
 
 
 # name -> (function, symmetric, takes ordinal bins into account)

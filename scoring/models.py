@@ -1,4 +1,5 @@
 """Stored results of the scoring library: project statistics and scored runs."""
+
 from django.db import models
 
 from annotator.models import Project

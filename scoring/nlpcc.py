@@ -19,6 +19,7 @@ References
 Shan, Y., et al. (2019). Overview of the NLPCC 2019 shared task: open domain conversation
 evaluation (``shan2019_nlpcc_open_domain_eval.txt``), sections 3 and 5.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,7 +30,9 @@ ASPECTS = ("syntax", "content_expression", "emotional_expression", "topic_diverg
 SEVERE_ERROR = "severe_error"
 
 
-def single_turn_scores(yes_counts: Mapping[str, np.ndarray], n_annotators, aspects: Mapping[str, str]) -> dict[str, float]:
+def single_turn_scores(
+    yes_counts: Mapping[str, np.ndarray], n_annotators, aspects: Mapping[str, str]
+) -> dict[str, float]:
     """Aspect scores (0-100) and the total (0-500) of one system's replies.
 
     ``yes_counts[question]``: per reply, how many annotators answered yes; ``n_annotators``: per

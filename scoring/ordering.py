@@ -14,6 +14,7 @@ Gandhe, S., Traum, D. (2008). Evaluation understudy for dialogue coherence model
 (``gandhe2008_dialogue_coherence_ordering.txt``): Kendall's tau, b_n, (b2 + b3)/2, Table 1,
 the random baselines (tau 0.02, (b2 + b3)/2 0.11 over the 14,400 orders of ten turns).
 """
+
 from __future__ import annotations
 
 import math
@@ -94,8 +95,10 @@ def _slots(speakers: Sequence[str]) -> list[np.ndarray]:
     a = np.array([i for i, s in enumerate(speakers) if s == first])
     b = np.array([i for i, s in enumerate(speakers) if s != first])
     if len(a) != (len(speakers) + 1) // 2:
-        raise ValueError(f"{first} has {len(a)} of {len(speakers)} turns; strict alternation starting with "
-                         f"{first} needs {(len(speakers) + 1) // 2}")
+        raise ValueError(
+            f"{first} has {len(a)} of {len(speakers)} turns; strict alternation starting with "
+            f"{first} needs {(len(speakers) + 1) // 2}"
+        )
     return [a, b]
 
 
@@ -180,9 +183,9 @@ def _exact_expectations(speakers: Sequence[str]) -> RandomBaseline:
             return float("nan")
         total = 0.0
         for start in range(n - k + 1):  # original n-gram start..start+k-1
-            gram = speaker_of[start:start + k]
+            gram = speaker_of[start : start + k]
             for slot in range(n - k + 1):  # where it could be shown
-                if not (slot_group[slot:slot + k] == gram).all():
+                if not (slot_group[slot : slot + k] == gram).all():
                     continue
                 prob = 1.0
                 for s in (0, 1):
@@ -196,8 +199,9 @@ def _exact_expectations(speakers: Sequence[str]) -> RandomBaseline:
     return RandomBaseline(float(tau), b2, b3, float(b23), "exact")
 
 
-def random_baseline(speakers: Sequence[str], *, method: str = "auto", samples: int = 100_000,
-                    seed: int | None = 0) -> RandomBaseline:
+def random_baseline(
+    speakers: Sequence[str], *, method: str = "auto", samples: int = 100_000, seed: int | None = 0
+) -> RandomBaseline:
     """Expected tau, b2, b3 and (b2 + b3)/2 of a random constrained order of a dialogue.
 
     ``method``: "enumerate" averages over every order (up to 12 turns); "monte_carlo" samples
@@ -215,7 +219,7 @@ def random_baseline(speakers: Sequence[str], *, method: str = "auto", samples: i
     if method == "exact":
         return _exact_expectations(speakers)
     if method == "enumerate":
-        orders = enumerate_constrained(speakers, limit=10 ** 7)
+        orders = enumerate_constrained(speakers, limit=10**7)
     elif method == "monte_carlo":
         orders = sample_constrained(speakers, samples, seed)
     else:
@@ -228,8 +232,9 @@ def random_baseline(speakers: Sequence[str], *, method: str = "auto", samples: i
     return RandomBaseline(float(tau.mean()), float(b2.mean()), float(b3.mean()), float(b23.mean()), method, se)
 
 
-def balanced_permutation_sets(speakers_per_dialogue: Sequence[Sequence[str]], m: int = 3, *,
-                              candidates: int = 200, seed: int | None = 0) -> list[list[tuple[int, np.ndarray]]]:
+def balanced_permutation_sets(
+    speakers_per_dialogue: Sequence[Sequence[str]], m: int = 3, *, candidates: int = 200, seed: int | None = 0
+) -> list[list[tuple[int, np.ndarray]]]:
     """m constrained permutations per dialogue spread over m sets, balanced by Kendall's tau.
 
     Following Gandhe & Traum's setup ("we ensured that not all permutations in a given set are
@@ -258,7 +263,9 @@ def balanced_permutation_sets(speakers_per_dialogue: Sequence[Sequence[str]], m:
         ranked = pool[np.argsort(-taus, kind="stable")]
         picks = np.unique(np.round(np.linspace(0, len(ranked) - 1, m)).astype(int))
         while len(picks) < m:  # tiny pools: fill with the nearest unused ranks
-            picks = np.unique(np.concatenate([picks, [i for i in range(len(ranked)) if i not in picks][:m - len(picks)]]))
+            picks = np.unique(
+                np.concatenate([picks, [i for i in range(len(ranked)) if i not in picks][: m - len(picks)]])
+            )
         for k, index in enumerate(sorted(picks)):
             sets[(k + d) % m].append((d, ranked[index]))
     return sets

@@ -3,6 +3,7 @@
 Readers check every value against the gold data they are given (the ids, the turns, the
 label sets) and raise ``RunFileError`` naming the file, the dialogue id and the field.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,11 @@ import numpy as np
 class RunFileError(ValueError):
     def __init__(self, source: str, message: str, *, dialogue: str | None = None, field: str | None = None):
         self.source, self.message, self.dialogue, self.field = source, message, dialogue, field
-        where = [source] + ([f"dialogue {dialogue}"] if dialogue is not None else []) + (
-            [f"field {field}"] if field is not None else [])
+        where = (
+            [source]
+            + ([f"dialogue {dialogue}"] if dialogue is not None else [])
+            + ([f"field {field}"] if field is not None else [])
+        )
         super().__init__(f"{': '.join(where)}: {message}")
 
 
@@ -28,24 +32,34 @@ def _load_json(raw: bytes | str, source: str):
         raise RunFileError(source, f"malformed JSON: {exc}") from None
 
 
-def _distribution(obj, labels: Sequence[str], *, source: str, dialogue: str, field: str,
-                  key_of=lambda label: label) -> list[float]:
+def _distribution(
+    obj, labels: Sequence[str], *, source: str, dialogue: str, field: str, key_of=lambda label: label
+) -> list[float]:
     if not isinstance(obj, dict):
         raise RunFileError(source, "expected an object of label probabilities", dialogue=dialogue, field=field)
     keys = [key_of(label) for label in labels]
     out = [obj.get(k, 0.0) for k in keys]
     # the common case in one pass; the detailed diagnosis only when something is wrong
-    if len(obj) <= len(keys) and all(type(v) in (int, float) and v >= 0 and math.isfinite(v) for v in out) \
-            and obj.keys() <= set(keys) and sum(out) > 0:
+    if (
+        len(obj) <= len(keys)
+        and all(type(v) in (int, float) and v >= 0 and math.isfinite(v) for v in out)
+        and obj.keys() <= set(keys)
+        and sum(out) > 0
+    ):
         return [float(v) for v in out]
     for key in obj:
         if key not in keys:
-            raise RunFileError(source, f"unknown label {key!r} (expected {', '.join(sorted(keys))})",
-                               dialogue=dialogue, field=f"{field}.{key}")
+            raise RunFileError(
+                source,
+                f"unknown label {key!r} (expected {', '.join(sorted(keys))})",
+                dialogue=dialogue,
+                field=f"{field}.{key}",
+            )
     for key, value in zip(keys, out):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise RunFileError(source, f"probability {value!r} is not a number", dialogue=dialogue,
-                               field=f"{field}.{key}")
+            raise RunFileError(
+                source, f"probability {value!r} is not a number", dialogue=dialogue, field=f"{field}.{key}"
+            )
         if value < 0:
             raise RunFileError(source, f"probability {value!r} is negative", dialogue=dialogue, field=f"{field}.{key}")
     raise RunFileError(source, "probabilities sum to zero", dialogue=dialogue, field=field)
@@ -68,9 +82,17 @@ class STC3Run:
     helpdesk: NuggetRows
 
 
-def read_stc3_run(raw: bytes | str, *, source: str, gold_turns: Mapping[str, Sequence[str]],
-                  quality_scale: Sequence[str], quality_keys: Sequence[str], customer_labels: Sequence[str],
-                  helpdesk_labels: Sequence[str], strict: bool = False) -> STC3Run:
+def read_stc3_run(
+    raw: bytes | str,
+    *,
+    source: str,
+    gold_turns: Mapping[str, Sequence[str]],
+    quality_scale: Sequence[str],
+    quality_keys: Sequence[str],
+    customer_labels: Sequence[str],
+    helpdesk_labels: Sequence[str],
+    strict: bool = False,
+) -> STC3Run:
     """Parse an STC-3/DialEval submission: ``[{"id", "quality"?: {KEY: {value: p}}, "nugget"?: [...]}]``.
 
     ``gold_turns`` maps each gold dialogue id to the speaker of each turn ("customer" /
@@ -102,15 +124,17 @@ def read_stc3_run(raw: bytes | str, *, source: str, gold_turns: Mapping[str, Seq
             if key not in quality_rows:
                 raise RunFileError(source, f"unknown quality criterion {key!r}", dialogue=did, field=f"quality.{key}")
             quality_rows[key][0].append(position)
-            quality_rows[key][1].append(_distribution(dist, quality_scale, source=source, dialogue=did,
-                                                      field=f"quality.{key}"))
+            quality_rows[key][1].append(
+                _distribution(dist, quality_scale, source=source, dialogue=did, field=f"quality.{key}")
+            )
         if "nugget" in record:
             nuggets = record["nugget"]
             speakers = gold_turns[did]
             if not isinstance(nuggets, list) or len(nuggets) != len(speakers):
                 n = len(nuggets) if isinstance(nuggets, list) else "no"
-                raise RunFileError(source, f"{n} turn distributions for {len(speakers)} turns", dialogue=did,
-                                   field="nugget")
+                raise RunFileError(
+                    source, f"{n} turn distributions for {len(speakers)} turns", dialogue=did, field="nugget"
+                )
             for t, (dist, speaker) in enumerate(zip(nuggets, speakers)):
                 p = _distribution(dist, labels[speaker], source=source, dialogue=did, field=f"nugget[{t}]")
                 rows[speaker][0].append(position)
@@ -119,16 +143,25 @@ def read_stc3_run(raw: bytes | str, *, source: str, gold_turns: Mapping[str, Seq
     if strict:
         missing = [d for d in gold_turns if d not in seen]
         if missing:
-            raise RunFileError(source, f"{len(missing)} gold dialogues are missing from the run (strict mode)",
-                               dialogue=missing[0], field="id")
+            raise RunFileError(
+                source,
+                f"{len(missing)} gold dialogues are missing from the run (strict mode)",
+                dialogue=missing[0],
+                field="id",
+            )
 
     def nugget_rows(speaker: str) -> NuggetRows:
         d, t, p = rows[speaker]
-        return NuggetRows(np.array(d, dtype=np.int64), np.array(t, dtype=np.int64),
-                          np.array(p, dtype=float).reshape(-1, len(labels[speaker])))
+        return NuggetRows(
+            np.array(d, dtype=np.int64),
+            np.array(t, dtype=np.int64),
+            np.array(p, dtype=float).reshape(-1, len(labels[speaker])),
+        )
 
-    quality_arrays = {k: (np.array(ix, dtype=np.int64), np.array(ps, dtype=float).reshape(-1, len(quality_scale)))
-                      for k, (ix, ps) in quality_rows.items()}
+    quality_arrays = {
+        k: (np.array(ix, dtype=np.int64), np.array(ps, dtype=float).reshape(-1, len(quality_scale)))
+        for k, (ix, ps) in quality_rows.items()
+    }
     return STC3Run(dialogues, quality_arrays, nugget_rows("customer"), nugget_rows("helpdesk"))
 
 
@@ -145,8 +178,9 @@ class DBDCRun:
     p: np.ndarray
 
 
-def read_dbdc_run(files: Iterable[tuple[str, bytes | str]], *, gold_turns: Mapping[str, Sequence[int]],
-                  strict: bool = False) -> DBDCRun:
+def read_dbdc_run(
+    files: Iterable[tuple[str, bytes | str]], *, gold_turns: Mapping[str, Sequence[int]], strict: bool = False
+) -> DBDCRun:
     """Parse DBDC ``<dialogue-id>.labels.json`` files (``files`` yields (name, content)).
 
     Every annotated system turn of a dialogue in the run must be labelled; ``strict`` also
@@ -174,17 +208,28 @@ def read_dbdc_run(files: Iterable[tuple[str, bytes | str]], *, gold_turns: Mappi
                 raise RunFileError(name, "needs an integer turn-index", dialogue=did, field=f"{field}.turn-index")
             index = entry["turn-index"]
             if index not in gold_turns[did]:
-                raise RunFileError(name, f"turn {index} is not an annotated system turn", dialogue=did,
-                                   field=f"{field}.turn-index")
+                raise RunFileError(
+                    name, f"turn {index} is not an annotated system turn", dialogue=did, field=f"{field}.turn-index"
+                )
             labels = entry.get("labels")
             if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
                 raise RunFileError(name, "needs one labels object", dialogue=did, field=f"{field}.labels")
             first = labels[0]
             if first.get("breakdown") not in DBDC_LABELS:
-                raise RunFileError(name, f"unknown label {first.get('breakdown')!r} (expected O, T or X)",
-                                   dialogue=did, field=f"{field}.labels[0].breakdown")
-            p = _distribution({k: v for k, v in first.items() if k.startswith("prob-")}, DBDC_LABELS, source=name,
-                              dialogue=did, field=f"{field}.labels[0]", key_of=lambda lab: f"prob-{lab}")
+                raise RunFileError(
+                    name,
+                    f"unknown label {first.get('breakdown')!r} (expected O, T or X)",
+                    dialogue=did,
+                    field=f"{field}.labels[0].breakdown",
+                )
+            p = _distribution(
+                {k: v for k, v in first.items() if k.startswith("prob-")},
+                DBDC_LABELS,
+                source=name,
+                dialogue=did,
+                field=f"{field}.labels[0]",
+                key_of=lambda lab: f"prob-{lab}",
+            )
             dialogue.append(did)
             turn.append(index)
             label.append(DBDC_LABELS.index(first["breakdown"]))
@@ -197,5 +242,9 @@ def read_dbdc_run(files: Iterable[tuple[str, bytes | str]], *, gold_turns: Mappi
         absent = [d for d in gold_turns if d not in seen]
         if absent:
             raise RunFileError("run", f"{len(absent)} gold dialogues are missing (strict mode)", dialogue=absent[0])
-    return DBDCRun(dialogue, np.array(turn, dtype=np.int64), np.array(label, dtype=np.int64),
-                   np.array(probs, dtype=float).reshape(-1, 3))
+    return DBDCRun(
+        dialogue,
+        np.array(turn, dtype=np.int64),
+        np.array(label, dtype=np.int64),
+        np.array(probs, dtype=float).reshape(-1, 3),
+    )

@@ -8,6 +8,7 @@ weighted average of customer and helpdesk utterance blocks (Eq. 12), the mean ov
 Tsunomori et al. (2020) (``tsunomori2020_breakdown_metrics.txt``), Table 1: JSD and MSE for the
 label groupings (NB,PB,B), (NB,PB+B), (NB+PB,B) and their Simpson-weighted "+w" forms.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -53,8 +54,16 @@ def quality_scores(estimates, gold_counts) -> dict[str, np.ndarray]:
     return {"rsnod": rsnod(estimates, gold), "nmd": nmd(estimates, gold)}
 
 
-def nugget_dialogue_scores(customer_p, customer_gold, customer_dialogue, helpdesk_p, helpdesk_gold,
-                           helpdesk_dialogue, n_dialogues: int, alpha: float = 0.5) -> dict[str, np.ndarray]:
+def nugget_dialogue_scores(
+    customer_p,
+    customer_gold,
+    customer_dialogue,
+    helpdesk_p,
+    helpdesk_gold,
+    helpdesk_dialogue,
+    n_dialogues: int,
+    alpha: float = 0.5,
+) -> dict[str, np.ndarray]:
     """Per-dialogue nugget detection: alpha * mean over customer turns + (1 - alpha) * mean over helpdesk turns.
 
     A dialogue with turns of only one speaker is scored on that speaker's turns (Sakai 2017, Eq. 12).
@@ -69,10 +78,12 @@ def nugget_dialogue_scores(customer_p, customer_gold, customer_dialogue, helpdes
     customer_q = gold_distribution(customer_gold) if len(customer_dialogue) else None
     helpdesk_q = gold_distribution(helpdesk_gold) if len(helpdesk_dialogue) else None
     for name, measure in (("rnss", rnss), ("jsd", jsd)):
-        c = group_mean(measure(customer_p, customer_q) if len(customer_dialogue) else [], customer_dialogue,
-                       n_dialogues)
-        h = group_mean(measure(helpdesk_p, helpdesk_q) if len(helpdesk_dialogue) else [], helpdesk_dialogue,
-                       n_dialogues)
+        c = group_mean(
+            measure(customer_p, customer_q) if len(customer_dialogue) else [], customer_dialogue, n_dialogues
+        )
+        h = group_mean(
+            measure(helpdesk_p, helpdesk_q) if len(helpdesk_dialogue) else [], helpdesk_dialogue, n_dialogues
+        )
         both = alpha * c + (1 - alpha) * h
         out[name] = np.where(np.isnan(c), h, np.where(np.isnan(h), c, both))
     return out

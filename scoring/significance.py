@@ -14,6 +14,7 @@ Input is a matrix of per-item scores, items x runs, for one metric.
 
 All tests are vectorised over trials (in chunks, to bound memory), so B = 10,000 is practical.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -95,13 +96,14 @@ def paired_bootstrap(scores, trials: int = 10_000, seed: int | None = 0, *, chun
         k = min(chunk, trials - done)
         weights = rng.multinomial(items, np.full(items, 1 / items), size=k).astype(float)  # k x items
         m = weights @ centred / items
-        second = weights @ centred ** 2 / items
-        var = (second - m ** 2) * items / (items - 1)
+        second = weights @ centred**2 / items
+        var = (second - m**2) * items / (items - 1)
         with np.errstate(invalid="ignore", divide="ignore"):
             # a resample without variance but with a shifted mean is infinitely extreme (conservative
             # for tiny item sets, where it is common); one with neither counts as t = 0
-            t = np.where(var > 1e-15, m / np.sqrt(np.maximum(var, 1e-300) / items),
-                         np.where(np.abs(m) > 1e-12, np.inf, 0.0))
+            t = np.where(
+                var > 1e-15, m / np.sqrt(np.maximum(var, 1e-300) / items), np.where(np.abs(m) > 1e-12, np.inf, 0.0)
+            )
         exceed += (np.abs(t) >= np.abs(t_obs) - 1e-12).sum(axis=0)
         done += k
     p = np.ones((runs, runs))
@@ -142,10 +144,10 @@ def ranking_stability(scores, share: float = 0.2, trials: int = 500, seed: int |
     rng = np.random.default_rng(seed)
     order = rng.random((trials, items)).argsort(axis=1)
     first = x[order[:, :size]].mean(axis=1)  # trials x runs
-    second = x[order[:, size:2 * size]].mean(axis=1)
+    second = x[order[:, size : 2 * size]].mean(axis=1)
     i, j = np.triu_indices(runs, 1)
     s1, s2 = np.sign(first[:, j] - first[:, i]), np.sign(second[:, j] - second[:, i])
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = (s1 * s2).sum(axis=1) / np.sqrt((s1 ** 2).sum(axis=1) * (s2 ** 2).sum(axis=1))
+        tau = (s1 * s2).sum(axis=1) / np.sqrt((s1**2).sum(axis=1) * (s2**2).sum(axis=1))
     tau = tau[np.isfinite(tau)]
     return Stability(float(tau.mean()), float(tau.std(ddof=1)) if len(tau) > 1 else 0.0, int(len(tau)))

@@ -1,4 +1,5 @@
 """Celery tasks: thin wrappers around services, safe to run twice, retrying transient errors only."""
+
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 from django.db.models import F
@@ -21,10 +22,17 @@ def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
     stored = statistics_recompute(project_id=project_id, force=force)
     finished = timezone.now()
     StatisticsJob.objects.filter(project_id=project_id).update(
-        finished_at=finished, last_duration=(finished - started).total_seconds(), last_error="",
-        recomputations=F("recomputations") + 1)
-    return {"project_id": project_id, "n_judgements": stored.n_judgements, "fingerprint": stored.fingerprint,
-            "computed_at": stored.computed_at.isoformat()}
+        finished_at=finished,
+        last_duration=(finished - started).total_seconds(),
+        last_error="",
+        recomputations=F("recomputations") + 1,
+    )
+    return {
+        "project_id": project_id,
+        "n_judgements": stored.n_judgements,
+        "fingerprint": stored.fingerprint,
+        "computed_at": stored.computed_at.isoformat(),
+    }
 
 
 @shared_task(bind=True, **RETRY)

@@ -16,6 +16,7 @@ References
 Zeng, Z., Luo, C., Shang, L., Li, H., Sakai, T. (2017). Test collections and measures for
 evaluating customer-helpdesk dialogues. EVIA 2017 (``zeng2017_dch1_uch.txt``), Eqs. 1-4.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -87,8 +88,9 @@ def uch(found: Sequence[Nugget], patience: float, helpdesk_weight: float = 0.5) 
     for side in (CUSTOMER, HELPDESK):
         mine = [n for n in found if n.speaker == side]
         regular = sum(1 for n in mine if n.label not in GOAL_LABELS)
-        totals[side] = sum((1 + regular if n.label in GOAL_LABELS else 1) * max(0.0, 1 - n.pos / patience)
-                           for n in mine)
+        totals[side] = sum(
+            (1 + regular if n.label in GOAL_LABELS else 1) * max(0.0, 1 - n.pos / patience) for n in mine
+        )
     score = (1 - helpdesk_weight) * totals[CUSTOMER] + helpdesk_weight * totals[HELPDESK]
     return UCHScore(totals[CUSTOMER], totals[HELPDESK], score)
 

@@ -2,6 +2,7 @@
 
 Extra arguments go to both pytest runs (e.g. ``-k import``).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,11 @@ def pytest(args: list[str], env: dict[str, str]) -> int:
 def main() -> int:
     ensure_system_packages()
     extra = sys.argv[1:]
-    base_env = {k: v for k, v in os.environ.items()
-                if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")}
+    base_env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")
+    }
     base_env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     base_env.setdefault("STATISTICS_DEBOUNCE_SECONDS", "1")
     services = Services()

@@ -2,6 +2,7 @@
 
 Installs Debian's postgresql, redis-server and chromium when their binaries are missing.
 """
+
 from __future__ import annotations
 
 import glob
@@ -43,8 +44,12 @@ def ensure_system_packages() -> None:
     log(f"installing Debian packages: {' '.join(wanted)}")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *wanted], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *wanted],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def free_port() -> int:
@@ -84,21 +89,47 @@ class Services:
         if self.user:
             shutil.chown(self.tmp, self.user)
             shutil.chown(data, self.user)
-        subprocess.run(as_db_user([str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                                   "-E", "UTF8", "--locale=C"], self.user), check=True, stdout=subprocess.DEVNULL)
-        opts = f"-h 127.0.0.1 -p {self.pg_port} -k {self.tmp} -c fsync=off -c synchronous_commit=off " \
-               f"-c work_mem=64MB -c shared_buffers=256MB -c jit=off " \
-               f"-c full_page_writes=off -c max_connections=200"
-        subprocess.run(as_db_user([str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l",
-                                   str(self.tmp / "pg.log"), "-w", "start"], self.user), check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            as_db_user(
+                [str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C"],
+                self.user,
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        opts = (
+            f"-h 127.0.0.1 -p {self.pg_port} -k {self.tmp} -c fsync=off -c synchronous_commit=off "
+            f"-c work_mem=64MB -c shared_buffers=256MB -c jit=off "
+            f"-c full_page_writes=off -c max_connections=200"
+        )
+        subprocess.run(
+            as_db_user(
+                [str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-l", str(self.tmp / "pg.log"), "-w", "start"],
+                self.user,
+            ),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         self.pg_started = True
-        subprocess.run([str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres",
-                        "dialeval"], check=True)
+        subprocess.run(
+            [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres", "dialeval"],
+            check=True,
+        )
         log(f"PostgreSQL on 127.0.0.1:{self.pg_port}")
         self.redis = subprocess.Popen(
-            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.tmp)],
+            [
+                "redis-server",
+                "--port",
+                str(self.redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.tmp),
+            ],
             stdout=subprocess.DEVNULL,
         )
         for _ in range(100):
@@ -120,6 +151,10 @@ class Services:
             self.redis.terminate()
             self.redis.wait(timeout=10)
         if self.pg_started:
-            subprocess.run(as_db_user([str(pg_bindir() / "pg_ctl"), "-D", str(self.tmp / "pg"), "-m", "immediate",
-                                       "stop"], self.user), stdout=subprocess.DEVNULL)
+            subprocess.run(
+                as_db_user(
+                    [str(pg_bindir() / "pg_ctl"), "-D", str(self.tmp / "pg"), "-m", "immediate", "stop"], self.user
+                ),
+                stdout=subprocess.DEVNULL,
+            )
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -3,6 +3,7 @@
 Used as the independent check of the vectorised library in tests and as the baseline of
 bench/score_run.py.
 """
+
 from __future__ import annotations
 
 import math
@@ -86,8 +87,10 @@ def score_stc3(run: list[dict], gold: dict[str, dict], alpha: float = 0.5) -> di
                     side = c or h
                     nugget[name].append(sum(side) / len(side))
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
-    return {"quality": {k: {m: mean(v) for m, v in ms.items()} for k, ms in quality.items() if ms["rsnod"]},
-            "nugget": {k: mean(v) for k, v in nugget.items()}}
+    return {
+        "quality": {k: {m: mean(v) for m, v in ms.items()} for k, ms in quality.items() if ms["rsnod"]},
+        "nugget": {k: mean(v) for k, v in nugget.items()},
+    }
 
 
 def random_stc3_run(dialogues: list[dict], seed: int = 0) -> list[dict]:
@@ -96,8 +99,12 @@ def random_stc3_run(dialogues: list[dict], seed: int = 0) -> list[dict]:
     rng = random.Random(seed)
     run = []
     for d in dialogues:
-        record = {"id": d["id"], "quality": {k: {v: rng.random() for v in QUALITY_SCALE} for k in "ASE"},
-                  "nugget": [{v: rng.random() for v in (CUSTOMER if t["sender"] == "customer" else HELPDESK)}
-                             for t in d["turns"]]}
+        record = {
+            "id": d["id"],
+            "quality": {k: {v: rng.random() for v in QUALITY_SCALE} for k in "ASE"},
+            "nugget": [
+                {v: rng.random() for v in (CUSTOMER if t["sender"] == "customer" else HELPDESK)} for t in d["turns"]
+            ],
+        }
         run.append(record)
     return run

@@ -1,4 +1,5 @@
 """Writers for the formats the community uses; ``export_gold`` picks one by name and returns bytes."""
+
 from __future__ import annotations
 
 from annotator.models import Project

@@ -1,4 +1,5 @@
 """Reads shared by the per-annotator exporters: posts, submitted assignments and their judgements."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -9,9 +10,13 @@ from annotator.models import AssignmentStatus, Judgement, Membership, Post, Proj
 def posts_by_dialogue(project: Project) -> dict[int, list[tuple]]:
     """dialogue id -> [(position, speaker, text, block, source_turn_index, source_meta)] in order."""
     result: dict[int, list[tuple]] = defaultdict(list)
-    rows = (Post.objects.filter(dialogue__project=project).order_by("dialogue_id", "position")
-            .values_list("dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index",
-                         "source_meta"))
+    rows = (
+        Post.objects.filter(dialogue__project=project)
+        .order_by("dialogue_id", "position")
+        .values_list(
+            "dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta"
+        )
+    )
     for dialogue_id, *rest in rows.iterator(chunk_size=5000):
         result[dialogue_id].append(tuple(rest))
     return result
@@ -27,11 +32,19 @@ def judgements_by_assignment(project: Project) -> tuple[dict[int, list[int]], di
     """(dialogue id -> submitted assignment ids in annotator export order,
     assignment id -> [(criterion key, unit, value, extra)] in insertion order)."""
     ranks = annotator_names(project)
-    rows = (Judgement.objects.filter(assignment__dialogue__project=project,
-                                     assignment__status=AssignmentStatus.SUBMITTED)
-            .order_by("pk")
-            .values_list("assignment_id", "assignment__dialogue_id", "assignment__annotator_id", "criterion__key",
-                         "unit", "value", "extra"))
+    rows = (
+        Judgement.objects.filter(assignment__dialogue__project=project, assignment__status=AssignmentStatus.SUBMITTED)
+        .order_by("pk")
+        .values_list(
+            "assignment_id",
+            "assignment__dialogue_id",
+            "assignment__annotator_id",
+            "criterion__key",
+            "unit",
+            "value",
+            "extra",
+        )
+    )
     by_assignment: dict[int, list[tuple]] = defaultdict(list)
     assignment_rank: dict[int, tuple[int, int]] = {}
     dialogue_of: dict[int, int] = {}

@@ -1,4 +1,5 @@
 """DBDC3 ``*.log.json`` files (a zip), each dialogue with every annotator's breakdown labels."""
+
 from __future__ import annotations
 
 import io
@@ -20,11 +21,15 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
     posts = posts_by_dialogue(project)
     names = annotator_names(project)
     labels: dict[tuple[int, int], list[dict]] = defaultdict(list)
-    rows = (Judgement.objects.filter(assignment__dialogue__project=project,
-                                     assignment__status=AssignmentStatus.SUBMITTED,
-                                     criterion__unit__in=[Unit.SYSTEM_TURN, Unit.POST])
-            .order_by("pk")
-            .values_list("assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra"))
+    rows = (
+        Judgement.objects.filter(
+            assignment__dialogue__project=project,
+            assignment__status=AssignmentStatus.SUBMITTED,
+            criterion__unit__in=[Unit.SYSTEM_TURN, Unit.POST],
+        )
+        .order_by("pk")
+        .values_list("assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra")
+    )
     for dialogue_id, unit, annotator_id, value, extra in rows.iterator(chunk_size=20000):
         annotator = names.get(annotator_id, (0, str(annotator_id)))[1]
         labels[(dialogue_id, unit)].append(
@@ -32,7 +37,8 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
         )
     out = []
     for dialogue_id, external_id, meta in project.dialogues.order_by("position", "pk").values_list(
-            "pk", "external_id", "source_meta"):
+        "pk", "external_id", "source_meta"
+    ):
         turns = []
         for position, speaker, text, _block, turn_index, post_meta in posts[dialogue_id]:
             turn = {"turn-index": position if turn_index is None else turn_index, "speaker": speaker}

@@ -1,4 +1,5 @@
 """Gold distributions per criterion and unit (Sakai 2017), as JSON or long-form CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -57,6 +58,16 @@ def export_distributions_csv(project: Project) -> bytes:
     for key, entry in distribution_records(project)["criteria"].items():
         for item in entry["items"]:
             for value, count in item["counts"].items():
-                writer.writerow([key, item["dialogue"], item["unit"], item.get("speaker", ""), item["n"], value, count,
-                                 repr(item["distribution"][value])])
+                writer.writerow(
+                    [
+                        key,
+                        item["dialogue"],
+                        item["unit"],
+                        item.get("speaker", ""),
+                        item["n"],
+                        value,
+                        count,
+                        repr(item["distribution"][value]),
+                    ]
+                )
     return buffer.getvalue().encode("utf-8")

@@ -1,4 +1,5 @@
 """STC-3 / DialEval JSON: dialogues with their turns and every annotator's annotation, in source order."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,8 @@ def stc3_records(project: Project) -> list[dict]:
     nugget_key = next((c.key for c in criteria if c.unit == Unit.TURN), None)
     records = []
     for dialogue_id, external_id, meta in project.dialogues.order_by("position", "pk").values_list(
-            "pk", "external_id", "source_meta"):
+        "pk", "external_id", "source_meta"
+    ):
         turns = [
             {"sender": speaker, "utterances": [p[2] for p in group]}
             for (_block, speaker), group in groupby(posts[dialogue_id], key=lambda p: (p[3], p[1]))

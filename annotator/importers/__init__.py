@@ -5,6 +5,7 @@ naming the file, the record (dialogue id) and the field on bad input. Readers ch
 shape of their format; ``annotator.services.imports`` checks the values against the
 project's criteria and writes everything in one transaction.
 """
+
 from .base import ImportFailure, ParsedDialogue, ParsedGoldCount, ParsedJudgement, ParsedPost
 from .detect import FORMATS, detect_format, read_sources
 

@@ -1,4 +1,5 @@
 """Records shared by every reader, and the error they raise."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

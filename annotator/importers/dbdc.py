@@ -3,6 +3,7 @@
 Every field the importer does not model (``speaker-id``, ``time``, ``comment``...) is kept
 so that the export reproduces the source.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,11 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         raise ImportFailure(display, "has no turns", record=external_id, field="turns")
     fields = {k: v for k, v in record.items() if k not in ("dialogue-id", "turns")}
     parsed = ParsedDialogue(
-        file=display, external_id=external_id, posts=[], language=language,
-        source_meta={"format": "dbdc", "file": relative_path, "fields": fields,
-                     "keys": list(record.keys())},
+        file=display,
+        external_id=external_id,
+        posts=[],
+        language=language,
+        source_meta={"format": "dbdc", "file": relative_path, "fields": fields, "keys": list(record.keys())},
     )
     for p, turn in enumerate(turns):
         path = f"turns[{p}]"
@@ -40,17 +43,22 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         utterance = require(turn, "utterance", str, file=display, record=external_id, path=path)
         annotations = require(turn, "annotations", list, file=display, record=external_id, path=path)
         meta = {k: v for k, v in turn.items() if k not in TURN_FIELDS}
-        parsed.posts.append(ParsedPost(speaker=speaker, text=utterance, source_turn_index=turn_index,
-                                       source_meta=meta))
+        parsed.posts.append(ParsedPost(speaker=speaker, text=utterance, source_turn_index=turn_index, source_meta=meta))
         for a, annotation in enumerate(annotations):
             apath = f"{path}.annotations[{a}]"
             annotator = require(annotation, "annotator-id", (str, int), file=display, record=external_id, path=apath)
             label = require(annotation, "breakdown", str, file=display, record=external_id, path=apath)
             extra = {k: v for k, v in annotation.items() if k not in ("annotator-id", "breakdown")}
-            parsed.judgements.append(ParsedJudgement(
-                str(annotator), "breakdown", p, label, f"{apath}.breakdown",
-                None if extra == DEFAULT_ANNOTATION_EXTRA else extra,
-            ))
+            parsed.judgements.append(
+                ParsedJudgement(
+                    str(annotator),
+                    "breakdown",
+                    p,
+                    label,
+                    f"{apath}.breakdown",
+                    None if extra == DEFAULT_ANNOTATION_EXTRA else extra,
+                )
+            )
     return parsed
 
 

@@ -1,4 +1,5 @@
 """Choosing a reader for a path: a file, a folder or a zip."""
+
 from __future__ import annotations
 
 import zipfile

@@ -2,6 +2,7 @@
 
 Optional per dialogue: ``"language"`` and ``"meta"`` (any object, kept as source metadata).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,5 +43,10 @@ def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
             dialogue_language = record.get("language", language)
             if not isinstance(dialogue_language, str):
                 raise ImportFailure(display, "expected a string", record=external_id, field="language")
-            yield ParsedDialogue(file=display, external_id=external_id, posts=posts, language=dialogue_language,
-                                 source_meta={"format": "jsonl", "meta": meta})
+            yield ParsedDialogue(
+                file=display,
+                external_id=external_id,
+                posts=posts,
+                language=dialogue_language,
+                source_meta={"format": "jsonl", "meta": meta},
+            )

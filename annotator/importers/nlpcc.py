@@ -4,6 +4,7 @@ Columns: question, reply, system (机器人), number of annotators (参与总人
 (特殊标注), the nine yes/no questions, "none of the above" (以上均不选). A blank row ends the items;
 the summary block after it (system, severe errors, number of test items) is checked against them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -42,7 +43,9 @@ def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
                 return
             item = parse_nlpcc_row(row, col, row_number=row_number, display=display, language=language)
             system = item.source_meta["system"]
-            severe = next(g.count for g in item.gold_counts if g.criterion == NLPCC_SEVERE_ERROR[0] and g.value == "yes")
+            severe = next(
+                g.count for g in item.gold_counts if g.criterion == NLPCC_SEVERE_ERROR[0] and g.value == "yes"
+            )
             severe_total[system] = severe_total.get(system, 0) + severe
             items_total[system] = items_total.get(system, 0) + item.source_meta["annotators"]
             yield item
@@ -59,8 +62,16 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
 
     def count(name: str, field: str) -> int:
         value = cell(name)
-        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 0:
-            raise ImportFailure(display, f"expected a non-negative whole count, got {value!r}", record=record, field=field)
+        if (
+            value is None
+            or isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or value != int(value)
+            or value < 0
+        ):
+            raise ImportFailure(
+                display, f"expected a non-negative whole count, got {value!r}", record=record, field=field
+            )
         return int(value)
 
     question, reply, system = cell(QUESTION), cell(REPLY), cell(SYSTEM)
@@ -72,7 +83,9 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
         raise ImportFailure(display, "must be at least 1", record=record, field=N_ANNOTATORS)
     external_id = f"{system}-{row_number:04d}"
     item = ParsedDialogue(
-        file=display, external_id=external_id, language=language,
+        file=display,
+        external_id=external_id,
+        language=language,
         posts=[ParsedPost("user", str(question)), ParsedPost("system", str(reply))],
         source_meta={"format": "nlpcc", "system": str(system), "row": row_number, "annotators": n},
     )
@@ -99,8 +112,14 @@ def _check_summary(rows, display: str, severe_total: dict[str, int], items_total
         if system not in severe_total:
             raise ImportFailure(display, f"summary names system {system!r}, which has no items", field="summary")
         if row[1] is not None and int(row[1]) != severe_total[system]:
-            raise ImportFailure(display, f"summary says {int(row[1])} severe errors for {system}, items add up to "
-                                f"{severe_total[system]}", field="summary")
+            raise ImportFailure(
+                display,
+                f"summary says {int(row[1])} severe errors for {system}, items add up to {severe_total[system]}",
+                field="summary",
+            )
         if len(row) > 2 and row[2] is not None and int(row[2]) != items_total[system]:
-            raise ImportFailure(display, f"summary says {int(row[2])} judged items for {system}, items add up to "
-                                f"{items_total[system]}", field="summary")
+            raise ImportFailure(
+                display,
+                f"summary says {int(row[2])} judged items for {system}, items add up to {items_total[system]}",
+                field="summary",
+            )

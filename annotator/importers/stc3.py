@@ -4,6 +4,7 @@ A turn is an utterance block: ``{"sender": "customer"|"helpdesk", "utterances": 
 Each annotation (``{"quality": {"A", "S", "E"}, "nugget": [label per turn]}``) becomes the
 judgements of the imported annotator at that position (``"1"``, ``"2"``, ...).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,22 +43,39 @@ def parse_stc3_dialogue(record: object, *, index: int, display: str, language: s
     for t, turn in enumerate(turns):
         sender = require(turn, "sender", str, file=display, record=external_id, path=f"turns[{t}]")
         if sender not in SENDERS:
-            raise ImportFailure(display, f"unknown sender {sender!r} (expected customer or helpdesk)",
-                                record=external_id, field=f"turns[{t}].sender")
+            raise ImportFailure(
+                display,
+                f"unknown sender {sender!r} (expected customer or helpdesk)",
+                record=external_id,
+                field=f"turns[{t}].sender",
+            )
         if senders and senders[-1] == sender:
-            raise ImportFailure(display, f"turns {t - 1} and {t} are both by {sender}; a turn is an utterance block",
-                                record=external_id, field=f"turns[{t}].sender")
+            raise ImportFailure(
+                display,
+                f"turns {t - 1} and {t} are both by {sender}; a turn is an utterance block",
+                record=external_id,
+                field=f"turns[{t}].sender",
+            )
         senders.append(sender)
         utterances = require(turn, "utterances", list, file=display, record=external_id, path=f"turns[{t}]")
         if not utterances:
             raise ImportFailure(display, "is empty", record=external_id, field=f"turns[{t}].utterances")
         for u, text in enumerate(utterances):
             if not isinstance(text, str):
-                raise ImportFailure(display, f"expected a string, got {type(text).__name__}",
-                                    record=external_id, field=f"turns[{t}].utterances[{u}]")
+                raise ImportFailure(
+                    display,
+                    f"expected a string, got {type(text).__name__}",
+                    record=external_id,
+                    field=f"turns[{t}].utterances[{u}]",
+                )
             posts.append(ParsedPost(speaker=sender, text=text, source_turn_index=t))
-    parsed = ParsedDialogue(file=display, external_id=external_id, posts=posts, language=language,
-                            source_meta={"format": "stc3", "annotations": "annotations" in record})
+    parsed = ParsedDialogue(
+        file=display,
+        external_id=external_id,
+        posts=posts,
+        language=language,
+        source_meta={"format": "stc3", "annotations": "annotations" in record},
+    )
     if "annotations" in record:
         annotations = require(record, "annotations", list, file=display, record=external_id, path="")
         for a, annotation in enumerate(annotations):
@@ -66,13 +84,21 @@ def parse_stc3_dialogue(record: object, *, index: int, display: str, language: s
             quality = require(annotation, "quality", dict, file=display, record=external_id, path=path)
             for key, value in quality.items():
                 if not isinstance(value, int) or isinstance(value, bool):
-                    raise ImportFailure(display, f"expected an integer score, got {value!r}",
-                                        record=external_id, field=f"{path}.quality.{key}")
+                    raise ImportFailure(
+                        display,
+                        f"expected an integer score, got {value!r}",
+                        record=external_id,
+                        field=f"{path}.quality.{key}",
+                    )
                 parsed.judgements.append(ParsedJudgement(annotator, key, 0, str(value), f"{path}.quality.{key}"))
             nuggets = require(annotation, "nugget", list, file=display, record=external_id, path=path)
             if len(nuggets) != len(turns):
-                raise ImportFailure(display, f"{len(nuggets)} nugget labels for {len(turns)} turns",
-                                    record=external_id, field=f"{path}.nugget")
+                raise ImportFailure(
+                    display,
+                    f"{len(nuggets)} nugget labels for {len(turns)} turns",
+                    record=external_id,
+                    field=f"{path}.nugget",
+                )
             for t, label in enumerate(nuggets):
                 parsed.judgements.append(ParsedJudgement(annotator, "nugget", t, str(label), f"{path}.nugget[{t}]"))
     return parsed

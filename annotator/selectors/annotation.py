@@ -1,4 +1,5 @@
 """What the annotation page shows: the dialogue in display order with the questions on each part."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -50,8 +51,11 @@ class AnnotationPage:
 
 
 def _widget(criterion: Criterion) -> str:
-    return "select" if criterion.level == "nominal" and len(criterion.values) > 3 and criterion.unit != Unit.REPLY \
+    return (
+        "select"
+        if criterion.level == "nominal" and len(criterion.values) > 3 and criterion.unit != Unit.REPLY
         else "radio"
+    )
 
 
 def annotation_page(assignment: Assignment) -> AnnotationPage:
@@ -67,8 +71,15 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
 
     def question(criterion: Criterion, unit: int, speaker: str) -> Question:
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
-        return Question(criterion, unit, f"j:{criterion.key}:{unit}", choices, stored.get((criterion.key, unit)),
-                        _widget(criterion), criterion.key == incremental)
+        return Question(
+            criterion,
+            unit,
+            f"j:{criterion.key}:{unit}",
+            choices,
+            stored.get((criterion.key, unit)),
+            _widget(criterion),
+            criterion.key == incremental,
+        )
 
     blocks: dict[int, BlockView] = {}
     for position, speaker, text, block in posts:
@@ -98,12 +109,20 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     dialogue_questions = [question(c, 0, "") for c in criteria if c.unit == Unit.DIALOGUE]
     reorder_turns = reorder_value = None
     if spec.reordering:
-        reorder_turns = [{"turn": b.index, "speaker": b.speaker, "text": " ".join(p.text for p in b.posts)}
-                         for b in shown]
+        reorder_turns = [
+            {"turn": b.index, "speaker": b.speaker, "text": " ".join(p.text for p in b.posts)} for b in shown
+        ]
         saved = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
         reorder_value = saved
         if saved:
             by_turn = {t["turn"]: t for t in reorder_turns}
             reorder_turns = [by_turn[i] for i in saved]
-    return AnnotationPage(assignment, shown, dialogue_questions, steps if incremental else 0, reorder_turns,
-                          reorder_value, blocks[0].speaker if blocks else "")
+    return AnnotationPage(
+        assignment,
+        shown,
+        dialogue_questions,
+        steps if incremental else 0,
+        reorder_turns,
+        reorder_value,
+        blocks[0].speaker if blocks else "",
+    )

@@ -1,4 +1,5 @@
 """Progress of a project's annotation, for the lead's page."""
+
 from __future__ import annotations
 
 from django.db.models import Count, Q, Sum
@@ -11,22 +12,38 @@ def project_progress(*, project: Project) -> dict:
     work = Assignment.objects.filter(dialogue__project=project, imported=False)
     submitted = Q(status=AssignmentStatus.SUBMITTED)
     per_annotator = list(
-        work.values("annotator_id", "annotator__username").annotate(
-            assigned=Count("pk"), submitted=Count("pk", filter=submitted),
-            in_progress=Count("pk", filter=Q(status=AssignmentStatus.IN_PROGRESS)), seconds=Sum("seconds_spent"),
-        ).order_by("annotator__username")
+        work.values("annotator_id", "annotator__username")
+        .annotate(
+            assigned=Count("pk"),
+            submitted=Count("pk", filter=submitted),
+            in_progress=Count("pk", filter=Q(status=AssignmentStatus.IN_PROGRESS)),
+            seconds=Sum("seconds_spent"),
+        )
+        .order_by("annotator__username")
     )
     per_dialogue = list(
         project.dialogues.annotate(
             assigned=Count("assignments", filter=Q(assignments__imported=False)),
-            submitted=Count("assignments", filter=Q(assignments__imported=False,
-                                                    assignments__status=AssignmentStatus.SUBMITTED)),
+            submitted=Count(
+                "assignments", filter=Q(assignments__imported=False, assignments__status=AssignmentStatus.SUBMITTED)
+            ),
             seconds=Sum("assignments__seconds_spent", filter=Q(assignments__imported=False)),
-        ).order_by("position", "pk").values("pk", "external_id", "assigned", "submitted", "seconds")
+        )
+        .order_by("position", "pk")
+        .values("pk", "external_id", "assigned", "submitted", "seconds")
     )
     items = list(work.select_related("annotator", "dialogue").order_by("dialogue__position", "annotator__username"))
-    members = list(Membership.objects.filter(project=project, imported=False).select_related("user")
-                   .order_by("role", "user__username"))
+    members = list(
+        Membership.objects.filter(project=project, imported=False)
+        .select_related("user")
+        .order_by("role", "user__username")
+    )
     totals = work.aggregate(assigned=Count("pk"), submitted=Count("pk", filter=submitted))
-    return {"per_annotator": per_annotator, "per_dialogue": per_dialogue, "items": items, "members": members,
-            "totals": totals, "annotators": sum(m.role == Role.ANNOTATOR and m.active for m in members)}
+    return {
+        "per_annotator": per_annotator,
+        "per_dialogue": per_dialogue,
+        "items": items,
+        "members": members,
+        "totals": totals,
+        "annotators": sum(m.role == Role.ANNOTATOR and m.active for m in members),
+    }

@@ -11,12 +11,16 @@ def projects_for_user(*, user) -> QuerySet[Project]:
         Project.objects.filter(memberships__user=user, memberships__active=True)
         .annotate(
             dialogue_count=Count("dialogues", distinct=True),
-            my_assigned=Count("dialogues__assignments", filter=Q(dialogues__assignments__annotator=user),
-                              distinct=True),
-            my_submitted=Count("dialogues__assignments",
-                               filter=Q(dialogues__assignments__annotator=user,
-                                        dialogues__assignments__status=AssignmentStatus.SUBMITTED),
-                               distinct=True),
+            my_assigned=Count(
+                "dialogues__assignments", filter=Q(dialogues__assignments__annotator=user), distinct=True
+            ),
+            my_submitted=Count(
+                "dialogues__assignments",
+                filter=Q(
+                    dialogues__assignments__annotator=user, dialogues__assignments__status=AssignmentStatus.SUBMITTED
+                ),
+                distinct=True,
+            ),
         )
         .order_by("slug")
     )

@@ -8,6 +8,7 @@ dialogue shapes, and criteria that are re-read after ``CRITERIA_TTL_SECONDS`` so
 a label or question in the admin show up without a restart. Saving or deleting a criterion or
 post in this process clears the cache at once (``structure_cache_clear``).
 """
+
 from __future__ import annotations
 
 import threading
@@ -54,8 +55,9 @@ def dialogue_shape(dialogue_id: int) -> DialogueShape:
         if shape is not None:
             _shapes.move_to_end(dialogue_id)
             return shape
-    rows = list(Post.objects.filter(dialogue_id=dialogue_id).order_by("position")
-                .values_list("speaker", "utterance_block"))
+    rows = list(
+        Post.objects.filter(dialogue_id=dialogue_id).order_by("position").values_list("speaker", "utterance_block")
+    )
     shape = DialogueShape(tuple(s for s, _b in rows), tuple(b for _s, b in rows))
     with _lock:
         _shapes[dialogue_id] = shape

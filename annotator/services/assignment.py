@@ -3,6 +3,7 @@
 Coherence projects instead get m constrained permutations per dialogue arranged in m balanced
 sets (Gandhe & Traum 2008); each annotator judges one set, in a random order of their own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,15 +25,21 @@ class AssignReport:
 
 
 def _annotators(project: Project) -> list[Membership]:
-    return list(Membership.objects.filter(project=project, role=Role.ANNOTATOR, active=True, imported=False)
-                .select_related("user").order_by("user_id"))
+    return list(
+        Membership.objects.filter(project=project, role=Role.ANNOTATOR, active=True, imported=False)
+        .select_related("user")
+        .order_by("user_id")
+    )
 
 
 def _hand_back(project: Project, *, dry: bool = False) -> int:
     """Delete the unfinished assignments (and their drafts) of annotators no longer active in the project."""
     active = Membership.objects.filter(project=project, role=Role.ANNOTATOR, active=True).values("user_id")
-    stale = Assignment.objects.filter(dialogue__project=project, imported=False).exclude(
-        status=AssignmentStatus.SUBMITTED).exclude(annotator_id__in=active)
+    stale = (
+        Assignment.objects.filter(dialogue__project=project, imported=False)
+        .exclude(status=AssignmentStatus.SUBMITTED)
+        .exclude(annotator_id__in=active)
+    )
     count = stale.count()
     if not dry:
         stale.delete()
@@ -40,8 +47,9 @@ def _hand_back(project: Project, *, dry: bool = False) -> int:
 
 
 @transaction.atomic
-def assignments_create_balanced(*, project: Project, k: int | None = None, seed: int = 0,
-                                hand_back_unfinished: bool = True, sets: int = 3) -> AssignReport:
+def assignments_create_balanced(
+    *, project: Project, k: int | None = None, seed: int = 0, hand_back_unfinished: bool = True, sets: int = 3
+) -> AssignReport:
     """Assign what is missing so every dialogue has K different annotators; never moves submitted work.
 
     Each dialogue, in import order, takes the annotators with the fewest assignments in the project
@@ -62,18 +70,22 @@ def assignments_create_balanced(*, project: Project, k: int | None = None, seed:
     rng = np.random.default_rng(seed)
     tie_break = {m.user_id: float(r) for m, r in zip(members, rng.random(len(members)))}
     load = dict.fromkeys(tie_break, 0)
-    for user_id, n in (Assignment.objects.filter(dialogue__project=project, annotator_id__in=list(load))
-                       .values_list("annotator_id").annotate(n=Count("pk"))):
+    for user_id, n in (
+        Assignment.objects.filter(dialogue__project=project, annotator_id__in=list(load))
+        .values_list("annotator_id")
+        .annotate(n=Count("pk"))
+    ):
         load[user_id] = n
     have: dict[int, set[int]] = {}
     for dialogue_id, user_id in Assignment.objects.filter(dialogue__project=project, imported=False).values_list(
-            "dialogue_id", "annotator_id"):
+        "dialogue_id", "annotator_id"
+    ):
         have.setdefault(dialogue_id, set()).add(user_id)
     new = []
     for dialogue_id in project.dialogues.order_by("position", "pk").values_list("pk", flat=True):
         taken = have.get(dialogue_id, set())
         candidates = sorted((u for u in load if u not in taken), key=lambda u: (load[u], tie_break[u]))
-        for user_id in candidates[:max(0, k - len(taken))]:
+        for user_id in candidates[: max(0, k - len(taken))]:
             load[user_id] += 1
             new.append(Assignment(annotator_id=user_id, dialogue_id=dialogue_id))
     _set_queue_ranks(new, rng)
@@ -99,8 +111,11 @@ def _assign_permutation_sets(project: Project, m: int, seed: int, handed_back: i
     rng = np.random.default_rng(seed)
     dialogues = list(project.dialogues.order_by("position", "pk").values_list("pk", flat=True))
     speakers: dict[int, list[str]] = {}
-    for dialogue_id, block, speaker in Post.objects.filter(dialogue__project=project).order_by(
-            "dialogue_id", "position").values_list("dialogue_id", "utterance_block", "speaker"):
+    for dialogue_id, block, speaker in (
+        Post.objects.filter(dialogue__project=project)
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "utterance_block", "speaker")
+    ):
         turns = speakers.setdefault(dialogue_id, [])
         if block == len(turns):
             turns.append(speaker)
@@ -108,18 +123,28 @@ def _assign_permutation_sets(project: Project, m: int, seed: int, handed_back: i
     existing = set(Assignment.objects.filter(dialogue__project=project).values_list("annotator_id", "dialogue_id"))
     set_of_member = {}
     for i, member in enumerate(members):
-        taken = Assignment.objects.filter(annotator_id=member.user_id, dialogue__project=project).exclude(
-            permutation_set=None).values_list("permutation_set", flat=True).first()
+        taken = (
+            Assignment.objects.filter(annotator_id=member.user_id, dialogue__project=project)
+            .exclude(permutation_set=None)
+            .values_list("permutation_set", flat=True)
+            .first()
+        )
         set_of_member[member.user_id] = taken if taken is not None else i % m
     new = []
     for user_id, s in set_of_member.items():
         for d_index, order in sets[s]:
             dialogue_id = dialogues[d_index]
             if (user_id, dialogue_id) not in existing:
-                new.append(Assignment(annotator_id=user_id, dialogue_id=dialogue_id, shown_order=order.tolist(),
-                                      permutation_set=s))
+                new.append(
+                    Assignment(
+                        annotator_id=user_id, dialogue_id=dialogue_id, shown_order=order.tolist(), permutation_set=s
+                    )
+                )
     _set_queue_ranks(new, rng)
     Assignment.objects.bulk_create(new, batch_size=2000)
-    loads = dict(Assignment.objects.filter(dialogue__project=project, annotator_id__in=set_of_member)
-                 .values_list("annotator__username").annotate(n=Count("pk")))
+    loads = dict(
+        Assignment.objects.filter(dialogue__project=project, annotator_id__in=set_of_member)
+        .values_list("annotator__username")
+        .annotate(n=Count("pk"))
+    )
     return AssignReport(len(new), handed_back, loads)

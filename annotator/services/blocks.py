@@ -1,4 +1,5 @@
 """Utterance blocks: maximal runs of consecutive posts by one speaker (Zeng et al. 2017, sec. 3.1)."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,4 +1,5 @@
 """The demo: a project per preset with the project's own small files, a lead and three annotators."""
+
 from __future__ import annotations
 
 from pathlib import Path

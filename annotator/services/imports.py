@@ -1,4 +1,5 @@
 """Importing collections into a project: validate against the criteria, write in bulk, all or nothing."""
+
 from __future__ import annotations
 
 import re
@@ -15,7 +16,16 @@ from django.utils import timezone
 
 from annotator.importers import ImportFailure, ParsedDialogue, read_sources
 from annotator.models import (
-    Assignment, AssignmentStatus, Criterion, Dialogue, GoldCount, Judgement, Membership, Post, Project, Role,
+    Assignment,
+    AssignmentStatus,
+    Criterion,
+    Dialogue,
+    GoldCount,
+    Judgement,
+    Membership,
+    Post,
+    Project,
+    Role,
 )
 from annotator.services.blocks import utterance_blocks
 from annotator.services.units import UnitError, check_value, unit_speaker
@@ -30,8 +40,14 @@ class ImportReport:
     annotators_created: int
 
 
-def dialogues_import(*, project: Project, paths: Sequence[Path | str], fmt: str = "auto",
-                     language: str | None = None, batch_size: int = 250) -> ImportReport:
+def dialogues_import(
+    *,
+    project: Project,
+    paths: Sequence[Path | str],
+    fmt: str = "auto",
+    language: str | None = None,
+    batch_size: int = 250,
+) -> ImportReport:
     """Import every dialogue in ``paths`` into ``project``, or nothing.
 
     Reads the sources as a stream and writes them in batches of ``batch_size`` dialogues inside
@@ -52,7 +68,9 @@ def dialogues_import(*, project: Project, paths: Sequence[Path | str], fmt: str 
         if writer.dialogues == 0:
             raise ImportFailure(", ".join(map(str, paths)), "contains no dialogues")
     planner_statistics_refresh()
-    return ImportReport(writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created)
+    return ImportReport(
+        writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created
+    )
 
 
 def planner_statistics_refresh() -> None:
@@ -69,7 +87,9 @@ def planner_statistics_refresh() -> None:
         cursor.execute(f"ANALYZE {tables}")
 
 
-def dialogues_import_upload(*, project: Project, uploaded, fmt: str = "auto", language: str | None = None) -> ImportReport:
+def dialogues_import_upload(
+    *, project: Project, uploaded, fmt: str = "auto", language: str | None = None
+) -> ImportReport:
     """``dialogues_import`` of an uploaded file (pages and API): kept under its own name in a temporary folder.
 
     Error messages name the uploaded file, not the temporary path.
@@ -109,12 +129,23 @@ class _BatchWriter:
     def _criterion(self, parsed: ParsedDialogue, key: str, field: str) -> Criterion:
         criterion = self.criteria.get(key)
         if criterion is None:
-            raise parsed.fail(f"criterion {key!r} is not in project {self.project.slug} (preset {self.project.preset}; "
-                              f"criteria: {', '.join(self.criteria)})", field)
+            raise parsed.fail(
+                f"criterion {key!r} is not in project {self.project.slug} (preset {self.project.preset}; "
+                f"criteria: {', '.join(self.criteria)})",
+                field,
+            )
         return criterion
 
-    def _check(self, parsed: ParsedDialogue, key: str, unit: int, value: str, field: str, speakers: list[str],
-               blocks: list[int]) -> None:
+    def _check(
+        self,
+        parsed: ParsedDialogue,
+        key: str,
+        unit: int,
+        value: str,
+        field: str,
+        speakers: list[str],
+        blocks: list[int],
+    ) -> None:
         criterion = self._criterion(parsed, key, field)
         try:
             check_value(criterion, unit_speaker(criterion, unit, speakers, blocks), value)
@@ -166,8 +197,14 @@ class _BatchWriter:
             for u in created:
                 u.pk = by_name[u.username]
         Membership.objects.bulk_create(
-            Membership(project=self.project, user_id=user.pk, role=Role.ANNOTATOR, imported=True, source_key=key,
-                       rank=self.next_rank + i)
+            Membership(
+                project=self.project,
+                user_id=user.pk,
+                role=Role.ANNOTATOR,
+                imported=True,
+                source_key=key,
+                rank=self.next_rank + i,
+            )
             for i, (key, user) in enumerate(zip(missing, created))
         )
         self.next_rank += len(missing)
@@ -178,28 +215,51 @@ class _BatchWriter:
         blocks_of = [self.validate(parsed) for parsed in batch]
         self._ensure_annotators(j.annotator for parsed in batch for j in parsed.judgements)
         dialogues = Dialogue.objects.bulk_create(
-            Dialogue(project=self.project, external_id=p.external_id, language=p.language, source_meta=p.source_meta,
-                     position=self.next_position + i)
+            Dialogue(
+                project=self.project,
+                external_id=p.external_id,
+                language=p.language,
+                source_meta=p.source_meta,
+                position=self.next_position + i,
+            )
             for i, p in enumerate(batch)
         )
         self.next_position += len(batch)
         posts, assignments, judgement_rows, gold = [], [], [], []
         for parsed, dialogue, blocks in zip(batch, dialogues, blocks_of):
             posts.extend(
-                Post(dialogue_id=dialogue.pk, position=i, speaker=p.speaker, text=p.text, utterance_block=b,
-                     source_turn_index=p.source_turn_index, source_meta=p.source_meta)
+                Post(
+                    dialogue_id=dialogue.pk,
+                    position=i,
+                    speaker=p.speaker,
+                    text=p.text,
+                    utterance_block=b,
+                    source_turn_index=p.source_turn_index,
+                    source_meta=p.source_meta,
+                )
                 for i, (p, b) in enumerate(zip(parsed.posts, blocks))
             )
             order = list(dict.fromkeys(j.annotator for j in parsed.judgements))
             assignments.extend(
-                Assignment(annotator_id=self.annotators[key], dialogue_id=dialogue.pk, imported=True,
-                           status=AssignmentStatus.SUBMITTED, submitted_at=self.now)
+                Assignment(
+                    annotator_id=self.annotators[key],
+                    dialogue_id=dialogue.pk,
+                    imported=True,
+                    status=AssignmentStatus.SUBMITTED,
+                    submitted_at=self.now,
+                )
                 for key in order
             )
             judgement_rows.append((len(assignments) - len(order), order, parsed))
             gold.extend(
-                GoldCount(dialogue_id=dialogue.pk, criterion_id=self.criteria[g.criterion].pk, unit=g.unit,
-                          value=g.value, count=g.count, n_annotators=g.n_annotators)
+                GoldCount(
+                    dialogue_id=dialogue.pk,
+                    criterion_id=self.criteria[g.criterion].pk,
+                    unit=g.unit,
+                    value=g.value,
+                    count=g.count,
+                    n_annotators=g.n_annotators,
+                )
                 for g in parsed.gold_counts
             )
         Post.objects.bulk_create(posts, batch_size=2000)
@@ -208,8 +268,13 @@ class _BatchWriter:
         for first, order, parsed in judgement_rows:
             assignment_of = {key: assignments[first + i].pk for i, key in enumerate(order)}
             judgements.extend(
-                Judgement(assignment_id=assignment_of[j.annotator], criterion_id=self.criteria[j.criterion].pk,
-                          unit=j.unit, value=j.value, extra=j.extra)
+                Judgement(
+                    assignment_id=assignment_of[j.annotator],
+                    criterion_id=self.criteria[j.criterion].pk,
+                    unit=j.unit,
+                    value=j.value,
+                    extra=j.extra,
+                )
                 for j in parsed.judgements
             )
         Judgement.objects.bulk_create(judgements, batch_size=5000)

@@ -4,6 +4,7 @@ The assignment row is locked for the duration of a save, so two tabs, a double c
 retried request are applied one after the other; the judgements table is replaced as a whole
 by each save, so what is stored always equals the last complete save (no duplicates, nothing lost).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -51,8 +52,15 @@ def reordering_problems(order: list[int], turn_speakers: Sequence[str]) -> list[
     return problems
 
 
-def judgements_save(*, assignment_id: int, user, values: Iterable[Given], reordering: list[int] | None = None,
-                    seconds: int = 0, submit: bool = False) -> Assignment:
+def judgements_save(
+    *,
+    assignment_id: int,
+    user,
+    values: Iterable[Given],
+    reordering: list[int] | None = None,
+    seconds: int = 0,
+    submit: bool = False,
+) -> Assignment:
     """Save the annotator's judgements for their assignment (a draft, or the submission).
 
     Every value is checked against its criterion; a submission must also be complete. On any
@@ -130,20 +138,27 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
     only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
     row locks, serialises writers instead (as Django's select_for_update does there).
     """
-    sql = LOCK_SQL.format(assignment=Assignment._meta.db_table, dialogue=Dialogue._meta.db_table,
-                          project=Project._meta.db_table,
-                          lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "")
+    sql = LOCK_SQL.format(
+        assignment=Assignment._meta.db_table,
+        dialogue=Dialogue._meta.db_table,
+        project=Project._meta.db_table,
+        lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
+    )
     found = list(Assignment.objects.raw(sql, [assignment_id, user.pk]))
     if not found:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
     assignment = found[0]
     db = connection.alias
-    dialogue = Dialogue.from_db(db, ["id", "external_id", "project_id"],
-                                [assignment.dialogue_id, assignment.dialogue_external_id,
-                                 assignment.dialogue_project_id])
-    dialogue.project = Project.from_db(db, ["id", "slug", "preset"],
-                                       [assignment.dialogue_project_id, assignment.project_slug,
-                                        assignment.project_preset])
+    dialogue = Dialogue.from_db(
+        db,
+        ["id", "external_id", "project_id"],
+        [assignment.dialogue_id, assignment.dialogue_external_id, assignment.dialogue_project_id],
+    )
+    dialogue.project = Project.from_db(
+        db,
+        ["id", "slug", "preset"],
+        [assignment.dialogue_project_id, assignment.project_slug, assignment.project_preset],
+    )
     assignment.dialogue = dialogue
     return assignment
 
@@ -161,15 +176,27 @@ def _store(assignment: Assignment, rows: list[tuple[int, int, str]], now) -> Non
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {judgements} WHERE assignment_id = %s", [assignment.pk])
         for start in range(0, len(rows), INSERT_BATCH):
-            batch = rows[start:start + INSERT_BATCH]
+            batch = rows[start : start + INSERT_BATCH]
             cursor.execute(
                 f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at) VALUES "
                 + ", ".join(["(%s, %s, %s, %s, %s)"] * len(batch)),
-                [field for criterion_id, unit, value in batch
-                 for field in (assignment.pk, criterion_id, unit, value, stamp(now))])
-        cursor.execute(f"UPDATE {assignments} SET started_at = %s, seconds_spent = %s, status = %s, submitted_at = %s "
-                       "WHERE id = %s", [stamp(assignment.started_at), assignment.seconds_spent, assignment.status,
-                                         stamp(assignment.submitted_at), assignment.pk])
+                [
+                    field
+                    for criterion_id, unit, value in batch
+                    for field in (assignment.pk, criterion_id, unit, value, stamp(now))
+                ],
+            )
+        cursor.execute(
+            f"UPDATE {assignments} SET started_at = %s, seconds_spent = %s, status = %s, submitted_at = %s "
+            "WHERE id = %s",
+            [
+                stamp(assignment.started_at),
+                assignment.seconds_spent,
+                assignment.status,
+                stamp(assignment.submitted_at),
+                assignment.pk,
+            ],
+        )
 
 
 def _same_as_stored(assignment: Assignment, given: dict[tuple[str, int], str], reordering) -> bool:

@@ -1,4 +1,5 @@
 """Creating projects from presets and managing their members."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -9,8 +10,14 @@ from annotator.presets import PRESETS
 
 
 @transaction.atomic
-def project_create(*, slug: str, preset: str, name: str | None = None,
-                   annotators_per_dialogue: int | None = None, guidelines: str | None = None) -> Project:
+def project_create(
+    *,
+    slug: str,
+    preset: str,
+    name: str | None = None,
+    annotators_per_dialogue: int | None = None,
+    guidelines: str | None = None,
+) -> Project:
     """A project with the preset's criteria, scales and default guidelines."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
@@ -21,12 +28,24 @@ def project_create(*, slug: str, preset: str, name: str | None = None,
     if k < 1:
         raise ValueError("annotators per dialogue must be at least 1")
     project = Project.objects.create(
-        slug=slug, preset=preset, name=name or slug, annotators_per_dialogue=k,
+        slug=slug,
+        preset=preset,
+        name=name or slug,
+        annotators_per_dialogue=k,
         guidelines=spec.guidelines if guidelines is None else guidelines,
     )
     Criterion.objects.bulk_create(
-        Criterion(project=project, key=c.key, label=c.label, question=c.question, unit=c.unit, values=c.values,
-                  level=c.level, speaker=c.speaker, position=i)
+        Criterion(
+            project=project,
+            key=c.key,
+            label=c.label,
+            question=c.question,
+            unit=c.unit,
+            values=c.values,
+            level=c.level,
+            speaker=c.speaker,
+            position=i,
+        )
         for i, c in enumerate(spec.criteria)
     )
     return project

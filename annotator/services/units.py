@@ -2,6 +2,7 @@
 
 One place for the rules both imports and annotators' submissions are checked against.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,4 +1,5 @@
 """Who may open what: annotators their own assignments, leads their projects."""
+
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
@@ -10,8 +11,9 @@ from annotator.models import Assignment, Membership, Project, Role
 
 def own_assignment(request, assignment_id: int) -> Assignment:
     """The user's own assignment; anyone else's answers 404 (its existence is not revealed)."""
-    return get_object_or_404(Assignment.objects.select_related("dialogue__project"), pk=assignment_id,
-                             annotator=request.user)
+    return get_object_or_404(
+        Assignment.objects.select_related("dialogue__project"), pk=assignment_id, annotator=request.user
+    )
 
 
 def member_project(request, slug: str) -> tuple[Project, Membership]:

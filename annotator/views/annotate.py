@@ -1,4 +1,5 @@
 """The annotator's pages: the queue, the annotation page, autosave and submission."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ from annotator.views.access import member_project, own_assignment
 @login_required
 def queue(request, slug: str):
     project, _membership = member_project(request, slug)
-    return render(request, "annotator/queue.html", {"project": project, **annotator_queue(project=project,
-                                                                                           user=request.user)})
+    return render(
+        request, "annotator/queue.html", {"project": project, **annotator_queue(project=project, user=request.user)}
+    )
 
 
 @login_required
@@ -28,10 +30,19 @@ def annotate(request, assignment_id: int, errors: list[str] | None = None):
     assignment = own_assignment(request, assignment_id)
     page = annotation_page(assignment)
     neighbours = annotator_queue(project=assignment.dialogue.project, user=request.user)
-    return render(request, "annotator/annotate.html", {
-        "page": page, "assignment": assignment, "project": assignment.dialogue.project, "errors": errors or [],
-        "read_only": assignment.status == AssignmentStatus.SUBMITTED, "queue": neighbours,
-    }, status=400 if errors else 200)
+    return render(
+        request,
+        "annotator/annotate.html",
+        {
+            "page": page,
+            "assignment": assignment,
+            "project": assignment.dialogue.project,
+            "errors": errors or [],
+            "read_only": assignment.status == AssignmentStatus.SUBMITTED,
+            "queue": neighbours,
+        },
+        status=400 if errors else 200,
+    )
 
 
 def _given_from(data) -> tuple[list[Given], list[int] | None, int]:
@@ -67,8 +78,9 @@ def draft(request, assignment_id: int):
     try:
         data = json.loads(request.body or b"{}")
         values, reordering, seconds = _given_from(data)
-        saved = judgements_save(assignment_id=assignment_id, user=request.user, values=values, reordering=reordering,
-                                seconds=seconds)
+        saved = judgements_save(
+            assignment_id=assignment_id, user=request.user, values=values, reordering=reordering, seconds=seconds
+        )
     except json.JSONDecodeError:
         return JsonResponse({"ok": False, "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:
@@ -86,8 +98,14 @@ def submit(request, assignment_id: int):
     except SubmissionError as exc:
         return annotate(request, assignment_id, errors=exc.problems)
     try:
-        judgements_save(assignment_id=assignment.pk, user=request.user, values=values, reordering=reordering,
-                        seconds=seconds, submit=True)
+        judgements_save(
+            assignment_id=assignment.pk,
+            user=request.user,
+            values=values,
+            reordering=reordering,
+            seconds=seconds,
+            submit=True,
+        )
     except SubmissionError as exc:
         _keep_as_draft(request, assignment, values, reordering)
         return annotate(request, assignment_id, errors=exc.problems)
@@ -108,5 +126,3 @@ def _keep_as_draft(request, assignment: Assignment, values: list[Given], reorder
             return
         except SubmissionError:
             continue
-
-

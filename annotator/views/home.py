@@ -13,5 +13,6 @@ def home(request):
     for project in projects:
         project.role = roles.get(project.pk)
         project.is_lead = project.role == Role.LEAD
-    return render(request, "annotator/home.html", {"projects": projects,
-                                                   "can_create": can_create_projects(request.user)})
+    return render(
+        request, "annotator/home.html", {"projects": projects, "can_create": can_create_projects(request.user)}
+    )

@@ -1,4 +1,5 @@
 """The lead's pages: create a project, guidelines and K, upload, members, assignment, progress, reopen."""
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -45,9 +46,12 @@ def project_new(request):
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
-            project = project_create(slug=form.cleaned_data["slug"], preset=form.cleaned_data["preset"],
-                                     name=form.cleaned_data["name"],
-                                     annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"])
+            project = project_create(
+                slug=form.cleaned_data["slug"],
+                preset=form.cleaned_data["preset"],
+                name=form.cleaned_data["name"],
+                annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
+            )
             membership_add(project=project, user=request.user, role=Role.LEAD)
         messages.success(request, f"Created project {project.slug}.")
         return redirect("lead_project", slug=project.slug)
@@ -79,8 +83,9 @@ def upload(request, slug: str):
     if not form.is_valid():
         return _page(request, project, upload_form=form)
     try:
-        report = dialogues_import_upload(project=project, uploaded=form.cleaned_data["file"],
-                                         fmt=form.cleaned_data["format"])
+        report = dialogues_import_upload(
+            project=project, uploaded=form.cleaned_data["file"], fmt=form.cleaned_data["format"]
+        )
     except ImportFailure as exc:
         return _page(request, project, upload_form=form, upload_error=f"Nothing was imported. {exc}")
     name = form.cleaned_data["file"].name

@@ -1,4 +1,5 @@
 """An annotator's own assignments and their judgements (the same validation as the pages)."""
+
 from __future__ import annotations
 
 from django.http import Http404
@@ -14,18 +15,23 @@ from api import serializers as s
 
 
 def own_assignments(request):
-    return (Assignment.objects.filter(annotator=request.user, imported=False)
-            .select_related("dialogue__project").order_by("queue_rank", "pk"))
+    return (
+        Assignment.objects.filter(annotator=request.user, imported=False)
+        .select_related("dialogue__project")
+        .order_by("queue_rank", "pk")
+    )
 
 
 def with_judgements(assignment: Assignment) -> Assignment:
     assignment.judgement_rows = [
         {"criterion": k, "unit": u, "value": v}
-        for k, u, v in assignment.judgements.order_by("criterion__position", "unit")
-        .values_list("criterion__key", "unit", "value")
+        for k, u, v in assignment.judgements.order_by("criterion__position", "unit").values_list(
+            "criterion__key", "unit", "value"
+        )
     ]
-    assignment.reordering = Reordering.objects.filter(assignment=assignment).values_list(
-        "submitted_order", flat=True).first()
+    assignment.reordering = (
+        Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
+    )
     return assignment
 
 
@@ -65,9 +71,14 @@ class AssignmentJudgements(APIView):
         given.is_valid(raise_exception=True)
         data = given.validated_data
         try:
-            saved = judgements_save(assignment_id=pk, user=request.user,
-                                    values=[Given(j["criterion"], j["unit"], j["value"]) for j in data["judgements"]],
-                                    reordering=data.get("reordering"), seconds=data["seconds"], submit=data["submit"])
+            saved = judgements_save(
+                assignment_id=pk,
+                user=request.user,
+                values=[Given(j["criterion"], j["unit"], j["value"]) for j in data["judgements"]],
+                reordering=data.get("reordering"),
+                seconds=data["seconds"],
+                submit=data["submit"],
+            )
         except Assignment.DoesNotExist:
             raise Http404("no such assignment of yours") from None
         return Response(s.AssignmentOut(saved).data)

@@ -1,4 +1,5 @@
 """Projects, their dialogues (list, detail, import), statistics and gold export."""
+
 from __future__ import annotations
 
 from django.db.models import Count
@@ -90,9 +91,12 @@ class DialogueImport(APIView):
         project = lead_project(request, slug)
         given = s.ImportIn(data=request.data)
         given.is_valid(raise_exception=True)
-        report = dialogues_import_upload(project=project, uploaded=given.validated_data["file"],
-                                         fmt=given.validated_data["format"],
-                                         language=given.validated_data.get("language") or None)
+        report = dialogues_import_upload(
+            project=project,
+            uploaded=given.validated_data["file"],
+            fmt=given.validated_data["format"],
+            language=given.validated_data.get("language") or None,
+        )
         return Response(s.ImportOut(report).data, status=status.HTTP_201_CREATED)
 
 
@@ -122,8 +126,10 @@ class ProjectExport(APIView):
 
     content_negotiation_class = FormatIsAParameter
 
-    @extend_schema(parameters=[OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True)],
-                   responses={200: OpenApiResponse(OpenApiTypes.BINARY)})
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True)],
+        responses={200: OpenApiResponse(OpenApiTypes.BINARY)},
+    )
     def get(self, request, slug: str):
         project = lead_project(request, slug)
         query = s.ExportQuery(data=request.query_params)

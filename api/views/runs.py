@@ -1,4 +1,5 @@
 """Runs: upload (scored by a worker), status and scores, per-dialogue scores (leads)."""
+
 from __future__ import annotations
 
 from django.http import HttpResponse
@@ -24,8 +25,11 @@ class RunListCreate(generics.ListAPIView):
     parser_classes = [MultiPartParser, FormParser]
 
     def get_queryset(self):
-        return Run.objects.filter(project=lead_project(self.request, self.kwargs["slug"])).defer("source", "per_dialogue") \
+        return (
+            Run.objects.filter(project=lead_project(self.request, self.kwargs["slug"]))
+            .defer("source", "per_dialogue")
             .order_by("created_at", "pk")
+        )
 
     @extend_schema(request=s.RunIn, responses={202: s.RunOut})
     def post(self, request, slug: str):
@@ -34,8 +38,12 @@ class RunListCreate(generics.ListAPIView):
         given.is_valid(raise_exception=True)
         data = given.validated_data
         files = [(f.name, f.read()) for f in data["files"]]
-        run = run_upload(project=project, name=data["name"], files=files,
-                         options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]})
+        run = run_upload(
+            project=project,
+            name=data["name"],
+            files=files,
+            options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]},
+        )
         run.refresh_from_db()
         return Response(s.RunOut(run).data, status=status.HTTP_202_ACCEPTED)
 
@@ -52,8 +60,9 @@ class RunPerDialogue(APIView):
 
     content_negotiation_class = FormatIsAParameter
 
-    @extend_schema(parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
-                   responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["json", "csv"])], responses={200: OpenApiTypes.OBJECT}
+    )
     def get(self, request, slug: str, pk: int):
         run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=pk)
         if request.query_params.get("format") == "csv":

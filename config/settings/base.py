@@ -1,4 +1,5 @@
 """Settings shared by every environment; values that differ come from config.env."""
+
 from pathlib import Path
 
 import dj_database_url

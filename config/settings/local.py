@@ -1,4 +1,5 @@
 """Single-person default: SQLite, in-process tasks, debug on unless told otherwise."""
+
 from config.env import env_bool
 
 from .base import *  # noqa: F401,F403

@@ -1,4 +1,5 @@
 """Team deployment: secrets have no default, HTTPS everywhere, hashed static files."""
+
 from config.env import env_bool, env_int, env_str
 
 from .base import *  # noqa: F401,F403

@@ -1,4 +1,5 @@
 """Test settings: fast password hashing; database and broker come from the environment."""
+
 from .base import *  # noqa: F401,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

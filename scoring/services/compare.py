@@ -1,4 +1,5 @@
 """Comparing a project's scored runs on one metric: stability, discriminative power, pairwise p-values."""
+
 from __future__ import annotations
 
 import math
@@ -16,14 +17,21 @@ from scoring.significance import discriminative_power, paired_bootstrap, ranking
 
 def run_matrix(project: Project, metric: str) -> tuple[list[str], list[str], np.ndarray]:
     """(run names, item ids, items x runs scores) over the dialogues every run has a finite score for."""
-    runs = list(Run.objects.filter(project=project, status=RunStatus.SCORED).exclude(kind=RunKind.REORDERING)
-                .order_by("name").values_list("name", "per_dialogue"))
+    runs = list(
+        Run.objects.filter(project=project, status=RunStatus.SCORED)
+        .exclude(kind=RunKind.REORDERING)
+        .order_by("name")
+        .values_list("name", "per_dialogue")
+    )
     if len(runs) < 2:
         raise ValueError(f"project {project.slug} needs at least two scored runs, has {len(runs)}")
     items = None
     for name, per_dialogue in runs:
-        have = {d for d, metrics in per_dialogue.items()
-                if isinstance(metrics.get(metric), (int, float)) and math.isfinite(metrics[metric])}
+        have = {
+            d
+            for d, metrics in per_dialogue.items()
+            if isinstance(metrics.get(metric), (int, float)) and math.isfinite(metrics[metric])
+        }
         items = have if items is None else items & have
     if not items:
         known = sorted({m for _n, pd in runs for metrics in pd.values() for m in metrics})
@@ -33,8 +41,16 @@ def run_matrix(project: Project, metric: str) -> tuple[list[str], list[str], np.
     return [n for n, _pd in runs], order, matrix
 
 
-def runs_compare(*, project: Project, metric: str, trials: int = 10_000, stability_trials: int = 500,
-                 share: float = 0.2, alpha: float = 0.05, seed: int = 0) -> dict:
+def runs_compare(
+    *,
+    project: Project,
+    metric: str,
+    trials: int = 10_000,
+    stability_trials: int = 500,
+    share: float = 0.2,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict:
     names, items, matrix = run_matrix(project, metric)
     tukey = tukey_hsd(matrix, trials, seed)
     bootstrap = paired_bootstrap(matrix, trials, seed)
@@ -44,20 +60,30 @@ def runs_compare(*, project: Project, metric: str, trials: int = 10_000, stabili
         "runs": names,
         "means": dict(zip(names, matrix.mean(axis=0).tolist())),
         "n_items": len(items),
-        "ranking_stability": None if stability is None else {
-            "mean_tau": stability.mean_tau, "std_tau": stability.std_tau, "trials": stability.trials, "share": share},
-        "tukey_hsd": {"trials": trials, "discriminative_power": discriminative_power(tukey, alpha),
-                      "p_values": tukey.tolist()},
-        "paired_bootstrap": {"trials": trials, "discriminative_power": discriminative_power(bootstrap, alpha),
-                             "p_values": bootstrap.tolist()},
+        "ranking_stability": None
+        if stability is None
+        else {"mean_tau": stability.mean_tau, "std_tau": stability.std_tau, "trials": stability.trials, "share": share},
+        "tukey_hsd": {
+            "trials": trials,
+            "discriminative_power": discriminative_power(tukey, alpha),
+            "p_values": tukey.tolist(),
+        },
+        "paired_bootstrap": {
+            "trials": trials,
+            "discriminative_power": discriminative_power(bootstrap, alpha),
+            "p_values": bootstrap.tolist(),
+        },
         "alpha": alpha,
     }
 
 
 def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
     """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored."""
-    runs = list(Run.objects.filter(project=project, status=RunStatus.SCORED).exclude(kind=RunKind.REORDERING)
-                .values_list("per_dialogue", flat=True))
+    runs = list(
+        Run.objects.filter(project=project, status=RunStatus.SCORED)
+        .exclude(kind=RunKind.REORDERING)
+        .values_list("per_dialogue", flat=True)
+    )
     RunComparison.objects.filter(project=project).delete()
     if len(runs) < 3:
         return 0
@@ -69,7 +95,8 @@ def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
             payload = runs_compare(project=project, metric=metric, trials=trials)
         except ValueError:
             continue
-        RunComparison.objects.create(project=project, metric=metric, payload=json_finite(payload),
-                                     computed_at=timezone.now())
+        RunComparison.objects.create(
+            project=project, metric=metric, payload=json_finite(payload), computed_at=timezone.now()
+        )
         stored += 1
     return stored

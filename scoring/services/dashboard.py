@@ -1,5 +1,6 @@
 """The dashboard's parts of the statistics payload: per-annotator figures, value and gold
 distributions, and the most disputed units."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,12 +61,15 @@ def annotator_figures(project: Project, judgements: dict[str, CriterionJudgement
             if numbers is not None:
                 dev = deviation[mine]
                 dev = dev[np.isfinite(dev)]
-                entry["criteria"][key] = {"mean": float(x[mine].mean()),
-                                          "z_bias": float(dev.mean() / sd) if len(dev) else None}
+                entry["criteria"][key] = {
+                    "mean": float(x[mine].mean()),
+                    "z_bias": float(dev.mean() / sd) if len(dev) else None,
+                }
     names = dict(get_user_model().objects.filter(pk__in=stats).values_list("pk", "username"))
     seconds: dict[int, list[int]] = {}
-    for user_id, spent in Assignment.objects.filter(dialogue__project=project, status=AssignmentStatus.SUBMITTED,
-                                                    imported=False).values_list("annotator_id", "seconds_spent"):
+    for user_id, spent in Assignment.objects.filter(
+        dialogue__project=project, status=AssignmentStatus.SUBMITTED, imported=False
+    ).values_list("annotator_id", "seconds_spent"):
         seconds.setdefault(user_id, []).append(spent)
     out = {}
     for user_id, entry in sorted(stats.items(), key=lambda kv: names.get(kv[0], "")):
@@ -93,13 +97,22 @@ def distributions_and_disputes(project: Project, judgements: dict[str, Criterion
         distributions = gold_distribution(counts[pairable])
         entropy = normalised_entropy(distributions)
         histogram, _edges = np.histogram(entropy, bins=10, range=(0, 1))
-        gold[key] = {"mean_distribution": dict(zip(data.values, distributions.mean(axis=0).tolist())),
-                     "entropy_histogram": histogram.tolist()}
+        gold[key] = {
+            "mean_distribution": dict(zip(data.values, distributions.mean(axis=0).tolist())),
+            "entropy_histogram": histogram.tolist(),
+        }
         rows = np.nonzero(pairable)[0]
         for i in np.argsort(-entropy, kind="stable")[:DISPUTED_LIMIT]:
             u = rows[i]
-            disputed.append({"criterion": key, "dialogue_id": int(data.unit_dialogue[u]),
-                             "dialogue": external[int(data.unit_dialogue[u])], "unit": int(data.unit_index[u]),
-                             "entropy": float(entropy[i]), "counts": dict(zip(data.values, counts[u].tolist()))})
+            disputed.append(
+                {
+                    "criterion": key,
+                    "dialogue_id": int(data.unit_dialogue[u]),
+                    "dialogue": external[int(data.unit_dialogue[u])],
+                    "unit": int(data.unit_index[u]),
+                    "entropy": float(entropy[i]),
+                    "counts": dict(zip(data.values, counts[u].tolist())),
+                }
+            )
     disputed.sort(key=lambda d: -d["entropy"])
     return {"value_counts": values, "gold": gold, "disputed": disputed[:DISPUTED_LIMIT]}

@@ -1,4 +1,5 @@
 """Gold data of a project arranged for the run readers and the scoring library."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,8 +31,11 @@ def dialogue_counts(data: CriterionJudgements, external: dict[int, str]) -> dict
 def turn_gold(project: Project, data: CriterionJudgements, external: dict[int, str]) -> TurnGold:
     """Speakers of every turn (utterance block) and per-turn counts over the speaker's scale."""
     speakers: dict[str, list[str]] = {}
-    rows = Post.objects.filter(dialogue__project=project).order_by("dialogue_id", "position").values_list(
-        "dialogue_id", "utterance_block", "speaker")
+    rows = (
+        Post.objects.filter(dialogue__project=project)
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "utterance_block", "speaker")
+    )
     for dialogue_id, block, speaker in rows.iterator(chunk_size=20000):
         blocks = speakers.setdefault(external[dialogue_id], [])
         if block == len(blocks):
@@ -50,5 +54,3 @@ def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
     for data in project_judgements(project, long_form=False).values():
         by_unit.setdefault(data.criterion.unit, []).append(data)
     return by_unit
-
-

@@ -1,4 +1,5 @@
 """NLPCC aspect scores per system from a project's yes/no counts (imported or judged)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -3,6 +3,7 @@
 PostgreSQL's json type refuses NaN, and an undefined statistic (a tau over ties, b3 of a
 two-turn dialogue, the mean of nothing) is an honest result, not an error; pages show null as "—".
 """
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """Scoring a run file against a project's gold data and saving the scores with the run."""
+
 from __future__ import annotations
 
 import csv
@@ -40,8 +41,11 @@ def expand_zips(files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
     for name, raw in files:
         if zipfile.is_zipfile(io.BytesIO(raw)):
             with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-                out += [(f"{name}:{n}", archive.read(n)) for n in sorted(archive.namelist())
-                        if n.endswith(".json") and not n.startswith("__MACOSX")]
+                out += [
+                    (f"{name}:{n}", archive.read(n))
+                    for n in sorted(archive.namelist())
+                    if n.endswith(".json") and not n.startswith("__MACOSX")
+                ]
         else:
             out.append((name, raw))
     return out
@@ -66,10 +70,16 @@ def score_stc3(project: Project, files: list[tuple[str, bytes]], *, alpha: float
         gold_ids |= {d for d, _u in turns.counts}
     gold_turns = {d: turns.speakers[d] for d in gold_ids} if turns else {d: [] for d in gold_ids}
     scale = next(iter(quality.values())).values if quality else ["-2", "-1", "0", "1", "2"]
-    run = read_stc3_run(raw, source=name, gold_turns=gold_turns, quality_scale=scale, quality_keys=list(quality),
-                        customer_labels=[nugget.values[i] for i in nugget.scale("customer")] if nugget else [],
-                        helpdesk_labels=[nugget.values[i] for i in nugget.scale("helpdesk")] if nugget else [],
-                        strict=strict)
+    run = read_stc3_run(
+        raw,
+        source=name,
+        gold_turns=gold_turns,
+        quality_scale=scale,
+        quality_keys=list(quality),
+        customer_labels=[nugget.values[i] for i in nugget.scale("customer")] if nugget else [],
+        helpdesk_labels=[nugget.values[i] for i in nugget.scale("helpdesk")] if nugget else [],
+        strict=strict,
+    )
     scores: dict = {"quality": {}, "n_dialogues": len(run.dialogues)}
     per_dialogue: dict[str, dict] = {d: {} for d in run.dialogues}
     for key, (positions, estimates) in run.quality.items():
@@ -82,25 +92,43 @@ def score_stc3(project: Project, files: list[tuple[str, bytes]], *, alpha: float
         gold = np.array([gold_quality[key][d] for d in ids])
         values = quality_scores(estimates, gold)
         mean_rsnod, mean_nmd = _mean(values["rsnod"]), _mean(values["nmd"])
-        scores["quality"][key] = {"rsnod": mean_rsnod, "nmd": mean_nmd, "rsnod_neglog2": float(neglog2(mean_rsnod)),
-                                  "nmd_neglog2": float(neglog2(mean_nmd))}
+        scores["quality"][key] = {
+            "rsnod": mean_rsnod,
+            "nmd": mean_nmd,
+            "rsnod_neglog2": float(neglog2(mean_rsnod)),
+            "nmd_neglog2": float(neglog2(mean_nmd)),
+        }
         for d, r, n in zip(ids, values["rsnod"].tolist(), values["nmd"].tolist()):
             per_dialogue[d][f"{key}.rsnod"], per_dialogue[d][f"{key}.nmd"] = r, n
     if nugget and (len(run.customer.turn) or len(run.helpdesk.turn)):
-        def gold_rows(rows):
-            return np.array([turns.counts.get((run.dialogues[d], t)) for d, t in zip(rows.dialogue, rows.turn)],
-                            dtype=float).reshape(len(rows.turn), -1)
 
-        values = nugget_dialogue_scores(run.customer.p, gold_rows(run.customer), run.customer.dialogue,
-                                        run.helpdesk.p, gold_rows(run.helpdesk), run.helpdesk.dialogue,
-                                        len(run.dialogues), alpha)
+        def gold_rows(rows):
+            return np.array(
+                [turns.counts.get((run.dialogues[d], t)) for d, t in zip(rows.dialogue, rows.turn)], dtype=float
+            ).reshape(len(rows.turn), -1)
+
+        values = nugget_dialogue_scores(
+            run.customer.p,
+            gold_rows(run.customer),
+            run.customer.dialogue,
+            run.helpdesk.p,
+            gold_rows(run.helpdesk),
+            run.helpdesk.dialogue,
+            len(run.dialogues),
+            alpha,
+        )
         scored = ~np.isnan(values["rnss"])
         mean_rnss, mean_jsd = _mean(values["rnss"][scored]), _mean(values["jsd"][scored])
-        scores["nugget"] = {"rnss": mean_rnss, "jsd": mean_jsd, "rnss_neglog2": float(neglog2(mean_rnss)),
-                            "jsd_neglog2": float(neglog2(mean_jsd))}
+        scores["nugget"] = {
+            "rnss": mean_rnss,
+            "jsd": mean_jsd,
+            "rnss_neglog2": float(neglog2(mean_rnss)),
+            "jsd_neglog2": float(neglog2(mean_jsd)),
+        }
         for i in np.nonzero(scored)[0]:
-            per_dialogue[run.dialogues[i]].update(nugget_rnss=float(values["rnss"][i]),
-                                                  nugget_jsd=float(values["jsd"][i]))
+            per_dialogue[run.dialogues[i]].update(
+                nugget_rnss=float(values["rnss"][i]), nugget_jsd=float(values["jsd"][i])
+            )
     return scores, per_dialogue
 
 
@@ -108,9 +136,12 @@ def score_dbdc(project: Project, files: list[tuple[str, bytes]], *, strict: bool
     external = external_ids(project)
     data = criteria_by_unit(project)[Unit.SYSTEM_TURN][0]
     counts = data.counts()
-    turn_index = {(external[d], p): (p if t is None else t) for d, p, t in
-                  Post.objects.filter(dialogue__project=project).values_list("dialogue_id", "position",
-                                                                             "source_turn_index")}
+    turn_index = {
+        (external[d], p): (p if t is None else t)
+        for d, p, t in Post.objects.filter(dialogue__project=project).values_list(
+            "dialogue_id", "position", "source_turn_index"
+        )
+    }
     gold: dict[tuple[str, int], np.ndarray] = {}
     gold_turns: dict[str, list[int]] = {}
     for u, (d, position) in enumerate(zip(data.unit_dialogue, data.unit_index)):
@@ -126,8 +157,12 @@ def score_dbdc(project: Project, files: list[tuple[str, bytes]], *, strict: bool
         merged = classification_metrics(run.label, gold_counts, threshold, rows) | pool_breakdown(per_turn, rows)
         return {name: merged[name] for name in BREAKDOWN_METRICS}
 
-    scores = {"breakdown": all_metrics(), "n_dialogues": len(set(run.dialogue)), "n_turns": len(run.dialogue),
-              "threshold": threshold}
+    scores = {
+        "breakdown": all_metrics(),
+        "n_dialogues": len(set(run.dialogue)),
+        "n_turns": len(run.dialogue),
+        "threshold": threshold,
+    }
     rows_of: dict[str, list[int]] = {}
     for row, did in enumerate(run.dialogue):
         rows_of.setdefault(did, []).append(row)
@@ -137,31 +172,49 @@ def score_dbdc(project: Project, files: list[tuple[str, bytes]], *, strict: bool
 
 def score_reorderings(project: Project) -> tuple[dict, dict]:
     """tau, b2, b3 and (b2 + b3)/2 of every submitted reordering, per assignment and per dialogue."""
-    rows = list(Reordering.objects.filter(assignment__dialogue__project=project,
-                                          assignment__status=AssignmentStatus.SUBMITTED)
-                .values_list("assignment_id", "assignment__dialogue__external_id", "assignment__annotator__username",
-                             "submitted_order"))
+    rows = list(
+        Reordering.objects.filter(
+            assignment__dialogue__project=project, assignment__status=AssignmentStatus.SUBMITTED
+        ).values_list(
+            "assignment_id", "assignment__dialogue__external_id", "assignment__annotator__username", "submitted_order"
+        )
+    )
     if not rows:
         raise RunFileError(project.slug, "has no submitted reorderings to score")
     per_assignment, per_dialogue_lists = {}, {}
     for assignment_id, dialogue, annotator, order in rows:
         order = np.asarray(order, dtype=np.int64)
-        values = {"tau": kendall_tau(order), "b2": ngram_preservation(order, 2),
-                  "b3": ngram_preservation(order, 3) if len(order) >= 3 else float("nan"),
-                  "b23": coherence_b23(order)}
+        values = {
+            "tau": kendall_tau(order),
+            "b2": ngram_preservation(order, 2),
+            "b3": ngram_preservation(order, 3) if len(order) >= 3 else float("nan"),
+            "b23": coherence_b23(order),
+        }
         per_assignment[str(assignment_id)] = {"dialogue": dialogue, "annotator": annotator, **values}
         per_dialogue_lists.setdefault(dialogue, []).append(values)
-    per_dialogue = {d: {k: float(np.mean([v[k] for v in vs])) for k in ("tau", "b2", "b3", "b23")}
-                    for d, vs in per_dialogue_lists.items()}
-    scores = {"reordering": {k: float(np.mean([v[k] for v in per_assignment.values()]))
-                             for k in ("tau", "b2", "b3", "b23")},
-              "n_dialogues": len(per_dialogue), "n_reorderings": len(per_assignment),
-              "per_assignment": per_assignment}
+    per_dialogue = {
+        d: {k: float(np.mean([v[k] for v in vs])) for k in ("tau", "b2", "b3", "b23")}
+        for d, vs in per_dialogue_lists.items()
+    }
+    scores = {
+        "reordering": {k: float(np.mean([v[k] for v in per_assignment.values()])) for k in ("tau", "b2", "b3", "b23")},
+        "n_dialogues": len(per_dialogue),
+        "n_reorderings": len(per_assignment),
+        "per_assignment": per_assignment,
+    }
     return scores, per_dialogue
 
 
-def run_score(*, project: Project, path: Path | None = None, files: list[tuple[str, bytes]] | None = None,
-              name: str | None = None, alpha: float = 0.5, strict: bool = False, threshold: float = 0.0) -> Run:
+def run_score(
+    *,
+    project: Project,
+    path: Path | None = None,
+    files: list[tuple[str, bytes]] | None = None,
+    name: str | None = None,
+    alpha: float = 0.5,
+    strict: bool = False,
+    threshold: float = 0.0,
+) -> Run:
     """Read, validate and score a run (a path: file, folder or zip; or ``files`` as (name, bytes)) and save it.
 
     For coherence projects neither is given and the annotators' reorderings are scored.
@@ -190,14 +243,22 @@ def run_score(*, project: Project, path: Path | None = None, files: list[tuple[s
     return _save(project, name or default_name, kind, source, options, scores, per_dialogue)
 
 
-def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict,
-          per_dialogue: dict) -> Run:
+def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict, per_dialogue: dict) -> Run:
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(
-            project=project, name=name,
-            defaults={"kind": kind, "source_name": source, "options": options, "scores": json_finite(scores),
-                      "per_dialogue": json_finite(per_dialogue), "scored_at": timezone.now(), "status": RunStatus.SCORED,
-                      "error": "", "source": None},
+            project=project,
+            name=name,
+            defaults={
+                "kind": kind,
+                "source_name": source,
+                "options": options,
+                "scores": json_finite(scores),
+                "per_dialogue": json_finite(per_dialogue),
+                "scored_at": timezone.now(),
+                "status": RunStatus.SCORED,
+                "error": "",
+                "source": None,
+            },
         )
     return run
 
@@ -220,10 +281,19 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
     kind = RunKind.DBDC if project.preset in BREAKDOWN_PRESETS else RunKind.STC3
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(
-            project=project, name=name,
-            defaults={"kind": kind, "status": RunStatus.PENDING, "error": "", "source": buffer.getvalue(),
-                      "source_name": ", ".join(Path(f).name for f, _r in files)[:500], "options": options or {},
-                      "scores": {}, "per_dialogue": {}, "scored_at": None},
+            project=project,
+            name=name,
+            defaults={
+                "kind": kind,
+                "status": RunStatus.PENDING,
+                "error": "",
+                "source": buffer.getvalue(),
+                "source_name": ", ".join(Path(f).name for f, _r in files)[:500],
+                "options": options or {},
+                "scores": {},
+                "per_dialogue": {},
+                "scored_at": None,
+            },
         )
         transaction.on_commit(lambda: _enqueue_scoring(run.pk))
     return run
@@ -244,8 +314,14 @@ def run_score_stored(*, run_id: int) -> Run:
         files = [(n, archive.read(n)) for n in sorted(archive.namelist())]
     options = run.options or {}
     try:
-        scored = run_score(project=run.project, files=files, name=run.name, alpha=options.get("alpha", 0.5),
-                           strict=options.get("strict", False), threshold=options.get("threshold", 0.0))
+        scored = run_score(
+            project=run.project,
+            files=files,
+            name=run.name,
+            alpha=options.get("alpha", 0.5),
+            strict=options.get("strict", False),
+            threshold=options.get("threshold", 0.0),
+        )
     except RunFileError as exc:
         Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=str(exc), source=None)
         run.refresh_from_db()

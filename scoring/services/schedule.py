@@ -8,6 +8,7 @@ most a tenth of their time on it. When the
 broker is down the request is logged and dropped: the judgements are saved, the dashboard shows
 its numbers as stale, and the next submission or the lead's "Recompute" schedules the work again.
 """
+
 from __future__ import annotations
 
 import logging
@@ -38,8 +39,9 @@ def statistics_request(*, project_id: int) -> bool:
     if jobs.filter(pending=True).update(requested_at=now):
         return False  # already pending (the usual case in a busy hour): that recomputation covers this request
     if not jobs.filter(pending=False).update(pending=True, requested_at=now):
-        _job, created = StatisticsJob.objects.get_or_create(project_id=project_id,
-                                                            defaults={"pending": True, "requested_at": now})
+        _job, created = StatisticsJob.objects.get_or_create(
+            project_id=project_id, defaults={"pending": True, "requested_at": now}
+        )
         if not created:  # another request created it, or claimed it, first
             return False
     from scoring.tasks import recompute_statistics

@@ -1,4 +1,5 @@
 """Project statistics: computed from the judgements table through the library, stored with provenance."""
+
 from __future__ import annotations
 
 import hashlib
@@ -13,7 +14,11 @@ import scoring
 from annotator.models import AssignmentStatus, Judgement, Project
 from annotator.presets import PRESETS
 from scoring.agreement import (
-    agreement_shares, fleiss_kappa, krippendorff_alpha_from_counts, pearson_inter_rater_long, randolph_kappa,
+    agreement_shares,
+    fleiss_kappa,
+    krippendorff_alpha_from_counts,
+    pearson_inter_rater_long,
+    randolph_kappa,
 )
 from scoring.data import CriterionJudgements, project_judgements
 from scoring.gold import group_indices, merge_counts
@@ -119,8 +124,13 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     with transaction.atomic():
         stored, _ = ProjectStatistics.objects.update_or_create(
             project=project,
-            defaults={"payload": payload, "n_judgements": n, "fingerprint": fingerprint,
-                      "library_version": scoring.__version__, "computed_at": timezone.now()},
+            defaults={
+                "payload": payload,
+                "n_judgements": n,
+                "fingerprint": fingerprint,
+                "library_version": scoring.__version__,
+                "computed_at": timezone.now(),
+            },
         )
     return stored
 

@@ -1,4 +1,5 @@
 """UCH summaries of a nugget project: AUCH per dialogue and its correlation with the ratings."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,16 +11,20 @@ from scoring.data import CriterionJudgements
 from scoring.uch import nuggets, uch
 
 
-def auch_per_dialogue(project: Project, nugget: CriterionJudgements, helpdesk_weight: float = 0.5,
-                      patience: float | None = None) -> dict[int, float]:
+def auch_per_dialogue(
+    project: Project, nugget: CriterionJudgements, helpdesk_weight: float = 0.5, patience: float | None = None
+) -> dict[int, float]:
     """AUCH of every dialogue with nugget judgements; L defaults to the longest dialogue (characters).
 
     Turn-level nuggets (STC-3) treat each utterance block as one post of the block's length.
     """
     lengths: dict[int, list[tuple[int, int, str, int]]] = {}
-    rows = (Post.objects.filter(dialogue__project=project).annotate(chars=Length("text"))
-            .order_by("dialogue_id", "position").values_list("dialogue_id", "position", "utterance_block", "speaker",
-                                                               "chars"))
+    rows = (
+        Post.objects.filter(dialogue__project=project)
+        .annotate(chars=Length("text"))
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "position", "utterance_block", "speaker", "chars")
+    )
     for dialogue_id, position, block, speaker, chars in rows.iterator(chunk_size=20000):
         lengths.setdefault(dialogue_id, []).append((position, block, speaker, chars))
     by_turn = nugget.criterion.unit == Unit.TURN
@@ -39,8 +44,9 @@ def auch_per_dialogue(project: Project, nugget: CriterionJudgements, helpdesk_we
     labels: dict[tuple[int, int], dict[int, str]] = {}
     for k in range(len(nugget.value)):
         u = nugget.unit[k]
-        labels.setdefault((int(nugget.unit_dialogue[u]), int(nugget.annotator[k])), {})[int(nugget.unit_index[u])] = \
+        labels.setdefault((int(nugget.unit_dialogue[u]), int(nugget.annotator[k])), {})[int(nugget.unit_index[u])] = (
             nugget.values[nugget.value[k]]
+        )
     per_dialogue: dict[int, list[float]] = {}
     for (dialogue_id, _annotator), given in labels.items():
         speakers, sizes = units[dialogue_id]

@@ -1,4 +1,5 @@
 """The lead's dashboard and the side-by-side view of one dialogue's judgements."""
+
 from __future__ import annotations
 
 from django.contrib import messages
@@ -25,22 +26,46 @@ def dashboard(request, slug: str):
     levels = {c.key: c.level for c in criteria}
     # PostgreSQL's jsonb does not keep key order: put criteria and values back in the project's order
     agreement_rows = [(c.key, payload["criteria"][c.key]) for c in criteria if c.key in payload["criteria"]]
-    value_counts = {c.key: {v: payload["value_counts"][c.key].get(v, 0) for v in dict.fromkeys(c.allowed_values())}
-                    for c in criteria if c.key in payload.get("value_counts", {})}
-    return render(request, "scoring/dashboard.html", {
-        "project": project, "freshness": state, "payload": payload, "levels": levels,
-        "agreement_rows": agreement_rows, "value_counts": value_counts,
-        "progress": project_progress(project=project),
-        # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
-        "chart_data": {"agreement_order": [k for k, _v in agreement_rows], "values": {k: {"labels": list(c), "counts": list(c.values()),
-                                      "gold": [payload.get("gold", {}).get(k, {}).get("mean_distribution", {}).get(v)
-                                               for v in c]}
-                                  for k, c in value_counts.items()},
-                       "agreement": {k: {"fleiss": v.get("fleiss_kappa"), "randolph": v.get("randolph_kappa"),
-                                         "alpha": v["krippendorff_alpha"].get(levels.get(k, "nominal"))
-                                         if levels.get(k) != "interval" else v["krippendorff_alpha"].get("interval")}
-                                     for k, v in agreement_rows}},
-    })
+    value_counts = {
+        c.key: {v: payload["value_counts"][c.key].get(v, 0) for v in dict.fromkeys(c.allowed_values())}
+        for c in criteria
+        if c.key in payload.get("value_counts", {})
+    }
+    return render(
+        request,
+        "scoring/dashboard.html",
+        {
+            "project": project,
+            "freshness": state,
+            "payload": payload,
+            "levels": levels,
+            "agreement_rows": agreement_rows,
+            "value_counts": value_counts,
+            "progress": project_progress(project=project),
+            # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
+            "chart_data": {
+                "agreement_order": [k for k, _v in agreement_rows],
+                "values": {
+                    k: {
+                        "labels": list(c),
+                        "counts": list(c.values()),
+                        "gold": [payload.get("gold", {}).get(k, {}).get("mean_distribution", {}).get(v) for v in c],
+                    }
+                    for k, c in value_counts.items()
+                },
+                "agreement": {
+                    k: {
+                        "fleiss": v.get("fleiss_kappa"),
+                        "randolph": v.get("randolph_kappa"),
+                        "alpha": v["krippendorff_alpha"].get(levels.get(k, "nominal"))
+                        if levels.get(k) != "interval"
+                        else v["krippendorff_alpha"].get("interval"),
+                    }
+                    for k, v in agreement_rows
+                },
+            },
+        },
+    )
 
 
 @login_required
@@ -57,5 +82,8 @@ def recompute(request, slug: str):
 @login_required
 def dialogue_judgements(request, slug: str, dialogue_id: int):
     project = lead_project(request, slug)
-    return render(request, "scoring/dialogue_judgements.html",
-                  {"project": project, **dialogue_judgements_side_by_side(project=project, dialogue_id=dialogue_id)})
+    return render(
+        request,
+        "scoring/dialogue_judgements.html",
+        {"project": project, **dialogue_judgements_side_by_side(project=project, dialogue_id=dialogue_id)},
+    )

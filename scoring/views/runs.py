@@ -1,4 +1,5 @@
 """Run upload and the leaderboard (leads)."""
+
 from __future__ import annotations
 
 from django import forms
@@ -45,8 +46,12 @@ def runs_page(request, slug: str):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            run_upload(project=project, name=data["name"], files=[(f.name, f.read()) for f in data["files"]],
-                       options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]})
+            run_upload(
+                project=project,
+                name=data["name"],
+                files=[(f.name, f.read()) for f in data["files"]],
+                options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]},
+            )
         except RunFileError as exc:
             form.add_error(None, str(exc))
         else:

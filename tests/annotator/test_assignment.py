@@ -1,4 +1,5 @@
 """Assignment: K different annotators per dialogue, balanced, reproducible, incremental, safe for submitted work."""
+
 import json
 from collections import Counter
 
@@ -13,9 +14,13 @@ pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
 
 
 def jsonl(path, n, start=0, speakers="AB"):
-    path.write_text("".join(json.dumps({"id": f"d{i}", "turns": [{"speaker": speakers[t % 2], "text": f"t{t}"}
-                                                                  for t in range(6)]}) + "\n"
-                            for i in range(start, start + n)))
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"d{i}", "turns": [{"speaker": speakers[t % 2], "text": f"t{t}"} for t in range(6)]})
+            + "\n"
+            for i in range(start, start + n)
+        )
+    )
     return path
 
 
@@ -29,8 +34,9 @@ def project(make_project, make_user, tmp_path):
 
 
 def snapshot(project):
-    return sorted(Assignment.objects.filter(dialogue__project=project).values_list("dialogue__external_id",
-                                                                                   "annotator__username"))
+    return sorted(
+        Assignment.objects.filter(dialogue__project=project).values_list("dialogue__external_id", "annotator__username")
+    )
 
 
 def test_k_different_annotators_balanced_and_reproducible(project):
@@ -55,8 +61,9 @@ def test_rerun_assigns_only_what_is_missing_and_never_moves_submitted_work(proje
     done = Assignment.objects.filter(dialogue__project=project).first()
     Assignment.objects.filter(pk=done.pk).update(status=AssignmentStatus.SUBMITTED)
     assert assignments_create_balanced(project=project, seed=1).created == 0
-    dialogues_import(project=project, paths=[jsonl(tmp_path / "b.jsonl", 2, start=10,
-                                                  speakers=("customer", "helpdesk"))])
+    dialogues_import(
+        project=project, paths=[jsonl(tmp_path / "b.jsonl", 2, start=10, speakers=("customer", "helpdesk"))]
+    )
     membership_add(project=project, user=make_user("late"), role="annotator")
     report = assignments_create_balanced(project=project, seed=1)
     assert report.created == 6
@@ -108,6 +115,8 @@ def test_coherence_projects_get_balanced_permutation_sets(make_project, make_use
         taus = [kendall_tau(o) for o in orders]
         assert max(taus) - min(taus) > 0.3
     # the order of items differs between annotators of the same set
-    ranks = {u.username: [a.dialogue_id for a in Assignment.objects.filter(annotator=u).order_by("queue_rank")]
-             for u in users}
+    ranks = {
+        u.username: [a.dialogue_id for a in Assignment.objects.filter(annotator=u).order_by("queue_rank")]
+        for u in users
+    }
     assert len({tuple(r) for r in ranks.values()}) > 1

@@ -1,4 +1,5 @@
 """Bad input: a message naming file, dialogue and field; the database exactly as before."""
+
 from __future__ import annotations
 
 import json
@@ -37,27 +38,52 @@ def broken(mutate):
 
 
 STC3_CASES = [
-    ("unknown nugget label", lambda d: d["annotations"][0]["nugget"].__setitem__(1, "HNUG0"),
-     "annotations[0].nugget[1]", "'HNUG0' is not a value of nugget"),
-    ("customer label on a helpdesk turn", lambda d: d["annotations"][1]["nugget"].__setitem__(1, "CNUG"),
-     "annotations[1].nugget[1]", "on a helpdesk unit"),
-    ("nugget list too short", lambda d: d["annotations"][0]["nugget"].pop(),
-     "annotations[0].nugget", "1 nugget labels for 2 turns"),
-    ("quality outside the scale", lambda d: d["annotations"][1]["quality"].__setitem__("S", 3),
-     "annotations[1].quality.S", "'3' is not a value of S"),
-    ("quality not a number", lambda d: d["annotations"][1]["quality"].__setitem__("E", "good"),
-     "annotations[1].quality.E", "expected an integer score"),
+    (
+        "unknown nugget label",
+        lambda d: d["annotations"][0]["nugget"].__setitem__(1, "HNUG0"),
+        "annotations[0].nugget[1]",
+        "'HNUG0' is not a value of nugget",
+    ),
+    (
+        "customer label on a helpdesk turn",
+        lambda d: d["annotations"][1]["nugget"].__setitem__(1, "CNUG"),
+        "annotations[1].nugget[1]",
+        "on a helpdesk unit",
+    ),
+    (
+        "nugget list too short",
+        lambda d: d["annotations"][0]["nugget"].pop(),
+        "annotations[0].nugget",
+        "1 nugget labels for 2 turns",
+    ),
+    (
+        "quality outside the scale",
+        lambda d: d["annotations"][1]["quality"].__setitem__("S", 3),
+        "annotations[1].quality.S",
+        "'3' is not a value of S",
+    ),
+    (
+        "quality not a number",
+        lambda d: d["annotations"][1]["quality"].__setitem__("E", "good"),
+        "annotations[1].quality.E",
+        "expected an integer score",
+    ),
     ("missing field", lambda d: d["turns"][0].pop("utterances"), "turns[0].utterances", "is missing"),
-    ("unknown criterion", lambda d: d["annotations"][0]["quality"].__setitem__("Q", 1),
-     "annotations[0].quality.Q", "criterion 'Q' is not in project"),
+    (
+        "unknown criterion",
+        lambda d: d["annotations"][0]["quality"].__setitem__("Q", 1),
+        "annotations[0].quality.Q",
+        "criterion 'Q' is not in project",
+    ),
     ("unknown sender", lambda d: d["turns"][1].__setitem__("sender", "bot"), "turns[1].sender", "unknown sender"),
 ]
 
 
 @pytest.mark.sqlite
 @pytest.mark.parametrize("case, mutate, field, message", STC3_CASES, ids=[c[0] for c in STC3_CASES])
-def test_bad_stc3_record_names_file_record_field_and_changes_nothing(stc3_project, tmp_path, case, mutate, field,
-                                                                   message):
+def test_bad_stc3_record_names_file_record_field_and_changes_nothing(
+    stc3_project, tmp_path, case, mutate, field, message
+):
     path = write_json(tmp_path / "broken.json", broken(mutate))
     before = row_counts()
     with pytest.raises(ImportFailure) as error:

@@ -1,4 +1,5 @@
 """Importing every format: what lands in the database, and exports that reproduce the source."""
+
 from __future__ import annotations
 
 import io
@@ -12,7 +13,11 @@ from annotator.models import Assignment, Dialogue, GoldCount, Judgement, Members
 from annotator.services.blocks import utterance_blocks
 from annotator.services.imports import dialogues_import
 from tests.fixtures.collections import (
-    dbdc_dialogue, nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx,
+    dbdc_dialogue,
+    nlpcc_rows,
+    stc3_dialogues,
+    write_json,
+    write_nlpcc_xlsx,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
@@ -34,13 +39,19 @@ def test_stc3_import_creates_posts_blocks_annotators_and_judgements(make_project
     d1 = Dialogue.objects.get(project=project, external_id="d1")
     assert d1.language == "en"
     assert list(d1.posts.values_list("speaker", "utterance_block", "source_turn_index")) == [
-        ("customer", 0, 0), ("customer", 0, 0), ("helpdesk", 1, 1), ("customer", 2, 2)]
-    keys = list(Membership.objects.filter(project=project, imported=True).order_by("rank")
-                .values_list("source_key", flat=True))
+        ("customer", 0, 0),
+        ("customer", 0, 0),
+        ("helpdesk", 1, 1),
+        ("customer", 2, 2),
+    ]
+    keys = list(
+        Membership.objects.filter(project=project, imported=True).order_by("rank").values_list("source_key", flat=True)
+    )
     assert keys == ["1", "2"]
     assert Judgement.objects.filter(assignment__dialogue=d1).count() == 2 * (3 + 3)
-    nugget = Judgement.objects.get(assignment__dialogue=d1, assignment__annotator__memberships__source_key="1",
-                                   criterion__key="nugget", unit=1)
+    nugget = Judgement.objects.get(
+        assignment__dialogue=d1, assignment__annotator__memberships__source_key="1", criterion__key="nugget", unit=1
+    )
     assert nugget.value == "HNUG*"
 
 
@@ -96,9 +107,18 @@ def test_nlpcc_xlsx_imports_counts_apart_from_judgements(make_project, tmp_path)
 
 def test_jsonl_derives_utterance_blocks(make_project, tmp_path):
     project = make_project("dch1")
-    lines = [{"id": 7, "language": "zh", "meta": {"source": "weibo"},
-              "turns": [{"speaker": "customer", "text": "a"}, {"speaker": "customer", "text": "b"},
-                        {"speaker": "helpdesk", "text": "c"}]}]
+    lines = [
+        {
+            "id": 7,
+            "language": "zh",
+            "meta": {"source": "weibo"},
+            "turns": [
+                {"speaker": "customer", "text": "a"},
+                {"speaker": "customer", "text": "b"},
+                {"speaker": "helpdesk", "text": "c"},
+            ],
+        }
+    ]
     path = tmp_path / "new.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     dialogues_import(project=project, paths=[path])

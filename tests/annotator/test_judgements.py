@@ -1,4 +1,5 @@
 """Saving judgements: validation, completeness, read-only after submit, retries, concurrency."""
+
 import threading
 
 import pytest
@@ -24,8 +25,13 @@ def item(make_project, make_user, tmp_path):
     return Assignment.objects.get(annotator=user)
 
 
-COMPLETE = [Given("A", 0, "1"), Given("S", 0, "0"), Given("E", 0, "-1"), Given("nugget", 0, "CNUG0"),
-            Given("nugget", 1, "HNUG*")]
+COMPLETE = [
+    Given("A", 0, "1"),
+    Given("S", 0, "0"),
+    Given("E", 0, "-1"),
+    Given("nugget", 0, "CNUG0"),
+    Given("nugget", 1, "HNUG*"),
+]
 
 
 def stored(assignment):
@@ -82,6 +88,7 @@ def test_concurrent_saves_from_two_tabs_leave_exactly_the_last_complete_set(item
 
     def tab(values):
         from django.db import connections
+
         try:
             for _ in range(15):
                 judgements_save(assignment_id=item.pk, user=item.annotator, values=values)

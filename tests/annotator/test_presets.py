@@ -1,4 +1,5 @@
 """Presets create their criteria with the exact scales of design.md section 2."""
+
 import pytest
 
 from annotator.models import Criterion
@@ -45,8 +46,13 @@ def test_coherence_dbdc_nlpcc(make_project):
     n = make_project("nlpcc")
     assert n.criteria.count() == 10
     aspects = PRESETS["nlpcc"].extra["aspects"]
-    assert sorted(set(aspects.values())) == ["content_expression", "contextual_association", "emotional_expression",
-                                             "syntax", "topic_divergence"]
+    assert sorted(set(aspects.values())) == [
+        "content_expression",
+        "contextual_association",
+        "emotional_expression",
+        "syntax",
+        "topic_divergence",
+    ]
     assert all(list(aspects.values()).count(a) == 2 for a in set(aspects.values()) - {"syntax"})
 
 

@@ -1,4 +1,5 @@
 """The real collections in ../shared/data import and export back identically."""
+
 import io
 import json
 import zipfile

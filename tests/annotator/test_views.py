@@ -1,4 +1,5 @@
 """Page-level guarantees with Django's test client: CSRF, permissions, bounded queries."""
+
 import json
 
 import pytest
@@ -31,8 +32,12 @@ def test_forms_and_autosave_require_the_csrf_token(setup):
     client = Client(enforce_csrf_checks=True)
     client.force_login(ann)
     item = Assignment.objects.filter(annotator=ann).first()
-    assert client.post(reverse("draft", args=[item.pk]), data=json.dumps({"j:A:0": "1"}),
-                       content_type="application/json").status_code == 403
+    assert (
+        client.post(
+            reverse("draft", args=[item.pk]), data=json.dumps({"j:A:0": "1"}), content_type="application/json"
+        ).status_code
+        == 403
+    )
     assert client.post(reverse("submit", args=[item.pk]), {"j:A:0": "1"}).status_code == 403
     assert not item.judgements.exists()
 
@@ -69,10 +74,12 @@ def test_autosave_answers_json_and_refuses_bad_values(setup, client):
     _project, ann, _other, _lead = setup
     client.force_login(ann)
     item = Assignment.objects.filter(annotator=ann).first()
-    ok = client.post(reverse("draft", args=[item.pk]), data=json.dumps({"j:A:0": "1", "seconds": 4}),
-                     content_type="application/json")
+    ok = client.post(
+        reverse("draft", args=[item.pk]), data=json.dumps({"j:A:0": "1", "seconds": 4}), content_type="application/json"
+    )
     assert ok.status_code == 200 and ok.json()["ok"] and ok.json()["seconds_spent"] == 4
-    bad = client.post(reverse("draft", args=[item.pk]), data=json.dumps({"j:A:0": "9"}),
-                      content_type="application/json")
+    bad = client.post(
+        reverse("draft", args=[item.pk]), data=json.dumps({"j:A:0": "9"}), content_type="application/json"
+    )
     assert bad.status_code == 400 and "'9' is not a value of A" in bad.json()["problems"][0]
     assert list(item.judgements.values_list("value", flat=True)) == ["1"]

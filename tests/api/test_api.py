@@ -1,4 +1,5 @@
 """The REST API: tokens, roles, the same validation and bytes as the pages and commands, runs."""
+
 import io
 import json
 
@@ -63,7 +64,9 @@ def test_roles_are_per_project(world):
 def test_annotators_see_only_their_own_assignments_and_dialogues(world):
     ann = client_for(world["ann"])
     mine = ann.get("/api/assignments/").json()["results"]
-    assert {a["id"] for a in mine} == set(Assignment.objects.filter(annotator=world["ann"]).values_list("pk", flat=True))
+    assert {a["id"] for a in mine} == set(
+        Assignment.objects.filter(annotator=world["ann"]).values_list("pk", flat=True)
+    )
     theirs = Assignment.objects.filter(annotator=world["other"]).first()
     assert ann.get(f"/api/assignments/{theirs.pk}/").status_code == 404
     assert ann.post(f"/api/assignments/{theirs.pk}/judgements/", {"judgements": []}, format="json").status_code == 404
@@ -75,18 +78,23 @@ def test_annotators_see_only_their_own_assignments_and_dialogues(world):
 
 def test_submitting_judgements_with_the_pages_validation(world):
     ann = client_for(world["ann"])
-    item = Assignment.objects.filter(annotator=world["ann"], dialogue__external_id="d2").first() or \
-        Assignment.objects.filter(annotator=world["ann"]).first()
+    item = (
+        Assignment.objects.filter(annotator=world["ann"], dialogue__external_id="d2").first()
+        or Assignment.objects.filter(annotator=world["ann"]).first()
+    )
     n_turns = 3 if item.dialogue.external_id == "d1" else 2
-    nuggets = (["CNUG0", "HNUG", "CNUG*"] if n_turns == 3 else ["CNUG0", "HNUG"])
-    body = {"judgements": [{"criterion": k, "unit": 0, "value": "1"} for k in "ASE"]
-            + [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)], "submit": True}
-    bad = dict(body, judgements=body["judgements"][:-1] + [{"criterion": "nugget", "unit": n_turns - 1,
-                                                               "value": "XX"}])
+    nuggets = ["CNUG0", "HNUG", "CNUG*"] if n_turns == 3 else ["CNUG0", "HNUG"]
+    body = {
+        "judgements": [{"criterion": k, "unit": 0, "value": "1"} for k in "ASE"]
+        + [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)],
+        "submit": True,
+    }
+    bad = dict(body, judgements=body["judgements"][:-1] + [{"criterion": "nugget", "unit": n_turns - 1, "value": "XX"}])
     response = ann.post(f"/api/assignments/{item.pk}/judgements/", bad, format="json")
     assert response.status_code == 400 and "'XX' is not a value of nugget" in response.json()["detail"]
-    missing_field = ann.post(f"/api/assignments/{item.pk}/judgements/", {"judgements": [{"criterion": "A"}]},
-                             format="json")
+    missing_field = ann.post(
+        f"/api/assignments/{item.pk}/judgements/", {"judgements": [{"criterion": "A"}]}, format="json"
+    )
     assert missing_field.status_code == 400 and "unit" in json.dumps(missing_field.json()["judgements"])
     ok = ann.post(f"/api/assignments/{item.pk}/judgements/", body, format="json")
     assert ok.status_code == 200 and ok.json()["status"] == "submitted"
@@ -175,11 +183,14 @@ def test_bad_query_parameters_are_400s_naming_the_parameter(world):
 
 def test_odd_uploads_are_client_errors(world):
     lead = client_for(world["other"])
-    for name, content, fmt in (("x\x00y.jsonl", b'{"id": 1}', "jsonl"), ("a" * 300 + ".jsonl", b"\xff\xfe", "jsonl"),
-                               ("sheet.xlsx", b"not a workbook", "nlpcc"), ("../../etc/passwd", b"[]", "stc3")):
+    for name, content, fmt in (
+        ("x\x00y.jsonl", b'{"id": 1}', "jsonl"),
+        ("a" * 300 + ".jsonl", b"\xff\xfe", "jsonl"),
+        ("sheet.xlsx", b"not a workbook", "nlpcc"),
+        ("../../etc/passwd", b"[]", "stc3"),
+    ):
         upload = io.BytesIO(content)
         upload.name = name
-        response = lead.post("/api/projects/p2/dialogues/import/", {"file": upload, "format": fmt},
-                             format="multipart")
+        response = lead.post("/api/projects/p2/dialogues/import/", {"file": upload, "format": fmt}, format="multipart")
         assert response.status_code == 400, (name, response.content)
     assert world["other_project"].dialogues.count() == 0

@@ -1,4 +1,5 @@
 """Schemathesis generates requests from the OpenAPI schema; none may cause a server error."""
+
 import os
 
 import pytest
@@ -46,8 +47,7 @@ def test_no_operation_answers_with_a_server_error(keep_test_connection, make_pro
     for result in schema.get_all_operations():
         operation = result.ok()
 
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
         def check(case):
             if "slug" in (case.path_parameters or {}):
                 case.path_parameters["slug"] = "fuzz"  # reach the views, not only the 404 of unknown projects

@@ -1,4 +1,5 @@
 """Annotators complete one item of every judgement type in real Chromium; the database holds exactly that."""
+
 from __future__ import annotations
 
 import json
@@ -50,9 +51,16 @@ def submit_and_wait(page):
     page.wait_for_load_state("networkidle")
 
 
-STC3 = [{"id": "s1", "turns": [{"sender": "customer", "utterances": ["my card is blocked", "since today"]},
-                               {"sender": "helpdesk", "utterances": ["please call 0800"]},
-                               {"sender": "customer", "utterances": ["thanks!"]}]}]
+STC3 = [
+    {
+        "id": "s1",
+        "turns": [
+            {"sender": "customer", "utterances": ["my card is blocked", "since today"]},
+            {"sender": "helpdesk", "utterances": ["please call 0800"]},
+            {"sender": "customer", "utterances": ["thanks!"]},
+        ],
+    }
+]
 
 
 def test_stc3_dialogue_ratings_and_turn_nuggets(live_server, page, screenshot, tmp_path, django_user_model):
@@ -72,14 +80,27 @@ def test_stc3_dialogue_ratings_and_turn_nuggets(live_server, page, screenshot, t
     submit_and_wait(page)
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
-    assert stored(item) == {("nugget", 0, "CNUG0"), ("nugget", 1, "HNUG*"), ("nugget", 2, "CNUG*"),
-                            ("A", 0, "2"), ("S", 0, "1"), ("E", 0, "0")}
+    assert stored(item) == {
+        ("nugget", 0, "CNUG0"),
+        ("nugget", 1, "HNUG*"),
+        ("nugget", 2, "CNUG*"),
+        ("A", 0, "2"),
+        ("S", 0, "1"),
+        ("E", 0, "0"),
+    }
 
 
-DCH1 = [{"id": "h1", "turns": [{"speaker": "customer", "text": "phone broken"},
-                               {"speaker": "customer", "text": "screen black"},
-                               {"speaker": "helpdesk", "text": "send it to us"},
-                               {"speaker": "customer", "text": "ok thanks"}]}]
+DCH1 = [
+    {
+        "id": "h1",
+        "turns": [
+            {"speaker": "customer", "text": "phone broken"},
+            {"speaker": "customer", "text": "screen black"},
+            {"speaker": "helpdesk", "text": "send it to us"},
+            {"speaker": "customer", "text": "ok thanks"},
+        ],
+    }
+]
 
 
 def test_dch1_post_nuggets_are_grouped_into_nuggets(live_server, page, screenshot, tmp_path, django_user_model):
@@ -96,16 +117,25 @@ def test_dch1_post_nuggets_are_grouped_into_nuggets(live_server, page, screensho
         radio(page, key, 0, value)
     screenshot("annotate-dch1")
     submit_and_wait(page)
-    assert stored(item) == {("nugget", 0, "CNUG0"), ("nugget", 1, "CNUG0"), ("nugget", 2, "HNUG*"),
-                            ("nugget", 3, "NaN"), ("TS", 0, "1"), ("TA", 0, "0"), ("CS", 0, "-1"), ("HA", 0, "1"),
-                            ("CA", 0, "-1")}
+    assert stored(item) == {
+        ("nugget", 0, "CNUG0"),
+        ("nugget", 1, "CNUG0"),
+        ("nugget", 2, "HNUG*"),
+        ("nugget", 3, "NaN"),
+        ("TS", 0, "1"),
+        ("TA", 0, "0"),
+        ("CS", 0, "-1"),
+        ("HA", 0, "1"),
+        ("CA", 0, "-1"),
+    }
 
 
 COHERENCE = [{"id": "c1", "turns": [{"speaker": "AB"[t % 2], "text": f"turn {t}"} for t in range(6)]}]
 
 
-def test_coherence_turn_by_turn_then_overall_then_reordering_by_drag(live_server, page, screenshot, tmp_path,
-                                                                      django_user_model):
+def test_coherence_turn_by_turn_then_overall_then_reordering_by_drag(
+    live_server, page, screenshot, tmp_path, django_user_model
+):
     _p, _u, item = setup_item(tmp_path, django_user_model, "coherence", COHERENCE)
     login(page, live_server, "ann")
     open_item(page, live_server, item)
@@ -127,8 +157,10 @@ def test_coherence_turn_by_turn_then_overall_then_reordering_by_drag(live_server
     assert page.get_by_role("button", name="Submit").is_disabled()
     # mend it by dragging the same turn back to the top
     page.locator("#reorder-list li").nth(1).drag_to(page.locator("#reorder-list li").nth(0))
-    assert page.locator("#reorder-status").inner_text() in ("The order is valid.", "") or \
-        "Moved" in page.locator("#reorder-status").inner_text()
+    assert (
+        page.locator("#reorder-status").inner_text() in ("The order is valid.", "")
+        or "Moved" in page.locator("#reorder-status").inner_text()
+    )
     # now put the turns back in their original order using drags
     for target in range(6):
         current = [int(x) for x in page.locator("#reorder-list li").evaluate_all("els => els.map(e => e.dataset.turn)")]
@@ -172,18 +204,31 @@ def test_reordering_with_move_buttons_only(live_server, page, tmp_path, django_u
         row.get_by_role("button", name="Move up").click()
         row.get_by_role("button", name="Move up").click()
         page.locator(f'#reorder-list li[data-turn="{order[i - 2]}"]').get_by_role("button", name="Move down").click()
-    assert "valid" in page.locator("#reorder-status").inner_text() or "Moved" in page.locator("#reorder-status").inner_text()
+    assert (
+        "valid" in page.locator("#reorder-status").inner_text()
+        or "Moved" in page.locator("#reorder-status").inner_text()
+    )
     submit_and_wait(page)
     assert Reordering.objects.get(assignment=item).submitted_order == list(range(6))
 
 
-DBDC = [{"id": "b1", "turns": [{"speaker": "S", "text": "Hello!"}, {"speaker": "U", "text": "hi"},
-                               {"speaker": "S", "text": "I like trains."}, {"speaker": "U", "text": "what?"},
-                               {"speaker": "S", "text": "Trains are fast."}]}]
+DBDC = [
+    {
+        "id": "b1",
+        "turns": [
+            {"speaker": "S", "text": "Hello!"},
+            {"speaker": "U", "text": "hi"},
+            {"speaker": "S", "text": "I like trains."},
+            {"speaker": "U", "text": "what?"},
+            {"speaker": "S", "text": "Trains are fast."},
+        ],
+    }
+]
 
 
-def test_breakdown_shows_the_dialogue_up_to_each_system_turn(live_server, page, screenshot, tmp_path,
-                                                             django_user_model):
+def test_breakdown_shows_the_dialogue_up_to_each_system_turn(
+    live_server, page, screenshot, tmp_path, django_user_model
+):
     _p, _u, item = setup_item(tmp_path, django_user_model, "dbdc", DBDC)
     login(page, live_server, "ann")
     open_item(page, live_server, item)
@@ -199,8 +244,15 @@ def test_breakdown_shows_the_dialogue_up_to_each_system_turn(live_server, page, 
     assert stored(item) == {("breakdown", 0, "O"), ("breakdown", 2, "X"), ("breakdown", 4, "T")}
 
 
-NLPCC = [{"id": "n1", "turns": [{"speaker": "user", "text": "Do you have parents?"},
-                                {"speaker": "system", "text": "I am a robot, but I have friends!"}]}]
+NLPCC = [
+    {
+        "id": "n1",
+        "turns": [
+            {"speaker": "user", "text": "Do you have parents?"},
+            {"speaker": "system", "text": "I am a robot, but I have friends!"},
+        ],
+    }
+]
 
 
 def test_nlpcc_reply_questions(live_server, page, screenshot, tmp_path, django_user_model):

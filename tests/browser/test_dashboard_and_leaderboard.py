@@ -1,4 +1,5 @@
 """The lead's dashboard and leaderboard in Chromium show the stored numbers."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,9 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     helpdesk = page.locator('#agreement-table tr[data-criterion="nugget:helpdesk"] td').all_inner_texts()
     assert helpdesk[2] == fmt(stored.payload["criteria"]["nugget"]["by_speaker"]["helpdesk"]["fleiss_kappa"])
     # the charts drew, from the same numbers
-    assert page.evaluate("Chart.getChart(document.getElementById('agreement-chart')).data.datasets[0].data[0]") == \
-        pytest.approx(stored.payload["criteria"]["A"]["fleiss_kappa"])
+    assert page.evaluate(
+        "Chart.getChart(document.getElementById('agreement-chart')).data.datasets[0].data[0]"
+    ) == pytest.approx(stored.payload["criteria"]["A"]["fleiss_kappa"])
     labels = page.evaluate("Chart.getChart(document.querySelector('canvas.value-chart')).data.labels")
     assert labels == ["-2", "-1", "0", "1", "2"]
     # the most disputed units link to the side-by-side view of all annotators' judgements

@@ -1,4 +1,5 @@
 """Logging in and seeing one's projects, in a real browser."""
+
 import pytest
 
 from annotator.services.demo import DEMO_ANNOTATORS, demo_load

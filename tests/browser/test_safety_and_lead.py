@@ -1,4 +1,5 @@
 """Permissions, inert imported text, and the lead's flow from project creation to assignment, in Chromium."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,15 @@ from tests.browser.test_annotation import PASSWORD, login, radio, stored, submit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-EVIL = [{"id": "x1", "turns": [{"speaker": "customer", "text": "<script>window.pwned = 1; alert('x')</script>"},
-                               {"speaker": "helpdesk", "text": "<img src=x onerror=\"window.pwned = 2\">"}]}]
+EVIL = [
+    {
+        "id": "x1",
+        "turns": [
+            {"speaker": "customer", "text": "<script>window.pwned = 1; alert('x')</script>"},
+            {"speaker": "helpdesk", "text": '<img src=x onerror="window.pwned = 2">'},
+        ],
+    }
+]
 
 
 @pytest.fixture
@@ -57,13 +65,17 @@ def test_annotators_open_only_their_own_items_and_no_lead_pages(live_server, pag
     assert page.goto(f"{live_server.url}/projects/safe/manage/").status == 403
     assert page.goto(f"{live_server.url}/projects/new/").status == 403
     assert page.goto(f"{live_server.url}/admin/annotator/judgement/").url.endswith(
-        "/admin/login/?next=/admin/annotator/judgement/")
+        "/admin/login/?next=/admin/annotator/judgement/"
+    )
     # a forged autosave for someone else's item is refused and changes nothing
-    status = page.evaluate("""async (url) => {
+    status = page.evaluate(
+        """async (url) => {
         const token = document.querySelector('input[name=csrfmiddlewaretoken]').value;
         const r = await fetch(url, {method: 'POST', headers: {'X-CSRFToken': token, 'Content-Type': 'application/json'},
                                     body: JSON.stringify({'j:TS:0': '-1'})});
-        return r.status; }""", f"{live_server.url}/items/{theirs.pk}/draft/")
+        return r.status; }""",
+        f"{live_server.url}/items/{theirs.pk}/draft/",
+    )
     page.goto(f"{live_server.url}/items/{mine.pk}/")
     assert status == 404
     assert stored(theirs) == {("TS", 0, "1")}
@@ -71,8 +83,7 @@ def test_annotators_open_only_their_own_items_and_no_lead_pages(live_server, pag
     assert 'value="1" checked' not in page.content()
 
 
-def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, screenshot, tmp_path,
-                                                           django_user_model):
+def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, screenshot, tmp_path, django_user_model):
     django_user_model.objects.create_user(username="boss", password=PASSWORD, is_staff=True)
     login(page, live_server, "boss")
     page.get_by_role("link", name="New project").click()
@@ -89,14 +100,28 @@ def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, scr
     assert "field turns[0].text: is missing" in page.locator("#upload-error").inner_text()
     assert Project.objects.get(slug="bd-study").dialogues.count() == 0
     good = tmp_path / "good.jsonl"
-    good.write_text("".join(json.dumps({"id": f"b{i}", "turns": [{"speaker": "S", "text": "Hello"},
-                                                                 {"speaker": "U", "text": "hi"},
-                                                                 {"speaker": "S", "text": "Bye"}]}) + "\n"
-                            for i in range(4)))
+    good.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"b{i}",
+                    "turns": [
+                        {"speaker": "S", "text": "Hello"},
+                        {"speaker": "U", "text": "hi"},
+                        {"speaker": "S", "text": "Bye"},
+                    ],
+                }
+            )
+            + "\n"
+            for i in range(4)
+        )
+    )
     page.get_by_label("File").set_input_files(str(good))
     page.get_by_role("button", name="Import").click()
-    assert "Imported 4 dialogues" in page.get_by_role("status").first.inner_text() or \
-        "Imported 4 dialogues" in page.content()
+    assert (
+        "Imported 4 dialogues" in page.get_by_role("status").first.inner_text()
+        or "Imported 4 dialogues" in page.content()
+    )
     for name in ("a1", "a2", "a3"):
         page.get_by_label("Username").fill(name)
         page.locator("#id_password").fill(PASSWORD)
@@ -113,8 +138,12 @@ def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, scr
     assert Membership.objects.filter(project=project, role="annotator").count() == 3
     # an annotator submits; the lead reopens the item; the annotator can change it again
     item = Assignment.objects.filter(dialogue__project=project, annotator__username="a1").first()
-    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("breakdown", 0, "O"),
-                                                                        Given("breakdown", 2, "X")], submit=True)
+    judgements_save(
+        assignment_id=item.pk,
+        user=item.annotator,
+        values=[Given("breakdown", 0, "O"), Given("breakdown", 2, "X")],
+        submit=True,
+    )
     page.reload()
     page.get_by_role("button", name=f"Reopen {item.dialogue.external_id} for a1").click()
     item.refresh_from_db()

@@ -1,4 +1,5 @@
 """A task sent through Redis to a real worker process computes and stores statistics."""
+
 import json
 
 import pytest
@@ -8,8 +9,6 @@ from scoring.models import ProjectStatistics
 from scoring.services.statistics import project_statistics
 from scoring.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
-
-
 
 
 @pytest.mark.worker
@@ -45,8 +44,9 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
     project = make_project("stc3")
     assert recompute_delay(project.pk) == 3  # never computed
     now = timezone.now()
-    StatisticsJob.objects.create(project=project, started_at=now - timedelta(seconds=2), finished_at=now,
-                                 last_duration=2.0)
+    StatisticsJob.objects.create(
+        project=project, started_at=now - timedelta(seconds=2), finished_at=now, last_duration=2.0
+    )
     assert recompute_delay(project.pk) == pytest.approx(20)
     # while the next recomputation runs (a new start, the old finish) the delay still follows the last one
     StatisticsJob.objects.filter(project=project).update(started_at=now + timedelta(seconds=5))
@@ -64,4 +64,6 @@ def test_a_recomputation_records_how_long_it_took(make_project, tmp_path):
     recompute_statistics.apply(args=[project.pk]).get()
     job = StatisticsJob.objects.get(project=project)
     assert not job.pending and job.recomputations == 1
-    assert job.last_duration == pytest.approx((job.finished_at - job.started_at).total_seconds()) and job.last_duration > 0
+    assert (
+        job.last_duration == pytest.approx((job.finished_at - job.started_at).total_seconds()) and job.last_duration > 0
+    )

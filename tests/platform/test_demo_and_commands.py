@@ -1,4 +1,5 @@
 """The command-line surface and the demo."""
+
 import json
 
 import pytest
@@ -30,10 +31,15 @@ def test_cli_create_import_export(manage, tmp_path):
 
     source = write_json(tmp_path / "in.json", stc3_dialogues())
     out = tmp_path / "out.json"
-    assert "created project cli" in manage("create_project", "cli", "--preset", "stc3", "--name", "CLI",
-                                           "--annotators-per-dialogue", "5", check=True).stdout
-    assert "imported 2 dialogues" in manage("import_dialogues", "cli", str(source), "--format", "stc3",
-                                            check=True).stdout
+    assert (
+        "created project cli"
+        in manage(
+            "create_project", "cli", "--preset", "stc3", "--name", "CLI", "--annotators-per-dialogue", "5", check=True
+        ).stdout
+    )
+    assert (
+        "imported 2 dialogues" in manage("import_dialogues", "cli", str(source), "--format", "stc3", check=True).stdout
+    )
     manage("export_gold", "cli", "--format", "stc3", "--output", str(out), check=True)
     assert json.loads(out.read_text()) == stc3_dialogues()
     assert Project.objects.get(slug="cli").annotators_per_dialogue == 5

@@ -1,4 +1,5 @@
 """Settings, migrations and the docker-compose file refer to things that exist and pass Django's checks."""
+
 import os
 import re
 import subprocess
@@ -13,15 +14,21 @@ ROOT = Path(__file__).resolve().parents[2]
 def run_manage(*args, **env):
     full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     full_env.update(env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_production_settings_pass_check_deploy():
-    result = run_manage("check", "--deploy", "--fail-level", "WARNING",
-                        DJANGO_SETTINGS_MODULE="config.settings.production",
-                        SECRET_KEY="a-long-random-production-secret-key-with-enough-entropy-1234567890",
-                        ALLOWED_HOSTS="eval.example.org")
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        SECRET_KEY="a-long-random-production-secret-key-with-enough-entropy-1234567890",
+        ALLOWED_HOSTS="eval.example.org",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 

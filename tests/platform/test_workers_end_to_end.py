@@ -1,4 +1,5 @@
 """End to end through a real Celery worker on Redis and PostgreSQL: recomputation, runs, outages."""
+
 from __future__ import annotations
 
 import io
@@ -51,7 +52,9 @@ def test_dbdc3_eval_agreement_through_worker_and_api(celery_worker_process, dbdc
     assert answer["n_judgements"] == 60000
     response = lead_client(project, make_user).get("/api/projects/dbdc-e2e/stats/")
     assert response.status_code == 200
-    assert response["X-Statistics-Computed-At"] == ProjectStatistics.objects.get(project=project).computed_at.isoformat()
+    assert (
+        response["X-Statistics-Computed-At"] == ProjectStatistics.objects.get(project=project).computed_at.isoformat()
+    )
     breakdown = response.json()["criteria"]["breakdown"]
     counts = dbdc_turn_counts(dbdc_dir / "eval")
     assert breakdown["n_units"] == len(counts) == 2000
@@ -96,8 +99,9 @@ def test_a_burst_of_requests_causes_one_recomputation(celery_worker_process, mak
     assert ProjectStatistics.objects.get(project=project).n_judgements == 22
 
 
-def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_process, make_project, make_user,
-                                                               tmp_path):
+def test_broker_down_submissions_are_kept_and_recomputed_later(
+    celery_worker_process, make_project, make_user, tmp_path
+):
     from annotator.models import Assignment
     from annotator.services.assignment import assignments_create_balanced
 
@@ -113,13 +117,27 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(celery_worker_pro
         f"judgements_save(assignment_id={item.pk}, user_id_placeholder, values=[Given('A', 0, '1'), Given('S', 0, '0'), "
         "Given('E', 0, '-1'), Given('nugget', 0, 'CNUG0'), Given('nugget', 1, 'HNUG')], submit=True)\n"
         "print('saved')\n"
-    ).replace("user_id_placeholder", f"user=__import__('django.contrib.auth', fromlist=['get_user_model'])"
-                                     f".get_user_model().objects.get(pk={ann.pk})")
-    env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL="redis://127.0.0.1:9/0",
-               CELERY_RESULT_BACKEND="redis://127.0.0.1:9/1", DJANGO_SETTINGS_MODULE="config.settings.test")
+    ).replace(
+        "user_id_placeholder",
+        f"user=__import__('django.contrib.auth', fromlist=['get_user_model'])"
+        f".get_user_model().objects.get(pk={ann.pk})",
+    )
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url(),
+        CELERY_BROKER_URL="redis://127.0.0.1:9/0",
+        CELERY_RESULT_BACKEND="redis://127.0.0.1:9/1",
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+    )
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0 and "saved" in result.stdout, result.stderr
     assert time.monotonic() - started < 12  # a new process, and no wait for the broker
     assert "could not send scoring.tasks.recompute_statistics" in result.stderr

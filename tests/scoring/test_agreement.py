@@ -1,4 +1,5 @@
 """Agreement statistics against statsmodels, krippendorff and scipy, plus degenerate cases."""
+
 import numpy as np
 import pytest
 from krippendorff import alpha as reference_alpha
@@ -6,8 +7,14 @@ from scipy.stats import pearsonr
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from scoring.agreement import (
-    agreement_shares, annotator_z_scores, fleiss_kappa, krippendorff_alpha, krippendorff_alpha_from_counts,
-    pearson_inter_rater, randolph_kappa, ratings_to_counts,
+    agreement_shares,
+    annotator_z_scores,
+    fleiss_kappa,
+    krippendorff_alpha,
+    krippendorff_alpha_from_counts,
+    pearson_inter_rater,
+    randolph_kappa,
+    ratings_to_counts,
 )
 
 
@@ -46,7 +53,8 @@ def test_krippendorff_from_counts_with_unobserved_scale_values():
     counts, values = ratings_to_counts(random_ratings(np.random.default_rng(9)))
     padded = np.insert(counts, 1, 0, axis=1)
     assert krippendorff_alpha_from_counts(padded, "ordinal") == pytest.approx(
-        krippendorff_alpha_from_counts(counts, "ordinal"))
+        krippendorff_alpha_from_counts(counts, "ordinal")
+    )
 
 
 def test_pearson_inter_rater_equals_scipy_per_annotator():

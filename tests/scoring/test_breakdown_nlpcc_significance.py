@@ -1,11 +1,16 @@
 """Breakdown classification metrics, NLPCC aspect scores and significance tests."""
+
 import numpy as np
 import pytest
 
 from scoring.breakdown import TABLE1, classification_metrics, gold_labels
 from scoring.nlpcc import multi_turn_scores, single_turn_scores
 from scoring.significance import (
-    discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd, tukey_hsd_loop,
+    discriminative_power,
+    paired_bootstrap,
+    ranking_stability,
+    tukey_hsd,
+    tukey_hsd_loop,
 )
 
 
@@ -64,8 +69,9 @@ def test_perfect_predictions():
 
 def test_nlpcc_single_and_multi_turn():
     aspects = {"not_ambiguous": "syntax", "emotion": "emotional_expression", "affecting": "emotional_expression"}
-    scores = single_turn_scores({"severe_error": [0, 3], "not_ambiguous": [3, 0], "emotion": [3, 3],
-                                 "affecting": [0, 0]}, 3, aspects)
+    scores = single_turn_scores(
+        {"severe_error": [0, 3], "not_ambiguous": [3, 0], "emotion": [3, 3], "affecting": [0, 0]}, 3, aspects
+    )
     assert scores["syntax"] == pytest.approx(50) and scores["emotional_expression"] == pytest.approx(50)
     assert scores["total"] == pytest.approx(100)
     # a perfect five-turn conversation earns the maximum 40 (Shan et al.: 2 x 4 x 5)

@@ -1,4 +1,5 @@
 """stats and score_run on projects in the database."""
+
 import json
 
 import numpy as np
@@ -16,8 +17,15 @@ from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
 
 pytestmark = pytest.mark.django_db
 
-AGREEMENT_KEYS = {"n_units", "n_annotators", "fleiss_kappa", "randolph_kappa", "krippendorff_alpha", "agree_2plus",
-                  "agree_all"}
+AGREEMENT_KEYS = {
+    "n_units",
+    "n_annotators",
+    "fleiss_kappa",
+    "randolph_kappa",
+    "krippendorff_alpha",
+    "agree_2plus",
+    "agree_all",
+}
 
 
 @pytest.fixture
@@ -45,8 +53,13 @@ def test_stats_json_shape(stc3_project, capsys):
 
 def test_stats_of_a_breakdown_project_has_label_merges(make_project, tmp_path):
     project = make_project("dbdc")
-    dialogues_import(project=project, paths=[write_json(tmp_path / "a.log.json", dbdc_dialogue("a")),
-                                             write_json(tmp_path / "b.log.json", dbdc_dialogue("b", ("X", "X", "T")))])
+    dialogues_import(
+        project=project,
+        paths=[
+            write_json(tmp_path / "a.log.json", dbdc_dialogue("a")),
+            write_json(tmp_path / "b.log.json", dbdc_dialogue("b", ("X", "X", "T"))),
+        ],
+    )
     payload = project_statistics(project)
     merges = payload["criteria"]["breakdown"]["merges"]
     assert set(merges) == {"NB+PB,B", "NB,PB+B"}
@@ -62,21 +75,32 @@ def test_score_run_matches_the_straightforward_scorer(stc3_project, tmp_path):
     for key in "ASE":
         for metric in ("rsnod", "nmd"):
             assert saved.scores["quality"][key][metric] == pytest.approx(expected["quality"][key][metric], abs=1e-12)
-        assert saved.scores["quality"][key]["rsnod_neglog2"] == pytest.approx(-np.log2(expected["quality"][key]["rsnod"]))
+        assert saved.scores["quality"][key]["rsnod_neglog2"] == pytest.approx(
+            -np.log2(expected["quality"][key]["rsnod"])
+        )
     for metric in ("rnss", "jsd"):
         assert saved.scores["nugget"][metric] == pytest.approx(expected["nugget"][metric], abs=1e-12)
     assert set(saved.per_dialogue) == {"d1", "d2"}
     assert Run.objects.get(project=stc3_project, name="r1").scores == saved.scores
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda r: r[0]["nugget"][0].update({"CNUG9": 0.1}), r"dialogue d1: field nugget\[0\]\.CNUG9: unknown label"),
-    (lambda r: r[0]["quality"]["A"].update({"2": -0.5}), r"dialogue d1: field quality\.A\.2: probability -0\.5 is negative"),
-    (lambda r: r[1]["quality"]["S"].update({"0": "high"}), r"dialogue d2: field quality\.S\.0: probability 'high' is not"),
-    (lambda r: r[1]["nugget"].pop(), r"dialogue d2: field nugget: 1 turn distributions for 2 turns"),
-    (lambda r: r[0].update({"id": "zzz"}), r"dialogue zzz: field id: is not in the gold data"),
-    (lambda r: r[0]["nugget"][1].update({"CNUG": 0.2}), r"dialogue d1: field nugget\[1\]\.CNUG: unknown label"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda r: r[0]["nugget"][0].update({"CNUG9": 0.1}), r"dialogue d1: field nugget\[0\]\.CNUG9: unknown label"),
+        (
+            lambda r: r[0]["quality"]["A"].update({"2": -0.5}),
+            r"dialogue d1: field quality\.A\.2: probability -0\.5 is negative",
+        ),
+        (
+            lambda r: r[1]["quality"]["S"].update({"0": "high"}),
+            r"dialogue d2: field quality\.S\.0: probability 'high' is not",
+        ),
+        (lambda r: r[1]["nugget"].pop(), r"dialogue d2: field nugget: 1 turn distributions for 2 turns"),
+        (lambda r: r[0].update({"id": "zzz"}), r"dialogue zzz: field id: is not in the gold data"),
+        (lambda r: r[0]["nugget"][1].update({"CNUG": 0.2}), r"dialogue d1: field nugget\[1\]\.CNUG: unknown label"),
+    ],
+)
 def test_bad_runs_are_rejected_with_dialogue_and_field(stc3_project, tmp_path, mutate, message):
     run = random_stc3_run(stc3_dialogues())
     mutate(run)
@@ -98,10 +122,13 @@ def test_dbdc_run_distribution_metrics(make_project, tmp_path):
     dialogues_import(project=project, paths=[write_json(tmp_path / "a.log.json", dbdc_dialogue("a"))])
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    labels = {"dialogue-id": "a", "turns": [
-        {"turn-index": 2, "labels": [{"breakdown": "O", "prob-O": 1.0, "prob-T": 0.0, "prob-X": 0.0}]},
-        {"turn-index": 4, "labels": [{"breakdown": "O", "prob-O": 1.0, "prob-T": 0.0, "prob-X": 0.0}]},
-    ]}
+    labels = {
+        "dialogue-id": "a",
+        "turns": [
+            {"turn-index": 2, "labels": [{"breakdown": "O", "prob-O": 1.0, "prob-T": 0.0, "prob-X": 0.0}]},
+            {"turn-index": 4, "labels": [{"breakdown": "O", "prob-O": 1.0, "prob-T": 0.0, "prob-X": 0.0}]},
+        ],
+    }
     write_json(run_dir / "a.labels.json", labels)
     run = run_score(project=project, path=run_dir, name="all-O")
     b = run.scores["breakdown"]
@@ -125,8 +152,13 @@ def test_nlpcc_sample_reproduces_shan_et_al_section_5(shared_data, make_project)
     project = make_project("nlpcc")
     dialogues_import(project=project, paths=[shared_data / "nlpcc2019_task3_sample.xlsx"])
     scores = project_statistics(project)["nlpcc"]["sample_data"]
-    expected = {"syntax": 997, "content_expression": 690, "emotional_expression": 288, "topic_divergence": 538,
-                "contextual_association": 761}
+    expected = {
+        "syntax": 997,
+        "content_expression": 690,
+        "emotional_expression": 288,
+        "topic_divergence": 538,
+        "contextual_association": 761,
+    }
     for aspect, points in expected.items():
         assert scores[aspect] == pytest.approx(points / 1200 * 100)
     assert round(scores["total"]) == 273
@@ -146,8 +178,9 @@ def test_score_run_scores_reorderings_of_a_coherence_project(make_project, make_
 
     project = make_project("coherence")
     lines = tmp_path / "c.jsonl"
-    lines.write_text(json.dumps({"id": "c1", "turns": [{"speaker": s, "text": f"t{i}"} for i, s in
-                                                       enumerate("ABABABABAB")]}) + "\n")
+    lines.write_text(
+        json.dumps({"id": "c1", "turns": [{"speaker": s, "text": f"t{i}"} for i, s in enumerate("ABABABABAB")]}) + "\n"
+    )
     do_import(project=project, paths=[lines])
     dialogue = project.dialogues.get()
     for name, order in (("x", list(range(10))), ("y", [8, 9, 0, 1, 2, 3, 4, 5, 6, 7])):
@@ -163,8 +196,11 @@ def test_score_run_scores_reorderings_of_a_coherence_project(make_project, make_
 
 def test_compare_runs_command(stc3_project, tmp_path, capsys):
     for seed in range(3):
-        run_score(project=stc3_project, path=write_json(tmp_path / f"r{seed}.json",
-                                                        random_stc3_run(stc3_dialogues(), seed)), name=f"r{seed}")
+        run_score(
+            project=stc3_project,
+            path=write_json(tmp_path / f"r{seed}.json", random_stc3_run(stc3_dialogues(), seed)),
+            name=f"r{seed}",
+        )
     call_command("compare_runs", stc3_project.slug, "--metric", "A.rsnod", "--trials", "500", "--json")
     result = json.loads(capsys.readouterr().out)
     assert result["runs"] == ["r0", "r1", "r2"] and result["n_items"] == 2
@@ -185,8 +221,9 @@ def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path)
     lines = tmp_path / "c.jsonl"
     lines.write_text(json.dumps({"id": "short", "turns": [{"speaker": s, "text": s} for s in "AB"]}) + "\n")
     dialogues_import(project=project, paths=[lines])
-    assignment = Assignment.objects.create(annotator=make_user("a"), dialogue=project.dialogues.get(),
-                                           status="submitted")
+    assignment = Assignment.objects.create(
+        annotator=make_user("a"), dialogue=project.dialogues.get(), status="submitted"
+    )
     Reordering.objects.create(assignment=assignment, submitted_order=[0, 1])
     # when they are scored and stored (PostgreSQL's json refuses NaN)
     run = run_score(project=project, path=None)
@@ -195,8 +232,7 @@ def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path)
     stc3 = make_project("stc3")
     same = {f"d{i}": {"A.nmd": 0.25} for i in range(12)}
     for name in "xyz":
-        Run.objects.create(project=stc3, name=name, kind="stc3", status=RunStatus.SCORED, scores={},
-                           per_dialogue=same)
+        Run.objects.create(project=stc3, name=name, kind="stc3", status=RunStatus.SCORED, scores={}, per_dialogue=same)
     assert comparisons_refresh(project=stc3, trials=200) == 1
     # then the undefined figures are null
     stored = RunComparison.objects.get(project=stc3, metric="A.nmd").payload

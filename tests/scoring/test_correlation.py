@@ -1,4 +1,5 @@
 """Kendall's tau-b with its jackknife interval, against scipy and the percentile bootstrap."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,8 +9,11 @@ from scipy import stats
 from scoring import correlation
 from scoring.correlation import correlate, kendall_tau_b_jackknife
 
-small_samples = st.integers(3, 40).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(0, 6), min_size=n, max_size=n), st.lists(st.integers(0, 6), min_size=n, max_size=n)))
+small_samples = st.integers(3, 40).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 6), min_size=n, max_size=n), st.lists(st.integers(0, 6), min_size=n, max_size=n)
+    )
+)
 
 
 @settings(max_examples=200, deadline=None)

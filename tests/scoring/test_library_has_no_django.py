@@ -1,4 +1,5 @@
 """The numeric library imports and works with Django unavailable."""
+
 import subprocess
 import sys
 from pathlib import Path

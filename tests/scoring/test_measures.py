@@ -1,4 +1,5 @@
 """Distribution measures: the papers' worked examples, properties, and degenerate inputs."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -44,8 +45,10 @@ def test_sakai_figure2_order_aware_divergences(estimate, nod_value, snod_value, 
 def test_sakai_figure3_uniform_gold():
     gold = [1 / 3] * 3
     # (I): RNSS 0.5774, JSD 0.4591, NOD 0.3148, SNOD 0.2407, swapped NOD 0.1667
-    assert (rnss([1, 0, 0], gold), jsd([1, 0, 0], gold)) == (pytest.approx(0.5774, abs=5e-5),
-                                                          pytest.approx(0.4591, abs=5e-5))
+    assert (rnss([1, 0, 0], gold), jsd([1, 0, 0], gold)) == (
+        pytest.approx(0.5774, abs=5e-5),
+        pytest.approx(0.4591, abs=5e-5),
+    )
     assert nod([1, 0, 0], gold) == pytest.approx(0.3148, abs=5e-5)
     assert snod([1, 0, 0], gold) == pytest.approx(0.2407, abs=5e-5)
     # (III) (2/3, 1/3, 0): RNSS 0.3333, JSD 0.2075, NOD = SNOD = 0.1111
@@ -108,9 +111,13 @@ def test_broadcasting_over_leading_axes():
         assert out[2, 3] == pytest.approx(fn(batch[2, 3], gold)), name
 
 
-distributions = st.integers(2, 7).flatmap(
-    lambda n: st.tuples(arrays(float, n, elements=st.floats(0, 10)), arrays(float, n, elements=st.floats(0, 10)))
-).filter(lambda pq: pq[0].sum() > 1e-3 and pq[1].sum() > 1e-3)
+distributions = (
+    st.integers(2, 7)
+    .flatmap(
+        lambda n: st.tuples(arrays(float, n, elements=st.floats(0, 10)), arrays(float, n, elements=st.floats(0, 10)))
+    )
+    .filter(lambda pq: pq[0].sum() > 1e-3 and pq[1].sum() > 1e-3)
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,4 +1,5 @@
 """Ordering measures: Gandhe & Traum (2008) Table 1 and random baselines, scipy, properties."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -6,8 +7,14 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
 from scoring.ordering import (
-    balanced_permutation_sets, coherence_b23, count_constrained, enumerate_constrained, kendall_tau,
-    ngram_preservation, random_baseline, sample_constrained,
+    balanced_permutation_sets,
+    coherence_b23,
+    count_constrained,
+    enumerate_constrained,
+    kendall_tau,
+    ngram_preservation,
+    random_baseline,
+    sample_constrained,
 )
 
 # Gandhe & Traum (2008), Table 1: observed sequence, b2, b3, tau (reference [0..9]); two decimals

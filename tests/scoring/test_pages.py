@@ -1,4 +1,5 @@
 """Lead-only scoring pages with Django's client: permissions and the reorderings button."""
+
 import json
 
 import pytest

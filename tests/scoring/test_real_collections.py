@@ -1,4 +1,5 @@
 """Cross-checks on the real collections in ../shared/data (STC-3 A/S/E and nuggets, DBDC3 breakdown)."""
+
 import json
 
 import numpy as np
@@ -16,8 +17,9 @@ pytestmark = pytest.mark.shared_data
 def stc3_counts(stc3_dir):
     data = json.loads((stc3_dir / "train_data_en.json").read_text(encoding="utf-8"))
     scale = [-2, -1, 0, 1, 2]
-    quality = {k: np.array([[sum(a["quality"][k] == v for a in d["annotations"]) for v in scale] for d in data])
-               for k in "ASE"}
+    quality = {
+        k: np.array([[sum(a["quality"][k] == v for a in d["annotations"]) for v in scale] for d in data]) for k in "ASE"
+    }
     customer = ["CNUG0", "CNUG", "CNUG*", "CNaN"]
     helpdesk = ["HNUG", "HNUG*", "HNaN"]
     nuggets = {"customer": [], "helpdesk": []}
@@ -37,8 +39,7 @@ def test_stc3_quality_and_nugget_agreement_equal_references(stc3_dir):
     for key, counts in quality.items():
         for level in ("nominal", "ordinal", "interval"):
             ours = krippendorff_alpha_from_counts(counts, level, values=[-2, -1, 0, 1, 2])
-            reference = reference_alpha(value_counts=counts, level_of_measurement=level,
-                                        value_domain=[-2, -1, 0, 1, 2])
+            reference = reference_alpha(value_counts=counts, level_of_measurement=level, value_domain=[-2, -1, 0, 1, 2])
             assert ours == pytest.approx(reference, abs=1e-9), (key, level)
 
 
@@ -49,4 +50,5 @@ def test_dbdc3_breakdown_agreement_equals_references(dbdc_dir):
     assert randolph_kappa(counts) == pytest.approx(sm_fleiss(counts, method="randolph"), abs=1e-9)
     for level in ("nominal", "ordinal", "interval"):
         assert krippendorff_alpha_from_counts(counts, level) == pytest.approx(
-            reference_alpha(value_counts=counts, level_of_measurement=level), abs=1e-9)
+            reference_alpha(value_counts=counts, level_of_measurement=level), abs=1e-9
+        )

@@ -1,4 +1,5 @@
 """UCH (Zeng et al. 2017): nuggets, gains, decay, AUCH and CUCH."""
+
 import pytest
 
 from scoring.uch import auch, consolidated_labels, cuch, nuggets, uch
@@ -9,7 +10,11 @@ C, H = "customer", "helpdesk"
 def test_consecutive_posts_with_one_label_form_one_nugget():
     found = nuggets([C, C, C, H, H, C], ["CNUG0", "CNUG0", "CNUG", "HNUG", "HNUG", "CNUG*"], [2, 2, 2, 3, 3, 4])
     assert [(n.label, n.first_post, n.last_post, n.pos) for n in found] == [
-        ("CNUG0", 0, 1, 4), ("CNUG", 2, 2, 6), ("HNUG", 3, 4, 12), ("CNUG*", 5, 5, 16)]
+        ("CNUG0", 0, 1, 4),
+        ("CNUG", 2, 2, 6),
+        ("HNUG", 3, 4, 12),
+        ("CNUG*", 5, 5, 16),
+    ]
     # NaN breaks a run, and a speaker change does too even with the same label
     assert len(nuggets([C, C, C], ["CNUG", "NaN", "CNUG"], [1, 1, 1])) == 2
 

@@ -18,5 +18,7 @@ class Command(BaseCommand):
             project = project_create(slug=slug, preset=preset, name=name, annotators_per_dialogue=k)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"created project {project.slug} ({PRESETS[preset].label}) with criteria "
-                          f"{', '.join(project.criteria.values_list('key', flat=True))}")
+        self.stdout.write(
+            f"created project {project.slug} ({PRESETS[preset].label}) with criteria "
+            f"{', '.join(project.criteria.values_list('key', flat=True))}"
+        )

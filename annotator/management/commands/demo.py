@@ -9,5 +9,6 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         projects = demo_load()
         self.stdout.write(f"demo projects: {', '.join(p.slug for p in projects)}")
-        self.stdout.write(f"lead: {DEMO_LEAD[0]} / {DEMO_LEAD[1]}; annotators: "
-                          + ", ".join(f"{u} / {p}" for u, p in DEMO_ANNOTATORS))
+        self.stdout.write(
+            f"lead: {DEMO_LEAD[0]} / {DEMO_LEAD[1]}; annotators: " + ", ".join(f"{u} / {p}" for u, p in DEMO_ANNOTATORS)
+        )

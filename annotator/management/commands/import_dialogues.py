@@ -8,8 +8,10 @@ from annotator.services.imports import dialogues_import
 
 
 class Command(BaseCommand):
-    help = ("Import dialogues (and their annotations) into a project: STC-3/DialEval JSON, DBDC3 *.log.json "
-            "(a file, a folder or a zip), the NLPCC xlsx, or JSON lines. All or nothing.")
+    help = (
+        "Import dialogues (and their annotations) into a project: STC-3/DialEval JSON, DBDC3 *.log.json "
+        "(a file, a folder or a zip), the NLPCC xlsx, or JSON lines. All or nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")

@@ -7,8 +7,10 @@ from scoring.services.compare import runs_compare
 
 
 class Command(BaseCommand):
-    help = ("Ranking stability, discriminative power (randomised Tukey HSD and paired bootstrap) and the pairwise "
-            "p-values of a project's scored runs on one per-dialogue metric.")
+    help = (
+        "Ranking stability, discriminative power (randomised Tukey HSD and paired bootstrap) and the pairwise "
+        "p-values of a project's scored runs on one per-dialogue metric."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -33,8 +35,10 @@ class Command(BaseCommand):
         for name, mean in result["means"].items():
             self.stdout.write(f"  {name:<30} {mean:.4f}")
         if stability:
-            self.stdout.write(f"ranking stability (mean tau, {stability['trials']} trials of two "
-                              f"{stability['share']:.0%} samples): {stability['mean_tau']:.4f}")
+            self.stdout.write(
+                f"ranking stability (mean tau, {stability['trials']} trials of two "
+                f"{stability['share']:.0%} samples): {stability['mean_tau']:.4f}"
+            )
         for test in ("tukey_hsd", "paired_bootstrap"):
             self.stdout.write(f"discriminative power ({test}, B={trials}): {result[test]['discriminative_power']:.4f}")
         names = result["runs"]

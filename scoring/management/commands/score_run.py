@@ -17,8 +17,12 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="Run name (default: the file name); scoring a name again replaces it.")
         parser.add_argument("--alpha", type=float, default=0.5, help="Weight of customer turns in nugget scores.")
         parser.add_argument("--strict", action="store_true", help="Every gold dialogue must be in the run.")
-        parser.add_argument("--threshold", type=float, default=0.0,
-                            help="Breakdown gold label: the majority label needs at least this share, else NB.")
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            default=0.0,
+            help="Breakdown gold label: the majority label needs at least this share, else NB.",
+        )
         parser.add_argument("--json", action="store_true", dest="as_json")
 
     def handle(self, *args, slug, path, name, alpha, strict, threshold, as_json: bool, **options):
@@ -26,8 +30,14 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"no project {slug!r}")
         try:
-            run = run_score(project=project, path=Path(path) if path else None, name=name, alpha=alpha,
-                            strict=strict, threshold=threshold)
+            run = run_score(
+                project=project,
+                path=Path(path) if path else None,
+                name=name,
+                alpha=alpha,
+                strict=strict,
+                threshold=threshold,
+            )
         except (RunFileError, ValueError) as exc:
             raise CommandError(f"run rejected: {exc}") from None
         if as_json:
@@ -41,4 +51,3 @@ class Command(BaseCommand):
                         self.stdout.write(f"  {group}.{metric}: " + ", ".join(f"{k} {v:.4f}" for k, v in value.items()))
                     else:
                         self.stdout.write(f"  {group}.{metric}: {value:.4f}")
-
