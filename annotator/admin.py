@@ -12,7 +12,6 @@ from annotator.models import (
     Reordering,
 )
 
-
 # Judgements refer to a criterion's key, unit, scale and speaker and to a post's speaker and block,
 # and saves cache them per process (annotator.selectors.structure): they are fixed once created.
 CRITERION_STRUCTURE = ("project", "key", "unit", "values", "speaker")

@@ -12,19 +12,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-
-class Preset(models.TextChoices):
-    DCH1 = "dch1", "DCH-1 helpdesk"
-    STC3 = "stc3", "STC-3 / DialEval"
-    COHERENCE = "coherence", "Dialogue coherence"
-    DBDC = "dbdc", "Dialogue breakdown"
-    NLPCC = "nlpcc", "NLPCC open domain"
+from annotator.presets import preset_choices
 
 
 class Project(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
-    preset = models.CharField(max_length=20, choices=Preset.choices)
+    preset = models.CharField(max_length=20, choices=preset_choices)  # a callable: a new preset needs no migration
     guidelines = models.TextField(blank=True)
     annotators_per_dialogue = models.PositiveSmallIntegerField(default=3)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
@@ -202,6 +196,9 @@ class Reordering(models.Model):
     submitted_order = models.JSONField()
     updated_at = models.DateTimeField(auto_now=True)
 
+    def __str__(self) -> str:
+        return f"reordering of assignment {self.assignment_id}"
+
 
 class GoldCount(models.Model):
     """Per-unit value counts published without per-annotator labels (NLPCC)."""
@@ -217,3 +214,6 @@ class GoldCount(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["dialogue", "criterion", "unit", "value"], name="goldcount_unique"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.count} x {self.value} for unit {self.unit} of dialogue {self.dialogue_id}"

@@ -9,7 +9,13 @@ open-domain evaluation (Shan et al. 2019).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+
+from scoring.breakdown import BREAKDOWN_METRICS
+from scoring.runs import REORDERING_METRICS, STC3_NUGGET_METRICS, STC3_QUALITY_METRICS, lower_is_better
 
 CUSTOMER, HELPDESK = "customer", "helpdesk"
 
@@ -34,16 +40,71 @@ class CriterionSpec:
     speaker: str = ""
 
 
+class RunScheme(StrEnum):
+    """How a project's system runs are read and scored (``scoring.app.services.run_scoring``)."""
+
+    STC3 = "stc3"  # an STC-3/DialEval submission: quality distributions per dialogue, nuggets per turn
+    DBDC = "dbdc"  # DBDC ``*.labels.json``: a label and a distribution per annotated system turn
+    REORDERING = "reordering"  # no file: the annotators' own reorderings are scored
+
+
+class Summary(StrEnum):
+    """Preset-specific summaries the statistics payload carries beside agreement."""
+
+    UCH = "uch"  # UCH/AUCH per dialogue and its correlation with the ratings (Zeng et al. 2017)
+    NLPCC = "nlpcc"  # aspect scores per system (Shan et al. 2019)
+
+
+@dataclass(frozen=True)
+class LeaderboardColumn:
+    """One metric on the leaderboard: its dotted path into ``Run.scores`` and its direction."""
+
+    key: str
+    label: str
+    lower_is_better: bool
+
+
+def _columns(group: str, names: list[str]) -> tuple[LeaderboardColumn, ...]:
+    return tuple(LeaderboardColumn(f"{group}.{n}", n, lower_is_better(n)) for n in names)
+
+
 @dataclass(frozen=True)
 class PresetSpec:
+    """An annotation scheme and everything that behaves differently for it.
+
+    A new preset is one ``PresetSpec`` added to ``PRESETS``: the pages, assignment, statistics,
+    run scoring and the leaderboard read these fields instead of testing the preset's key.
+    """
+
     key: str
     label: str
     guidelines: str
     annotators_per_dialogue: int
     criteria: list[CriterionSpec]
     speakers: tuple[str, ...]
-    reordering: bool = False
-    extra: dict = field(default_factory=dict)
+    reordering: bool = False  # annotators also reorder a permuted dialogue
+    incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
+    merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
+    summaries: tuple[Summary, ...] = ()
+    run_scheme: RunScheme | None = RunScheme.STC3
+    leaderboard: tuple[LeaderboardColumn, ...] = ()
+    aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
+
+    def __post_init__(self):
+        object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
+        object.__setattr__(self, "aspects", MappingProxyType(dict(self.aspects)))
+        if self.run_scheme == RunScheme.STC3 and not self.leaderboard:
+            object.__setattr__(self, "leaderboard", stc3_leaderboard(self.criteria))
+
+
+def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
+    """Quality metrics for each dialogue-level criterion, then the nugget metrics."""
+    return tuple(
+        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m))
+        for c in criteria
+        if c.unit == "dialogue"
+        for m in STC3_QUALITY_METRICS
+    ) + _columns("nugget", STC3_NUGGET_METRICS)
 
 
 def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
@@ -76,6 +137,7 @@ DCH1 = PresetSpec(
     ),
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
+    summaries=(Summary.UCH,),
     criteria=[
         CriterionSpec(
             "TS",
@@ -137,6 +199,7 @@ STC3 = PresetSpec(
     ),
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
+    summaries=(Summary.UCH,),
     criteria=[
         CriterionSpec(
             "A",
@@ -184,7 +247,9 @@ COHERENCE = PresetSpec(
     annotators_per_dialogue=3,
     speakers=("A", "B"),
     reordering=True,
-    extra={"incremental": "turn_coherence"},
+    incremental="turn_coherence",
+    run_scheme=RunScheme.REORDERING,
+    leaderboard=_columns("reordering", REORDERING_METRICS),
     criteria=[
         CriterionSpec(
             "overall",
@@ -238,11 +303,11 @@ DBDC = PresetSpec(
         ),
     ],
     # Label merges reported beside the three-way analysis (Tsunomori et al. 2020).
-    extra={
-        "merges": {"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}},
-        # judged with the dialogue shown up to the turn: the next turns appear once it is rated
-        "incremental": "breakdown",
-    },
+    merges={"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}},
+    # judged with the dialogue shown up to the turn: the next turns appear once it is rated
+    incremental="breakdown",
+    run_scheme=RunScheme.DBDC,
+    leaderboard=_columns("breakdown", BREAKDOWN_METRICS),
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.
@@ -321,7 +386,13 @@ NLPCC = PresetSpec(
         )
         for key, _aspect, question, _column in NLPCC_QUESTIONS
     ],
-    extra={"aspects": {key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS}},
+    aspects={key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS},
+    summaries=(Summary.NLPCC,),
 )
 
 PRESETS: dict[str, PresetSpec] = {p.key: p for p in (DCH1, STC3, COHERENCE, DBDC, NLPCC)}
+
+
+def preset_choices() -> list[tuple[str, str]]:
+    """``Project.preset``'s choices, read from ``PRESETS`` when asked (so a new preset needs no migration)."""
+    return [(key, spec.label) for key, spec in PRESETS.items()]

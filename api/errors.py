@@ -5,20 +5,15 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotator.importers import ImportFailure
 from annotator.services.judgements import SubmissionError
-from scoring.run_files import RunFileError
+from scoring.errors import InputError
 
 
 def exception_handler(exc, context):
-    if isinstance(exc, ImportFailure):
+    if isinstance(exc, InputError):
         return Response(
             {"detail": str(exc), "file": exc.file.rsplit("/", 1)[-1], "record": exc.record, "field": exc.field},
             status=status.HTTP_400_BAD_REQUEST,
-        )
-    if isinstance(exc, RunFileError):
-        return Response(
-            {"detail": str(exc), "dialogue": exc.dialogue, "field": exc.field}, status=status.HTTP_400_BAD_REQUEST
         )
     if isinstance(exc, SubmissionError):
         return Response({"detail": str(exc), "problems": exc.problems}, status=status.HTTP_400_BAD_REQUEST)

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from annotator.exporters import EXPORT_FORMATS
 from annotator.importers import FORMATS
 from annotator.models import AssignmentStatus, Criterion, Dialogue, Post, Project
-from scoring.models import Run
+from scoring.app.models import Run
 
 
 class CriterionOut(serializers.ModelSerializer):
@@ -84,9 +84,24 @@ class AssignmentOut(serializers.Serializer):
     seconds_spent = serializers.IntegerField(read_only=True)
 
 
-class AssignmentDetailOut(AssignmentOut):
-    judgements = JudgementOut(many=True, read_only=True, source="judgement_rows")
-    reordering = serializers.ListField(child=serializers.IntegerField(), read_only=True, allow_null=True)
+class AssignmentDetailOut(serializers.Serializer):
+    """The plain data of ``annotator.selectors.assignments.own_assignment_detail``."""
+
+    id = serializers.IntegerField()
+    project = serializers.CharField()
+    dialogue = serializers.CharField()
+    dialogue_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=AssignmentStatus.choices)
+    shown_order = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="Ordering tasks: original positions in shown order.",
+    )
+    started_at = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True)
+    seconds_spent = serializers.IntegerField()
+    judgements = JudgementOut(many=True)
+    reordering = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
 
 
 class JudgementIn(serializers.Serializer):

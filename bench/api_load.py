@@ -242,9 +242,10 @@ def main() -> None:
     for label in cpu_after:
         used = cpu_after[label] - cpu_before[label]
         print(
-            f"CPU {label:<28}{used:.1f} s ({used / wall:.2f} cores, {1000 * used / max(1, len(latencies)):.2f} ms/request)"
+            f"CPU {label:<28}{used:.1f} s ({used / wall:.2f} cores, "
+            f"{1000 * used / max(1, len(latencies)):.2f} ms/request)"
         )
-    from scoring.models import StatisticsJob
+    from scoring.app.models import StatisticsJob
 
     job = StatisticsJob.objects.filter(project=project).first()
     if job and job.recomputations:

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _setup import django_on_postgres, extract
 
 
@@ -24,9 +23,9 @@ def main() -> None:
     django_on_postgres()
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
+    from scoring.app.services.run_scoring import run_score
     from scoring.breakdown import classification_metrics
     from scoring.runs import breakdown_distribution_metrics, pool_breakdown
-    from scoring.services.runs import run_score
 
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:

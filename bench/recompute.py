@@ -27,9 +27,9 @@ def main() -> None:
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
     from config.celery import app
-    from scoring.models import Run
-    from scoring.services.runs import run_upload
-    from scoring.tasks import recompute_statistics
+    from scoring.app.models import Run
+    from scoring.app.services.run_upload import run_upload
+    from scoring.app.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 
     app.conf.task_always_eager = False
@@ -63,7 +63,7 @@ def main() -> None:
             report = dialogues_import(project=project, paths=[path])
         print(f"imported                        {report.dialogues} dialogues, {report.judgements} judgements")
         timings = []
-        for attempt in range(2):
+        for _attempt in range(2):
             started = time.perf_counter()
             answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=300)
             timings.append(time.perf_counter() - started)

@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _setup import extract
 
 
@@ -49,7 +48,7 @@ def main() -> None:
     gold = gold_of(dialogues)
     ids = [d["id"] for d in dialogues]
 
-    # Gold arrays (what scoring.data gives the library from the database).
+    # Gold arrays (what annotator.selectors.judgement_arrays gives the library from the database).
     quality_counts = {k: np.array([gold[i]["quality"][k] for i in ids]) for k in "ASE"}
     customer_gold = np.array([c for i in ids for s, c in gold[i]["turns"] if s == "customer"])
     helpdesk_gold = np.array([c for i in ids for s, c in gold[i]["turns"] if s == "helpdesk"])

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 import _setup  # noqa: F401  (puts the project on sys.path)
+import numpy as np
 
 
 def main() -> None:
@@ -46,7 +45,8 @@ def main() -> None:
     print(f"paired bootstrap, B={trials}       {bootstrap_time:.2f} s")
     print(f"ranking stability, 500 trials     {stability_time:.2f} s (mean tau {stability.mean_tau:.3f})")
     print(
-        f"discriminative power              Tukey {discriminative_power(p):.3f}, bootstrap {discriminative_power(boot):.3f}"
+        f"discriminative power              Tukey {discriminative_power(p):.3f}, "
+        f"bootstrap {discriminative_power(boot):.3f}"
     )
 
 

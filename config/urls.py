@@ -5,5 +5,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     path("", include("annotator.urls")),
-    path("", include("scoring.urls")),
+    path("", include("scoring.app.urls")),
 ]

@@ -9,4 +9,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 application = get_wsgi_application()
 # Import every view (and the scoring library behind the dashboards) before the first request,
 # so that a freshly started worker does not keep its first requests waiting for imports.
-get_resolver().url_patterns
+_ = get_resolver().url_patterns

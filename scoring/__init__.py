@@ -1,8 +1,10 @@
 """Scoring library for dialogue evaluation data.
 
-The modules named after measures (``measures``, ``gold``, ``agreement``, ...) are plain
-numpy/scipy and import nothing from Django, so they can be used on their own. ``data``,
-``tasks``, ``models`` and ``management`` are the thin Django adapters around them.
+The modules directly in this folder (``measures``, ``gold``, ``agreement``, ``ordering``,
+``significance``, ``uch``, ``nlpcc``, ``breakdown``, ``runs``, ``run_files`` ...) are plain
+numpy/scipy and import nothing from Django, so they can be used on their own. The Django side
+(stored statistics and runs, tasks, pages, commands) is the ``scoring.app`` package; an
+import-linter contract in ``pyproject.toml`` keeps the library free of it.
 """
 
 __version__ = "0.1.0"

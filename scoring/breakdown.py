@@ -28,7 +28,7 @@ from scoring.gold import gold_distribution
 from scoring.measures import simpson_index
 
 LABELS = ("O", "T", "X")
-# grouping name -> (groups of label columns, index of the "positive" group for F1, or None)
+# Label groupings of the breakdown metrics: name -> groups of label columns (NB, PB, B) = (O, T, X).
 GROUPINGS = {"NB,PB,B": [[0], [1], [2]], "NB,PB+B": [[0], [1, 2]], "NB+PB,B": [[0, 1], [2]]}
 F1_TARGETS = {"B": "NB+PB,B", "PB+B": "NB,PB+B"}
 
@@ -115,3 +115,6 @@ TABLE1 = [
     "MSE+w(NB,PB+B)",
     "MSE+w(NB+PB,B)",
 ]
+
+# Table 1 and the precision and recall behind its two F-measures: every metric a breakdown run gets.
+BREAKDOWN_METRICS = TABLE1 + ["Precision(B)", "Recall(B)", "Precision(PB+B)", "Recall(PB+B)"]

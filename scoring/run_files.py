@@ -1,7 +1,7 @@
 """Reading and validating system runs: the STC-3/DialEval submission and DBDC ``*.labels.json``.
 
 Readers check every value against the gold data they are given (the ids, the turns, the
-label sets) and raise ``RunFileError`` naming the file, the dialogue id and the field.
+label sets) and raise ``InputError`` naming the file, the dialogue id and the field.
 """
 
 from __future__ import annotations
@@ -13,30 +13,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-class RunFileError(ValueError):
-    def __init__(self, source: str, message: str, *, dialogue: str | None = None, field: str | None = None):
-        self.source, self.message, self.dialogue, self.field = source, message, dialogue, field
-        where = (
-            [source]
-            + ([f"dialogue {dialogue}"] if dialogue is not None else [])
-            + ([f"field {field}"] if field is not None else [])
-        )
-        super().__init__(f"{': '.join(where)}: {message}")
+from scoring.errors import InputError
 
 
 def _load_json(raw: bytes | str, source: str):
     try:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RunFileError(source, f"malformed JSON: {exc}") from None
+        raise InputError(source, f"malformed JSON: {exc}") from None
 
 
 def _distribution(
-    obj, labels: Sequence[str], *, source: str, dialogue: str, field: str, key_of=lambda label: label
+    obj, labels: Sequence[str], *, source: str, record: str, field: str, key_of=lambda label: label
 ) -> list[float]:
     if not isinstance(obj, dict):
-        raise RunFileError(source, "expected an object of label probabilities", dialogue=dialogue, field=field)
+        raise InputError(source, "expected an object of label probabilities", record=record, field=field)
     keys = [key_of(label) for label in labels]
     out = [obj.get(k, 0.0) for k in keys]
     # the common case in one pass; the detailed diagnosis only when something is wrong
@@ -49,20 +40,18 @@ def _distribution(
         return [float(v) for v in out]
     for key in obj:
         if key not in keys:
-            raise RunFileError(
+            raise InputError(
                 source,
                 f"unknown label {key!r} (expected {', '.join(sorted(keys))})",
-                dialogue=dialogue,
+                record=record,
                 field=f"{field}.{key}",
             )
     for key, value in zip(keys, out):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise RunFileError(
-                source, f"probability {value!r} is not a number", dialogue=dialogue, field=f"{field}.{key}"
-            )
+            raise InputError(source, f"probability {value!r} is not a number", record=record, field=f"{field}.{key}")
         if value < 0:
-            raise RunFileError(source, f"probability {value!r} is negative", dialogue=dialogue, field=f"{field}.{key}")
-    raise RunFileError(source, "probabilities sum to zero", dialogue=dialogue, field=field)
+            raise InputError(source, f"probability {value!r} is negative", record=record, field=f"{field}.{key}")
+    raise InputError(source, "probabilities sum to zero", record=record, field=field)
 
 
 @dataclass(frozen=True)
@@ -100,7 +89,7 @@ def read_stc3_run(
     """
     data = _load_json(raw, source)
     if not isinstance(data, list):
-        raise RunFileError(source, "expected a JSON list of dialogues")
+        raise InputError(source, "expected a JSON list of dialogues")
     dialogues: list[str] = []
     quality_rows: dict[str, tuple[list[int], list[list[float]]]] = {k: ([], []) for k in quality_keys}
     rows = {"customer": ([], [], []), "helpdesk": ([], [], [])}
@@ -108,45 +97,45 @@ def read_stc3_run(
     seen = set()
     for i, record in enumerate(data):
         if not isinstance(record, dict) or "id" not in record:
-            raise RunFileError(source, "expected an object with an id", field=f"[{i}]")
+            raise InputError(source, "expected an object with an id", field=f"[{i}]")
         did = str(record["id"])
         if did not in gold_turns:
-            raise RunFileError(source, "is not in the gold data", dialogue=did, field="id")
+            raise InputError(source, "is not in the gold data", record=did, field="id")
         if did in seen:
-            raise RunFileError(source, "appears twice", dialogue=did, field="id")
+            raise InputError(source, "appears twice", record=did, field="id")
         seen.add(did)
         position = len(dialogues)
         dialogues.append(did)
         quality = record.get("quality", {})
         if not isinstance(quality, dict):
-            raise RunFileError(source, "expected an object", dialogue=did, field="quality")
+            raise InputError(source, "expected an object", record=did, field="quality")
         for key, dist in quality.items():
             if key not in quality_rows:
-                raise RunFileError(source, f"unknown quality criterion {key!r}", dialogue=did, field=f"quality.{key}")
+                raise InputError(source, f"unknown quality criterion {key!r}", record=did, field=f"quality.{key}")
             quality_rows[key][0].append(position)
             quality_rows[key][1].append(
-                _distribution(dist, quality_scale, source=source, dialogue=did, field=f"quality.{key}")
+                _distribution(dist, quality_scale, source=source, record=did, field=f"quality.{key}")
             )
         if "nugget" in record:
             nuggets = record["nugget"]
             speakers = gold_turns[did]
             if not isinstance(nuggets, list) or len(nuggets) != len(speakers):
                 n = len(nuggets) if isinstance(nuggets, list) else "no"
-                raise RunFileError(
-                    source, f"{n} turn distributions for {len(speakers)} turns", dialogue=did, field="nugget"
+                raise InputError(
+                    source, f"{n} turn distributions for {len(speakers)} turns", record=did, field="nugget"
                 )
             for t, (dist, speaker) in enumerate(zip(nuggets, speakers)):
-                p = _distribution(dist, labels[speaker], source=source, dialogue=did, field=f"nugget[{t}]")
+                p = _distribution(dist, labels[speaker], source=source, record=did, field=f"nugget[{t}]")
                 rows[speaker][0].append(position)
                 rows[speaker][1].append(t)
                 rows[speaker][2].append(p)
     if strict:
         missing = [d for d in gold_turns if d not in seen]
         if missing:
-            raise RunFileError(
+            raise InputError(
                 source,
                 f"{len(missing)} gold dialogues are missing from the run (strict mode)",
-                dialogue=missing[0],
+                record=missing[0],
                 field="id",
             )
 
@@ -191,42 +180,42 @@ def read_dbdc_run(
     for name, raw in files:
         record = _load_json(raw, name)
         if not isinstance(record, dict) or "dialogue-id" not in record:
-            raise RunFileError(name, "expected an object with dialogue-id", field="dialogue-id")
+            raise InputError(name, "expected an object with dialogue-id", field="dialogue-id")
         did = str(record["dialogue-id"])
         if did not in gold_turns:
-            raise RunFileError(name, "is not in the gold data", dialogue=did, field="dialogue-id")
+            raise InputError(name, "is not in the gold data", record=did, field="dialogue-id")
         if did in seen:
-            raise RunFileError(name, "appears twice", dialogue=did, field="dialogue-id")
+            raise InputError(name, "appears twice", record=did, field="dialogue-id")
         seen.add(did)
         turns = record.get("turns")
         if not isinstance(turns, list):
-            raise RunFileError(name, "is missing", dialogue=did, field="turns")
+            raise InputError(name, "is missing", record=did, field="turns")
         covered = set()
         for k, entry in enumerate(turns):
             field = f"turns[{k}]"
             if not isinstance(entry, dict) or not isinstance(entry.get("turn-index"), int):
-                raise RunFileError(name, "needs an integer turn-index", dialogue=did, field=f"{field}.turn-index")
+                raise InputError(name, "needs an integer turn-index", record=did, field=f"{field}.turn-index")
             index = entry["turn-index"]
             if index not in gold_turns[did]:
-                raise RunFileError(
-                    name, f"turn {index} is not an annotated system turn", dialogue=did, field=f"{field}.turn-index"
+                raise InputError(
+                    name, f"turn {index} is not an annotated system turn", record=did, field=f"{field}.turn-index"
                 )
             labels = entry.get("labels")
             if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
-                raise RunFileError(name, "needs one labels object", dialogue=did, field=f"{field}.labels")
+                raise InputError(name, "needs one labels object", record=did, field=f"{field}.labels")
             first = labels[0]
             if first.get("breakdown") not in DBDC_LABELS:
-                raise RunFileError(
+                raise InputError(
                     name,
                     f"unknown label {first.get('breakdown')!r} (expected O, T or X)",
-                    dialogue=did,
+                    record=did,
                     field=f"{field}.labels[0].breakdown",
                 )
             p = _distribution(
                 {k: v for k, v in first.items() if k.startswith("prob-")},
                 DBDC_LABELS,
                 source=name,
-                dialogue=did,
+                record=did,
                 field=f"{field}.labels[0]",
                 key_of=lambda lab: f"prob-{lab}",
             )
@@ -237,11 +226,11 @@ def read_dbdc_run(
             covered.add(index)
         missing = sorted(set(gold_turns[did]) - covered)
         if missing:
-            raise RunFileError(name, f"annotated system turn {missing[0]} has no label", dialogue=did, field="turns")
+            raise InputError(name, f"annotated system turn {missing[0]} has no label", record=did, field="turns")
     if strict:
         absent = [d for d in gold_turns if d not in seen]
         if absent:
-            raise RunFileError("run", f"{len(absent)} gold dialogues are missing (strict mode)", dialogue=absent[0])
+            raise InputError("run", f"{len(absent)} gold dialogues are missing (strict mode)", record=absent[0])
     return DBDCRun(
         dialogue,
         np.array(turn, dtype=np.int64),

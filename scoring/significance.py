@@ -63,7 +63,7 @@ def tukey_hsd_loop(scores, trials: int, seed: int | None = 0) -> np.ndarray:
     """The same test written as a plain loop over trials and pairs: the obviously correct reference."""
     x = _scores(scores)
     rng = np.random.default_rng(seed)
-    items, runs = x.shape
+    _items, runs = x.shape
     means = x.mean(axis=0)
     spreads = []
     for _ in range(trials):
@@ -140,7 +140,7 @@ def ranking_stability(scores, share: float = 0.2, trials: int = 500, seed: int |
     items, runs = x.shape
     if not 0 < share <= 0.5:
         raise ValueError("share must be in (0, 0.5] so that the two samples are disjoint")
-    size = max(1, int(round(share * items)))
+    size = max(1, round(share * items))
     rng = np.random.default_rng(seed)
     order = rng.random((trials, items)).argsort(axis=1)
     first = x[order[:, :size]].mean(axis=1)  # trials x runs
@@ -150,4 +150,4 @@ def ranking_stability(scores, share: float = 0.2, trials: int = 500, seed: int |
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = (s1 * s2).sum(axis=1) / np.sqrt((s1**2).sum(axis=1) * (s2**2).sum(axis=1))
     tau = tau[np.isfinite(tau)]
-    return Stability(float(tau.mean()), float(tau.std(ddof=1)) if len(tau) > 1 else 0.0, int(len(tau)))
+    return Stability(float(tau.mean()), float(tau.std(ddof=1)) if len(tau) > 1 else 0.0, len(tau))

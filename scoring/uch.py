@@ -42,7 +42,8 @@ class Nugget:
 def nuggets(speakers: Sequence[str], labels: Sequence[str | None], lengths: Sequence[int]) -> list[Nugget]:
     """One annotator's nuggets: maximal runs of posts by one speaker with one non-NaN label.
 
-    >>> [(n.label, n.first_post, n.last_post, n.pos) for n in nuggets("cchh", ["CNUG0", "CNUG0", "NaN", "HNUG*"], [3, 2, 4, 5])]
+    >>> found = nuggets("cchh", ["CNUG0", "CNUG0", "NaN", "HNUG*"], [3, 2, 4, 5])
+    >>> [(n.label, n.first_post, n.last_post, n.pos) for n in found]
     [('CNUG0', 0, 1, 5), ('HNUG*', 3, 3, 14)]
     """
     if not len(speakers) == len(labels) == len(lengths):

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from services import Services, ensure_system_packages, log  # noqa: E402
+from services import Services, ensure_system_packages, log
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable

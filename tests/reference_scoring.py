@@ -24,7 +24,7 @@ def rnss(p, q):
 
 def jsd(p, q):
     m = [(a + b) / 2 for a, b in zip(p, q)]
-    kl = lambda x: sum(a * math.log2(a / c) for a, c in zip(x, m) if a > 0)  # noqa: E731
+    kl = lambda x: sum(a * math.log2(a / c) for a, c in zip(x, m) if a > 0)
     return (kl(p) + kl(q)) / 2
 
 
@@ -86,7 +86,7 @@ def score_stc3(run: list[dict], gold: dict[str, dict], alpha: float = 0.5) -> di
                 else:
                     side = c or h
                     nugget[name].append(sum(side) / len(side))
-    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    mean = lambda xs: sum(xs) / len(xs)
     return {
         "quality": {k: {m: mean(v) for m, v in ms.items()} for k, ms in quality.items() if ms["rsnod"]},
         "nugget": {k: mean(v) for k, v in nugget.items()},

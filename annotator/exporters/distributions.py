@@ -6,9 +6,8 @@ import csv
 import io
 import json
 
-
 from annotator.models import Project, Unit
-from scoring.data import project_judgements
+from annotator.selectors.judgement_arrays import project_judgements
 from scoring.gold import gold_distribution
 
 

@@ -1,24 +1,10 @@
-"""Records shared by every reader, and the error they raise."""
+"""Records shared by every reader; they raise ``scoring.errors.InputError`` on bad input."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-class ImportFailure(Exception):
-    """Bad input: names the file, the record (dialogue id) and the field."""
-
-    def __init__(self, file: str, message: str, *, record: str | None = None, field: str | None = None):
-        self.file, self.message, self.record, self.field = str(file), message, record, field
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = [self.file]
-        if self.record is not None:
-            where.append(f"dialogue {self.record}")
-        if self.field is not None:
-            where.append(f"field {self.field}")
-        return f"{': '.join(where)}: {self.message}"
+from scoring.errors import InputError
 
 
 @dataclass
@@ -61,20 +47,20 @@ class ParsedDialogue:
     judgements: list[ParsedJudgement] = field(default_factory=list)
     gold_counts: list[ParsedGoldCount] = field(default_factory=list)
 
-    def fail(self, message: str, field: str | None = None) -> ImportFailure:
-        return ImportFailure(self.file, message, record=self.external_id, field=field)
+    def fail(self, message: str, field: str | None = None) -> InputError:
+        return InputError(self.file, message, record=self.external_id, field=field)
 
 
 def require(obj: dict, key: str, kind: type | tuple[type, ...], *, file: str, record: str | None, path: str):
     """Return ``obj[key]`` if present and of ``kind``, else raise naming the field."""
     if not isinstance(obj, dict):
-        raise ImportFailure(file, f"expected an object, got {type(obj).__name__}", record=record, field=path)
+        raise InputError(file, f"expected an object, got {type(obj).__name__}", record=record, field=path)
     if key not in obj:
-        raise ImportFailure(file, "is missing", record=record, field=f"{path}.{key}" if path else key)
+        raise InputError(file, "is missing", record=record, field=f"{path}.{key}" if path else key)
     value = obj[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
         names = "/".join(k.__name__ for k in _as_tuple(kind))
-        raise ImportFailure(
+        raise InputError(
             file, f"expected {names}, got {type(value).__name__}", record=record, field=f"{path}.{key}" if path else key
         )
     return value

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from .base import ImportFailure, ParsedDialogue, ParsedJudgement, ParsedPost, require
+from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost, require
 
 DEFAULT_ANNOTATION_EXTRA = {"comment": "", "ungrammatical-sentence": ""}
 TURN_FIELDS = ("turn-index", "speaker", "utterance", "annotations")
@@ -19,15 +19,15 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
     try:
         record = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ImportFailure(display, f"not UTF-8 text: {exc}") from None
+        raise InputError(display, f"not UTF-8 text: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise ImportFailure(display, f"malformed JSON: {exc}") from None
+        raise InputError(display, f"malformed JSON: {exc}") from None
     if not isinstance(record, dict):
-        raise ImportFailure(display, "expected a JSON object with dialogue-id and turns")
+        raise InputError(display, "expected a JSON object with dialogue-id and turns")
     external_id = str(require(record, "dialogue-id", (str, int), file=display, record=None, path=""))
     turns = require(record, "turns", list, file=display, record=external_id, path="")
     if not turns:
-        raise ImportFailure(display, "has no turns", record=external_id, field="turns")
+        raise InputError(display, "has no turns", record=external_id, field="turns")
     fields = {k: v for k, v in record.items() if k not in ("dialogue-id", "turns")}
     parsed = ParsedDialogue(
         file=display,
@@ -66,5 +66,5 @@ def iter_dbdc_members(members: Iterator[tuple[str, str, bytes]], *, language: st
     """``members`` yields (display name, path relative to the source root, bytes) per file."""
     for display, relative, raw in members:
         if not relative.endswith(".log.json"):
-            raise ImportFailure(display, "is not a DBDC *.log.json file; remove it from the collection")
+            raise InputError(display, "is not a DBDC *.log.json file; remove it from the collection")
         yield parse_dbdc_dialogue(raw, display=display, language=language, relative_path=relative)

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import ImportFailure, ParsedDialogue, ParsedPost, require
+from .base import InputError, ParsedDialogue, ParsedPost, require
 
 
 def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
@@ -18,31 +18,31 @@ def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise ImportFailure(display, f"not UTF-8 text: {exc}", field=f"line {line_number}") from None
+                raise InputError(display, f"not UTF-8 text: {exc}", field=f"line {line_number}") from None
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ImportFailure(display, f"malformed JSON: {exc}", field=f"line {line_number}") from None
+                raise InputError(display, f"malformed JSON: {exc}", field=f"line {line_number}") from None
             record_id = f"line {line_number}"
             external_id = str(require(record, "id", (str, int), file=display, record=record_id, path=""))
             turns = require(record, "turns", list, file=display, record=external_id, path="")
             if not turns:
-                raise ImportFailure(display, "has no turns", record=external_id, field="turns")
+                raise InputError(display, "has no turns", record=external_id, field="turns")
             posts = []
             for t, turn in enumerate(turns):
                 speaker = require(turn, "speaker", str, file=display, record=external_id, path=f"turns[{t}]")
                 text = require(turn, "text", str, file=display, record=external_id, path=f"turns[{t}]")
                 if not speaker.strip():
-                    raise ImportFailure(display, "is empty", record=external_id, field=f"turns[{t}].speaker")
+                    raise InputError(display, "is empty", record=external_id, field=f"turns[{t}].speaker")
                 posts.append(ParsedPost(speaker=speaker, text=text, source_turn_index=t))
             meta = record.get("meta", {})
             if not isinstance(meta, dict):
-                raise ImportFailure(display, "expected an object", record=external_id, field="meta")
+                raise InputError(display, "expected an object", record=external_id, field="meta")
             dialogue_language = record.get("language", language)
             if not isinstance(dialogue_language, str):
-                raise ImportFailure(display, "expected a string", record=external_id, field="language")
+                raise InputError(display, "expected a string", record=external_id, field="language")
             yield ParsedDialogue(
                 file=display,
                 external_id=external_id,

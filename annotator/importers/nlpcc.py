@@ -12,7 +12,7 @@ from pathlib import Path
 
 from annotator.presets import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR
 
-from .base import ImportFailure, ParsedDialogue, ParsedGoldCount, ParsedPost
+from .base import InputError, ParsedDialogue, ParsedGoldCount, ParsedPost
 
 QUESTION, REPLY, SYSTEM, N_ANNOTATORS, NONE_OF_ABOVE = "问题", "回答", "机器人", "参与总人数", "以上均不选"
 COUNT_COLUMNS = [(NLPCC_SEVERE_ERROR[0], NLPCC_SEVERE_ERROR[2])] + [(key, col) for key, _a, _q, col in NLPCC_QUESTIONS]
@@ -24,16 +24,16 @@ def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises several unrelated types for a broken file
-        raise ImportFailure(display, f"not a readable xlsx workbook: {exc}") from None
+        raise InputError(display, f"not a readable xlsx workbook: {exc}") from None
     try:
         if not workbook.worksheets:
-            raise ImportFailure(display, "the workbook has no sheet")
+            raise InputError(display, "the workbook has no sheet")
         rows = workbook.worksheets[0].iter_rows(values_only=True)
         header = [str(c).strip() if c is not None else "" for c in next(rows, ())]
         required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]
         missing = [c for c in required if c not in header]
         if missing:
-            raise ImportFailure(display, f"missing column(s) {', '.join(missing)}", field="header")
+            raise InputError(display, f"missing column(s) {', '.join(missing)}", field="header")
         col = {name: header.index(name) for name in header if name}
         severe_total: dict[str, int] = {}
         items_total: dict[str, int] = {}
@@ -69,18 +69,16 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
             or value != int(value)
             or value < 0
         ):
-            raise ImportFailure(
-                display, f"expected a non-negative whole count, got {value!r}", record=record, field=field
-            )
+            raise InputError(display, f"expected a non-negative whole count, got {value!r}", record=record, field=field)
         return int(value)
 
     question, reply, system = cell(QUESTION), cell(REPLY), cell(SYSTEM)
     for name, value in ((QUESTION, question), (REPLY, reply), (SYSTEM, system)):
         if value is None or str(value).strip() == "":
-            raise ImportFailure(display, "is empty", record=record, field=name)
+            raise InputError(display, "is empty", record=record, field=name)
     n = count(N_ANNOTATORS, N_ANNOTATORS)
     if n == 0:
-        raise ImportFailure(display, "must be at least 1", record=record, field=N_ANNOTATORS)
+        raise InputError(display, "must be at least 1", record=record, field=N_ANNOTATORS)
     external_id = f"{system}-{row_number:04d}"
     item = ParsedDialogue(
         file=display,
@@ -94,7 +92,7 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
     for key, column in COUNT_COLUMNS:
         yes = count(column, column)
         if yes > n:
-            raise ImportFailure(display, f"{yes} yes answers but only {n} annotators", record=external_id, field=column)
+            raise InputError(display, f"{yes} yes answers but only {n} annotators", record=external_id, field=column)
         item.gold_counts.append(ParsedGoldCount(key, 1, "yes", yes, n, column))
         item.gold_counts.append(ParsedGoldCount(key, 1, "no", n - yes, n, column))
     return item
@@ -105,20 +103,20 @@ def _check_summary(rows, display: str, severe_total: dict[str, int], items_total
     header = next(rows, None)
     if header is None:
         return
-    for row_number, row in enumerate(rows):
+    for _row_number, row in enumerate(rows):
         if not row or row[0] is None:
             continue
         system = str(row[0])
         if system not in severe_total:
-            raise ImportFailure(display, f"summary names system {system!r}, which has no items", field="summary")
+            raise InputError(display, f"summary names system {system!r}, which has no items", field="summary")
         if row[1] is not None and int(row[1]) != severe_total[system]:
-            raise ImportFailure(
+            raise InputError(
                 display,
                 f"summary says {int(row[1])} severe errors for {system}, items add up to {severe_total[system]}",
                 field="summary",
             )
         if len(row) > 2 and row[2] is not None and int(row[2]) != items_total[system]:
-            raise ImportFailure(
+            raise InputError(
                 display,
                 f"summary says {int(row[2])} judged items for {system}, items add up to {items_total[system]}",
                 field="summary",

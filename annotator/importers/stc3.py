@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import ImportFailure, ParsedDialogue, ParsedJudgement, ParsedPost, require
+from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost, require
 
 SENDERS = ("customer", "helpdesk")
 
@@ -21,36 +21,36 @@ def read_stc3(path: Path, *, display: str, language: str) -> Iterator[ParsedDial
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except json.JSONDecodeError as exc:
-        raise ImportFailure(display, f"malformed JSON: {exc}") from None
+        raise InputError(display, f"malformed JSON: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise ImportFailure(display, f"not UTF-8 text: {exc}") from None
+        raise InputError(display, f"not UTF-8 text: {exc}") from None
     if not isinstance(data, list):
-        raise ImportFailure(display, "expected a JSON list of dialogues")
+        raise InputError(display, "expected a JSON list of dialogues")
     for index, record in enumerate(data):
         yield parse_stc3_dialogue(record, index=index, display=display, language=language)
 
 
 def parse_stc3_dialogue(record: object, *, index: int, display: str, language: str) -> ParsedDialogue:
     if not isinstance(record, dict):
-        raise ImportFailure(display, f"record {index} is not an object", field=f"[{index}]")
+        raise InputError(display, f"record {index} is not an object", field=f"[{index}]")
     raw_id = require(record, "id", (str, int), file=display, record=f"#{index}", path="")
     external_id = str(raw_id)
     turns = require(record, "turns", list, file=display, record=external_id, path="")
     if not turns:
-        raise ImportFailure(display, "has no turns", record=external_id, field="turns")
+        raise InputError(display, "has no turns", record=external_id, field="turns")
     posts: list[ParsedPost] = []
     senders: list[str] = []
     for t, turn in enumerate(turns):
         sender = require(turn, "sender", str, file=display, record=external_id, path=f"turns[{t}]")
         if sender not in SENDERS:
-            raise ImportFailure(
+            raise InputError(
                 display,
                 f"unknown sender {sender!r} (expected customer or helpdesk)",
                 record=external_id,
                 field=f"turns[{t}].sender",
             )
         if senders and senders[-1] == sender:
-            raise ImportFailure(
+            raise InputError(
                 display,
                 f"turns {t - 1} and {t} are both by {sender}; a turn is an utterance block",
                 record=external_id,
@@ -59,10 +59,10 @@ def parse_stc3_dialogue(record: object, *, index: int, display: str, language: s
         senders.append(sender)
         utterances = require(turn, "utterances", list, file=display, record=external_id, path=f"turns[{t}]")
         if not utterances:
-            raise ImportFailure(display, "is empty", record=external_id, field=f"turns[{t}].utterances")
+            raise InputError(display, "is empty", record=external_id, field=f"turns[{t}].utterances")
         for u, text in enumerate(utterances):
             if not isinstance(text, str):
-                raise ImportFailure(
+                raise InputError(
                     display,
                     f"expected a string, got {type(text).__name__}",
                     record=external_id,
@@ -84,7 +84,7 @@ def parse_stc3_dialogue(record: object, *, index: int, display: str, language: s
             quality = require(annotation, "quality", dict, file=display, record=external_id, path=path)
             for key, value in quality.items():
                 if not isinstance(value, int) or isinstance(value, bool):
-                    raise ImportFailure(
+                    raise InputError(
                         display,
                         f"expected an integer score, got {value!r}",
                         record=external_id,
@@ -93,7 +93,7 @@ def parse_stc3_dialogue(record: object, *, index: int, display: str, language: s
                 parsed.judgements.append(ParsedJudgement(annotator, key, 0, str(value), f"{path}.quality.{key}"))
             nuggets = require(annotation, "nugget", list, file=display, record=external_id, path=path)
             if len(nuggets) != len(turns):
-                raise ImportFailure(
+                raise InputError(
                     display,
                     f"{len(nuggets)} nugget labels for {len(turns)} turns",
                     record=external_id,

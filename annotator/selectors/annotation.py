@@ -67,7 +67,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     posts = list(dialogue.posts.order_by("position").values_list("position", "speaker", "text", "utterance_block"))
     speakers, blocks_of = [p[1] for p in posts], [p[3] for p in posts]
     stored = {(k, u): v for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")}
-    incremental = spec.extra.get("incremental")
+    incremental = spec.incremental
 
     def question(criterion: Criterion, unit: int, speaker: str) -> Question:
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]

@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotator.importers import ImportFailure, ParsedDialogue, read_sources
+from annotator.importers import InputError, ParsedDialogue, read_sources
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -51,7 +51,7 @@ def dialogues_import(
     """Import every dialogue in ``paths`` into ``project``, or nothing.
 
     Reads the sources as a stream and writes them in batches of ``batch_size`` dialogues inside
-    one transaction, so memory stays bounded and any error (``ImportFailure``, naming the file,
+    one transaction, so memory stays bounded and any error (``InputError``, naming the file,
     dialogue and field) leaves the database as it was.
     """
     paths = [Path(p) for p in paths]
@@ -66,7 +66,7 @@ def dialogues_import(
         if batch:
             writer.write(batch)
         if writer.dialogues == 0:
-            raise ImportFailure(", ".join(map(str, paths)), "contains no dialogues")
+            raise InputError(", ".join(map(str, paths)), "contains no dialogues")
     planner_statistics_refresh()
     return ImportReport(
         writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created
@@ -102,7 +102,7 @@ def dialogues_import_upload(
                 out.write(chunk)
         try:
             return dialogues_import(project=project, paths=[path], fmt=fmt, language=language)
-        except ImportFailure as exc:
+        except InputError as exc:
             exc.file = exc.file.replace(f"{tmp}/", "")
             raise
 

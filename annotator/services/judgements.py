@@ -7,6 +7,7 @@ by each save, so what is stored always equals the last complete save (no duplica
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from annotator.models import Assignment, AssignmentStatus, Dialogue, Judgement, 
 from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.services.units import UnitError, check_value, required_units, unit_speaker
-from scoring.services.schedule import statistics_request_on_commit
+from scoring.app.services.schedule import statistics_request_on_commit
 
 
 class SubmissionError(ValueError):
@@ -47,7 +48,7 @@ def reordering_problems(order: list[int], turn_speakers: Sequence[str]) -> list[
     problems = []
     if shown[0] != turn_speakers[0]:
         problems.append(f"the first turn must be by {turn_speakers[0]}")
-    if any(a == b for a, b in zip(shown, shown[1:])):
+    if any(a == b for a, b in itertools.pairwise(shown)):
         problems.append("speakers must strictly alternate")
     return problems
 

@@ -10,11 +10,11 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotator.access import member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page
 from annotator.selectors.queue import annotator_queue
 from annotator.services.judgements import Given, SubmissionError, judgements_save
-from annotator.views.access import member_project, own_assignment
 
 
 @login_required

@@ -11,15 +11,15 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from annotator.access import lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
-from annotator.importers import ImportFailure
+from annotator.importers import InputError
 from annotator.models import Assignment, Role
 from annotator.selectors.progress import project_progress
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import_upload
 from annotator.services.judgements import assignment_reopen
 from annotator.services.projects import membership_add, membership_remove, project_create
-from annotator.views.access import lead_project
 
 
 def _page(request, project, **forms):
@@ -86,7 +86,7 @@ def upload(request, slug: str):
         report = dialogues_import_upload(
             project=project, uploaded=form.cleaned_data["file"], fmt=form.cleaned_data["format"]
         )
-    except ImportFailure as exc:
+    except InputError as exc:
         return _page(request, project, upload_form=form, upload_error=f"Nothing was imported. {exc}")
     name = form.cleaned_data["file"].name
     messages.success(request, f"Imported {report.dialogues} dialogues ({report.judgements} judgements) from {name}.")

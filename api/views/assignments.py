@@ -3,36 +3,15 @@
 from __future__ import annotations
 
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotator.models import Assignment, Reordering
+from annotator.models import Assignment
+from annotator.selectors.assignments import own_assignment_detail, own_assignments
 from annotator.services.judgements import Given, judgements_save
 from api import serializers as s
-
-
-def own_assignments(request):
-    return (
-        Assignment.objects.filter(annotator=request.user, imported=False)
-        .select_related("dialogue__project")
-        .order_by("queue_rank", "pk")
-    )
-
-
-def with_judgements(assignment: Assignment) -> Assignment:
-    assignment.judgement_rows = [
-        {"criterion": k, "unit": u, "value": v}
-        for k, u, v in assignment.judgements.order_by("criterion__position", "unit").values_list(
-            "criterion__key", "unit", "value"
-        )
-    ]
-    assignment.reordering = (
-        Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
-    )
-    return assignment
 
 
 class AssignmentList(generics.ListAPIView):
@@ -47,7 +26,7 @@ class AssignmentList(generics.ListAPIView):
     def get_queryset(self):
         filters = s.AssignmentFilters(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        items = own_assignments(self.request)
+        items = own_assignments(user=self.request.user)
         if "project" in filters.validated_data:
             items = items.filter(dialogue__project__slug=filters.validated_data["project"])
         if "status" in filters.validated_data:
@@ -56,10 +35,11 @@ class AssignmentList(generics.ListAPIView):
 
 
 class AssignmentDetail(APIView):
+    """One of your assignments with its saved judgements and reordering."""
+
     @extend_schema(responses=s.AssignmentDetailOut)
     def get(self, request, pk: int):
-        assignment = get_object_or_404(own_assignments(request), pk=pk)
-        return Response(s.AssignmentDetailOut(with_judgements(assignment)).data)
+        return Response(s.AssignmentDetailOut(own_assignment_detail(user=request.user, assignment_id=pk)).data)
 
 
 class AssignmentJudgements(APIView):

@@ -11,14 +11,14 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.access import IsProjectLead, IsProjectMember
 from annotator.exporters import EXPORT_FORMATS, export_gold
-from annotator.models import Dialogue, Membership, Project, Role
+from annotator.selectors.projects import dialogues_visible, projects_with_role
 from annotator.services.imports import dialogues_import_upload
-from annotator.views.access import lead_project, member_project
 from api import serializers as s
 from api.errors import FormatIsAParameter
-from scoring.services.schedule import statistics_request
-from scoring.services.statistics import statistics_current
+from scoring.app.services.schedule import statistics_request
+from scoring.app.services.statistics import statistics_current
 
 
 class ProjectList(generics.ListAPIView):
@@ -27,23 +27,15 @@ class ProjectList(generics.ListAPIView):
     serializer_class = s.ProjectOut
 
     def get_queryset(self):
-        roles = dict(Membership.objects.filter(user=self.request.user, active=True).values_list("project_id", "role"))
-        self._roles = roles
-        return Project.objects.filter(pk__in=roles).prefetch_related("criteria").order_by("slug")
-
-    def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        for project in page or []:
-            project.role = self._roles[project.pk]
-        return page
+        return projects_with_role(user=self.request.user)
 
 
 class ProjectDetail(APIView):
+    permission_classes = [IsProjectMember]
+
     @extend_schema(responses=s.ProjectOut)
     def get(self, request, slug: str):
-        project, membership = member_project(request, slug)
-        project.role = membership.role
-        return Response(s.ProjectOut(project).data)
+        return Response(s.ProjectOut(projects_with_role(user=request.user).get(pk=request.project.pk)).data)
 
 
 class DialogueList(generics.ListAPIView):
@@ -52,24 +44,24 @@ class DialogueList(generics.ListAPIView):
     Filters: ``external_id``, ``language``."""
 
     serializer_class = s.DialogueOut
+    permission_classes = [IsProjectMember]
 
     @extend_schema(parameters=[OpenApiParameter("external_id", str), OpenApiParameter("language", str)])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        project, membership = member_project(self.request, self.kwargs["slug"])
-        dialogues = Dialogue.objects.filter(project=project)
-        if membership.role != Role.LEAD:
-            dialogues = dialogues.filter(assignments__annotator=self.request.user, assignments__imported=False)
         filters = s.DialogueFilters(data=self.request.query_params)
         filters.is_valid(raise_exception=True)  # a 400 naming the parameter, never a database error
-        dialogues = dialogues.filter(**filters.validated_data)
-        return dialogues.annotate(n_posts=Count("posts")).order_by("position", "pk")
+        dialogues = dialogues_visible(
+            user=self.request.user, project=self.request.project, membership=self.request.membership
+        )
+        return dialogues.filter(**filters.validated_data).annotate(n_posts=Count("posts")).order_by("position", "pk")
 
 
 class DialogueDetail(generics.RetrieveAPIView):
     serializer_class = s.DialogueDetailOut
+    permission_classes = [IsProjectMember]
     lookup_field = "external_id"
 
     def get_object(self):
@@ -78,17 +70,20 @@ class DialogueDetail(generics.RetrieveAPIView):
         return super().get_object()
 
     def get_queryset(self):
-        return DialogueList.get_queryset(self).prefetch_related("posts")
+        return dialogues_visible(
+            user=self.request.user, project=self.request.project, membership=self.request.membership
+        ).prefetch_related("posts")
 
 
 class DialogueImport(APIView):
     """Import a collection file into the project (leads). All or nothing; errors name file, dialogue, field."""
 
     parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [IsProjectLead]
 
     @extend_schema(request=s.ImportIn, responses={201: s.ImportOut})
     def post(self, request, slug: str):
-        project = lead_project(request, slug)
+        project = request.project
         given = s.ImportIn(data=request.data)
         given.is_valid(raise_exception=True)
         report = dialogues_import_upload(
@@ -103,9 +98,11 @@ class DialogueImport(APIView):
 class ProjectStats(APIView):
     """The ``stats --json`` payload (leads); recomputed here when the stored one is out of date."""
 
+    permission_classes = [IsProjectLead]
+
     @extend_schema(responses={200: OpenApiTypes.OBJECT})
     def get(self, request, slug: str):
-        stored = statistics_current(project=lead_project(request, slug))
+        stored = statistics_current(project=request.project)
         response = Response(stored.payload)
         response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
         response["X-Statistics-Judgements"] = str(stored.n_judgements)
@@ -115,9 +112,11 @@ class ProjectStats(APIView):
 class ProjectStatsRecompute(APIView):
     """Ask the workers to recompute the statistics (leads)."""
 
+    permission_classes = [IsProjectLead]
+
     @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT})
     def post(self, request, slug: str):
-        project = lead_project(request, slug)
+        project = request.project
         return Response({"scheduled": statistics_request(project_id=project.pk)}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -125,13 +124,14 @@ class ProjectExport(APIView):
     """Gold data: the same bytes as ``manage.py export_gold`` (leads)."""
 
     content_negotiation_class = FormatIsAParameter
+    permission_classes = [IsProjectLead]
 
     @extend_schema(
         parameters=[OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True)],
         responses={200: OpenApiResponse(OpenApiTypes.BINARY)},
     )
     def get(self, request, slug: str):
-        project = lead_project(request, slug)
+        project = request.project
         query = s.ExportQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         fmt = query.validated_data["format"]

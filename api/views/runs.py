@@ -11,11 +11,12 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotator.views.access import lead_project
+from annotator.access import IsProjectLead
 from api import serializers as s
 from api.errors import FormatIsAParameter
-from scoring.models import Run
-from scoring.services.runs import per_dialogue_csv, run_upload
+from scoring.app.models import Run
+from scoring.app.selectors.run_csv import per_dialogue_csv
+from scoring.app.services.run_upload import run_upload
 
 
 class RunListCreate(generics.ListAPIView):
@@ -23,17 +24,18 @@ class RunListCreate(generics.ListAPIView):
 
     serializer_class = s.RunOut
     parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [IsProjectLead]
 
     def get_queryset(self):
         return (
-            Run.objects.filter(project=lead_project(self.request, self.kwargs["slug"]))
+            Run.objects.filter(project=self.request.project)
             .defer("source", "per_dialogue")
             .order_by("created_at", "pk")
         )
 
     @extend_schema(request=s.RunIn, responses={202: s.RunOut})
     def post(self, request, slug: str):
-        project = lead_project(request, slug)
+        project = request.project
         given = s.RunIn(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
@@ -49,9 +51,11 @@ class RunListCreate(generics.ListAPIView):
 
 
 class RunDetail(APIView):
+    permission_classes = [IsProjectLead]
+
     @extend_schema(responses=s.RunOut)
     def get(self, request, slug: str, pk: int):
-        run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=pk)
+        run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         return Response(s.RunOut(run).data)
 
 
@@ -59,12 +63,13 @@ class RunPerDialogue(APIView):
     """Per-dialogue scores of a run as JSON (default) or CSV (``?format=csv``)."""
 
     content_negotiation_class = FormatIsAParameter
+    permission_classes = [IsProjectLead]
 
     @extend_schema(
         parameters=[OpenApiParameter("format", str, enum=["json", "csv"])], responses={200: OpenApiTypes.OBJECT}
     )
     def get(self, request, slug: str, pk: int):
-        run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=pk)
+        run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         if request.query_params.get("format") == "csv":
             response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
             response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'

@@ -25,7 +25,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "annotator",
     "api",
-    "scoring",
+    "scoring.app",
 ]
 
 MIDDLEWARE = [
@@ -139,7 +139,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
-        "RunStatusEnum": "scoring.models.RunStatus",
+        "RunStatusEnum": "scoring.app.models.RunStatus",
     },
 }
 

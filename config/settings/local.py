@@ -2,6 +2,6 @@
 
 from config.env import env_bool
 
-from .base import *  # noqa: F401,F403
+from .base import *  # noqa: F403
 
 DEBUG = env_bool("DEBUG", True)

@@ -2,7 +2,7 @@
 
 from config.env import env_bool, env_int, env_str
 
-from .base import *  # noqa: F401,F403
+from .base import *  # noqa: F403
 
 SECRET_KEY = env_str("SECRET_KEY")
 DEBUG = False

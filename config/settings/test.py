@@ -1,6 +1,6 @@
 """Test settings: fast password hashing; database and broker come from the environment."""
 
-from .base import *  # noqa: F401,F403
+from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False

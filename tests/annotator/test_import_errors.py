@@ -9,7 +9,7 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotator.importers import ImportFailure
+from annotator.importers import InputError
 from annotator.models import Assignment, Dialogue, GoldCount, Judgement, Membership, Post
 from annotator.services.imports import dialogues_import
 from tests.fixtures.collections import dbdc_dialogue, nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
@@ -86,7 +86,7 @@ def test_bad_stc3_record_names_file_record_field_and_changes_nothing(
 ):
     path = write_json(tmp_path / "broken.json", broken(mutate))
     before = row_counts()
-    with pytest.raises(ImportFailure) as error:
+    with pytest.raises(InputError) as error:
         dialogues_import(project=stc3_project, paths=[path])
     text = str(error.value)
     assert str(path) in text and "dialogue bad-dialogue" in text and f"field {field}" in text
@@ -99,7 +99,7 @@ def test_malformed_json(stc3_project, tmp_path):
     path = tmp_path / "broken.json"
     path.write_text('[{"id": "x", "turns": [', encoding="utf-8")
     before = row_counts()
-    with pytest.raises(ImportFailure, match=r"broken\.json: malformed JSON"):
+    with pytest.raises(InputError, match=r"broken\.json: malformed JSON"):
         dialogues_import(project=stc3_project, paths=[path])
     assert row_counts() == before
 
@@ -108,10 +108,10 @@ def test_malformed_json(stc3_project, tmp_path):
 def test_duplicate_id_in_project_and_within_file(stc3_project, tmp_path):
     before = row_counts()
     again = write_json(tmp_path / "again.json", [stc3_dialogues()[1], stc3_dialogues()[0]])
-    with pytest.raises(ImportFailure, match=r"dialogue d1: field id: duplicate dialogue id"):
+    with pytest.raises(InputError, match=r"dialogue d1: field id: duplicate dialogue id"):
         dialogues_import(project=stc3_project, paths=[again])
     twice = write_json(tmp_path / "twice.json", [stc3_dialogues()[1], stc3_dialogues()[1]])
-    with pytest.raises(ImportFailure, match=r"dialogue d2: field id: duplicate"):
+    with pytest.raises(InputError, match=r"dialogue d2: field id: duplicate"):
         dialogues_import(project=stc3_project, paths=[twice])
     assert row_counts() == before
 
@@ -125,7 +125,7 @@ def test_error_late_in_a_large_import_rolls_back_earlier_batches(stc3_project, t
     bad["annotations"][0]["nugget"][0] = "XX"
     path = write_json(tmp_path / "big.json", data + [bad])
     before = row_counts()
-    with pytest.raises(ImportFailure, match="dialogue last"):
+    with pytest.raises(InputError, match="dialogue last"):
         dialogues_import(project=stc3_project, paths=[path], batch_size=100)
     assert row_counts() == before
 
@@ -136,7 +136,7 @@ def test_zip_with_foreign_file(make_project, tmp_path):
     with zipfile.ZipFile(archive, "w") as z:
         z.writestr("a.log.json", json.dumps(dbdc_dialogue("a")))
         z.writestr("notes.txt", "hello")
-    with pytest.raises(ImportFailure, match=r"labels\.zip:notes\.txt: is not a DBDC \*\.log\.json file"):
+    with pytest.raises(InputError, match=r"labels\.zip:notes\.txt: is not a DBDC \*\.log\.json file"):
         dialogues_import(project=project, paths=[archive])
     assert row_counts()["Dialogue"] == 0
 
@@ -146,11 +146,11 @@ def test_dbdc_unknown_label_and_label_on_user_turn(make_project, tmp_path, label
     project = make_project("dbdc")
     record = dbdc_dialogue("bd9")
     record["turns"][2]["annotations"][1]["breakdown"] = label
-    with pytest.raises(ImportFailure, match=re.escape(f"dialogue bd9: field {field}")):
+    with pytest.raises(InputError, match=re.escape(f"dialogue bd9: field {field}")):
         dialogues_import(project=project, paths=[write_json(tmp_path / "bd9.log.json", record)])
     record = dbdc_dialogue("bd8")
     record["turns"][1]["annotations"] = [{"annotator-id": "a1", "breakdown": "O"}]
-    with pytest.raises(ImportFailure, match="applies to S turns, this one is by U"):
+    with pytest.raises(InputError, match="applies to S turns, this one is by U"):
         dialogues_import(project=project, paths=[write_json(tmp_path / "bd8.log.json", record)])
     assert row_counts()["Judgement"] == 0
 
@@ -160,10 +160,10 @@ def test_nlpcc_bad_count_and_summary_mismatch(make_project, tmp_path):
     rows = nlpcc_rows()
     rows[1] = rows[1][:5] + (4,) + rows[1][6:]
     path = write_nlpcc_xlsx(tmp_path / "bad.xlsx", rows)
-    with pytest.raises(ImportFailure, match=r"bad\.xlsx: dialogue bot-a-0003: field 回复内容不含糊，不存在歧义: 4 yes"):
+    with pytest.raises(InputError, match=r"bad\.xlsx: dialogue bot-a-0003: field 回复内容不含糊，不存在歧义: 4 yes"):
         dialogues_import(project=project, paths=[path])
     path = write_nlpcc_xlsx(tmp_path / "sum.xlsx", nlpcc_rows(), summary=[("bot-a", 5, 6)])
-    with pytest.raises(ImportFailure, match="summary says 5 severe errors for bot-a, items add up to 1"):
+    with pytest.raises(InputError, match="summary says 5 severe errors for bot-a, items add up to 1"):
         dialogues_import(project=project, paths=[path])
     assert row_counts()["GoldCount"] == 0
 

@@ -45,7 +45,7 @@ def test_coherence_dbdc_nlpcc(make_project):
     assert [v["label"].split(":")[0] for v in breakdown.values] == ["NB", "PB", "B"]
     n = make_project("nlpcc")
     assert n.criteria.count() == 10
-    aspects = PRESETS["nlpcc"].extra["aspects"]
+    aspects = PRESETS["nlpcc"].aspects
     assert sorted(set(aspects.values())) == [
         "content_expression",
         "contextual_association",

@@ -7,9 +7,13 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
+from annotator.presets import PRESETS
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
+from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add
+from tests.api.test_assignment_detail import first_allowed_values
+from tests.factories import project_with_work, user_make
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = pytest.mark.django_db
@@ -30,34 +34,66 @@ def keep_test_connection():
     request_finished.connect(close_old_connections)
 
 
-def test_no_operation_answers_with_a_server_error(keep_test_connection, make_project, make_user, tmp_path):
+def fuzz(headers: dict, slugs: list[str], assignment_ids: list[int]) -> tuple[int, list[str]]:
+    """Every operation of the schema with generated input; path slugs and ids are pointed at real objects
+    (cycling through ``slugs`` and ``assignment_ids``) so that the views, not only their 404s, are reached."""
+    from hypothesis import given
+
     from config.wsgi import application
 
-    project = make_project("stc3", slug="fuzz", annotators_per_dialogue=1)
-    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
-    lead = make_user("fuzz-lead")
-    membership_add(project=project, user=lead, role="lead")
-    membership_add(project=project, user=lead, role="lead")
-    ann = make_user("fuzz-ann")
-    membership_add(project=project, user=ann, role="annotator")
-    assignments_create_balanced(project=project)
-    headers = {"Authorization": f"Token {Token.objects.create(user=lead).key}"}
     schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application, headers=headers)
-    failures, tested = [], 0
+    failures, tested, calls = [], 0, [0]
     for result in schema.get_all_operations():
         operation = result.ok()
 
         @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
         def check(case):
-            if "slug" in (case.path_parameters or {}):
-                case.path_parameters["slug"] = "fuzz"  # reach the views, not only the 404 of unknown projects
+            calls[0] += 1
+            parameters = case.path_parameters or {}
+            if "slug" in parameters:
+                parameters["slug"] = slugs[calls[0] % len(slugs)]
+            if "pk" in parameters and "/assignments/" in case.path and assignment_ids:
+                parameters["pk"] = assignment_ids[calls[0] % len(assignment_ids)]
             response = case.call(headers=headers)
             if response.status_code >= 500:
                 failures.append(f"{case.method} {case.formatted_path}: {response.status_code}")
 
-        from hypothesis import given
-
         given(operation.as_strategy())(check)()
         tested += 1
+    return tested, failures
+
+
+def test_no_operation_answers_with_a_server_error_for_a_lead(keep_test_connection, make_project, make_user, tmp_path):
+    project = make_project("stc3", slug="fuzz", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    lead = make_user("fuzz-lead")
+    membership_add(project=project, user=lead, role="lead")
+    ann = make_user("fuzz-ann")
+    membership_add(project=project, user=ann, role="annotator")
+    assignments_create_balanced(project=project)
+    tested, failures = fuzz({"Authorization": f"Token {Token.objects.create(user=lead).key}"}, ["fuzz"], [])
+    assert tested >= 15
+    assert failures == []
+
+
+def test_no_operation_answers_with_a_server_error_for_an_annotator_of_every_preset(keep_test_connection):
+    # given one annotator with assignments (some with saved drafts) in a project of every preset
+    annotator = user_make("fuzz-annotator")
+    slugs, ids = [], []
+    for preset in sorted(PRESETS):
+        work = project_with_work(preset, slug=f"fuzz-{preset}", annotators=1, assign=False)
+        membership_add(project=work.project, user=annotator, role="annotator")
+        assignments_create_balanced(project=work.project, seed=0)
+        mine = work.assignments_of(annotator)
+        judgements_save(
+            assignment_id=mine[0].pk,
+            user=annotator,
+            values=first_allowed_values(mine[0]),
+            reordering=list(mine[0].shown_order) if PRESETS[preset].reordering else None,
+        )
+        slugs.append(work.project.slug)
+        ids += [a.pk for a in mine]
+    # when every operation is fuzzed with the annotator's token, then none answers 5xx
+    tested, failures = fuzz({"Authorization": f"Token {Token.objects.create(user=annotator).key}"}, slugs, ids)
     assert tested >= 15
     assert failures == []

@@ -64,7 +64,7 @@ STC3 = [
 
 
 def test_stc3_dialogue_ratings_and_turn_nuggets(live_server, page, screenshot, tmp_path, django_user_model):
-    _p, user, item = setup_item(tmp_path, django_user_model, "stc3", STC3, fmt="stc3")
+    _p, _user, item = setup_item(tmp_path, django_user_model, "stc3", STC3, fmt="stc3")
     login(page, live_server, "ann")
     open_item(page, live_server, item)
     # the helpdesk turn offers only helpdesk nugget types

@@ -8,11 +8,11 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
-from scoring.models import ProjectStatistics, Run, RunComparison
-from scoring.services.statistics import statistics_recompute
+from scoring.app.models import ProjectStatistics, Run, RunComparison
+from scoring.app.services.statistics import statistics_recompute
 from tests.browser.test_annotation import PASSWORD, login
-from tests.reference_scoring import random_stc3_run
 from tests.fixtures.collections import stc3_dialogues
+from tests.reference_scoring import random_stc3_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

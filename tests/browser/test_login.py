@@ -28,12 +28,12 @@ def test_annotator_logs_in_sees_projects_and_logs_out(live_server, page, screens
 
 
 def test_imported_text_is_inert_in_the_admin_list(live_server, page, django_user_model):
+    import tempfile
+    from pathlib import Path
+
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
     from tests.fixtures.collections import stc3_dialogues, write_json
-
-    import tempfile
-    from pathlib import Path
 
     project = project_create(slug="xss", preset="stc3")
     with tempfile.TemporaryDirectory() as tmp:

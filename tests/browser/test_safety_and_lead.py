@@ -55,7 +55,7 @@ def test_imported_html_is_shown_as_text_and_runs_nothing(live_server, page, scre
 
 
 def test_annotators_open_only_their_own_items_and_no_lead_pages(live_server, page, two_annotators):
-    project, (ann, other) = two_annotators
+    _project, (ann, other) = two_annotators
     mine = Assignment.objects.get(annotator=ann)
     theirs = Assignment.objects.get(annotator=other)
     judgements_save(assignment_id=theirs.pk, user=other, values=[Given("TS", 0, "1")])

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from annotator.services.imports import dialogues_import
-from scoring.models import ProjectStatistics
-from scoring.services.statistics import project_statistics
-from scoring.tasks import recompute_statistics
+from scoring.app.models import ProjectStatistics
+from scoring.app.services.statistics import project_statistics
+from scoring.app.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 
@@ -36,8 +36,8 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
 
     from django.utils import timezone
 
-    from scoring.models import StatisticsJob
-    from scoring.services.schedule import recompute_delay
+    from scoring.app.models import StatisticsJob
+    from scoring.app.services.schedule import recompute_delay
 
     settings.STATISTICS_DEBOUNCE_SECONDS = 3
     settings.STATISTICS_DUTY_FACTOR = 10
@@ -56,7 +56,7 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
 @pytest.mark.django_db
 @pytest.mark.sqlite
 def test_a_recomputation_records_how_long_it_took(make_project, tmp_path):
-    from scoring.models import StatisticsJob
+    from scoring.app.models import StatisticsJob
 
     project = make_project("stc3")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])

@@ -17,9 +17,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.models import ProjectStatistics, Run, StatisticsJob
-from scoring.services.schedule import statistics_request
-from scoring.tasks import recompute_statistics
+from scoring.app.models import ProjectStatistics, Run, StatisticsJob
+from scoring.app.services.schedule import statistics_request
+from scoring.app.tasks import recompute_statistics
 from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
@@ -114,7 +114,8 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(
     # an app process whose broker is down (nothing listens on port 9) takes the annotator's submission
     code = (
         "from annotator.services.judgements import Given, judgements_save\n"
-        f"judgements_save(assignment_id={item.pk}, user_id_placeholder, values=[Given('A', 0, '1'), Given('S', 0, '0'), "
+        f"judgements_save(assignment_id={item.pk}, user_id_placeholder, "
+        "values=[Given('A', 0, '1'), Given('S', 0, '0'), "
         "Given('E', 0, '-1'), Given('nugget', 0, 'CNUG0'), Given('nugget', 1, 'HNUG')], submit=True)\n"
         "print('saved')\n"
     ).replace(
@@ -140,7 +141,7 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(
     )
     assert result.returncode == 0 and "saved" in result.stdout, result.stderr
     assert time.monotonic() - started < 12  # a new process, and no wait for the broker
-    assert "could not send scoring.tasks.recompute_statistics" in result.stderr
+    assert "could not send scoring.app.tasks.recompute_statistics" in result.stderr
     item.refresh_from_db()
     assert item.status == "submitted" and item.judgements.count() == 5  # nothing lost
     job = StatisticsJob.objects.get(project=project)

@@ -50,7 +50,7 @@ def test_krippendorff_alpha_equals_the_krippendorff_package_with_missing_values(
 
 def test_krippendorff_from_counts_with_unobserved_scale_values():
     # an unused value between used ones changes nothing for ordinal alpha
-    counts, values = ratings_to_counts(random_ratings(np.random.default_rng(9)))
+    counts, _values = ratings_to_counts(random_ratings(np.random.default_rng(9)))
     padded = np.insert(counts, 1, 0, axis=1)
     assert krippendorff_alpha_from_counts(padded, "ordinal") == pytest.approx(
         krippendorff_alpha_from_counts(counts, "ordinal")

@@ -23,23 +23,25 @@ def test_sakai_figure1_rnss_and_jsd():
     assert jsd(Y, UNIFORM5) == pytest.approx(0.0490, abs=5e-5)
 
 
-# Sakai (2017) Figure 2: gold (1, 0, 0); (estimate, NOD, SNOD, NOD with p and p* swapped)
+# Sakai (2017) Figure 2: gold (1, 0, 0); (estimate, NOD, SNOD, NOD with p and p* swapped, RNSS).
+# The RNSS values are from section 3.2.2: "(a) and (d) (RNSS=1, JSD=1), ... (b) with (c) (RNSS=0.8819, JSD=1)".
 FIGURE2 = [
-    ([0, 0, 1], 1.0, 1.0, 1.0),
-    ([0, 1 / 3, 2 / 3], 0.5, 0.6944, 0.8889),
-    ([0, 2 / 3, 1 / 3], 0.3333, 0.6111, 0.8889),
-    ([0, 1, 0], 0.5, 0.5, 0.5),
+    ([0, 0, 1], 1.0, 1.0, 1.0, 1.0),
+    ([0, 1 / 3, 2 / 3], 0.5, 0.6944, 0.8889, 0.8819),
+    ([0, 2 / 3, 1 / 3], 0.3333, 0.6111, 0.8889, 0.8819),
+    ([0, 1, 0], 0.5, 0.5, 0.5, 1.0),
 ]
 
 
-@pytest.mark.parametrize("estimate, nod_value, snod_value, swapped", FIGURE2)
-def test_sakai_figure2_order_aware_divergences(estimate, nod_value, snod_value, swapped):
+@pytest.mark.parametrize("estimate, nod_value, snod_value, swapped, rnss_value", FIGURE2)
+def test_sakai_figure2_order_aware_divergences(estimate, nod_value, snod_value, swapped, rnss_value):
     gold = [1, 0, 0]
     assert nod(estimate, gold) == pytest.approx(nod_value, abs=5e-5)
     assert snod(estimate, gold) == pytest.approx(snod_value, abs=5e-5)
     assert nod(gold, estimate) == pytest.approx(swapped, abs=5e-5)
-    # RNSS and JSD cannot tell (a) from (d): both give RNSS 1 / JSD 1 in the paper's text
-    assert jsd(estimate, gold) == pytest.approx(1.0) or estimate[0] == 0
+    # RNSS and JSD cannot tell (a) from (d), nor (b) from (c): the paper's point for SNOD
+    assert jsd(estimate, gold) == pytest.approx(1.0)
+    assert rnss(estimate, gold) == pytest.approx(rnss_value, abs=5e-5)
 
 
 def test_sakai_figure3_uniform_gold():

@@ -4,12 +4,11 @@ import json
 
 import numpy as np
 import pytest
-
-from tests.fixtures.collections import dbdc_turn_counts
 from krippendorff import alpha as reference_alpha
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
+from tests.fixtures.collections import dbdc_turn_counts
 
 pytestmark = pytest.mark.shared_data
 

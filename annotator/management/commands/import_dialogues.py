@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.importers import FORMATS, ImportFailure
+from annotator.importers import FORMATS, InputError
 from annotator.models import Project
 from annotator.services.imports import dialogues_import
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
         started = time.perf_counter()
         try:
             report = dialogues_import(project=project, paths=paths, fmt=fmt, language=language)
-        except ImportFailure as exc:
+        except InputError as exc:
             raise CommandError(f"import failed, nothing was imported: {exc}") from None
         self.stdout.write(
             f"imported {report.dialogues} dialogues, {report.posts} posts, {report.judgements} judgements, "

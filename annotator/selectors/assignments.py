@@ -1,0 +1,48 @@
+"""An annotator's own assignments, as the API reads them."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from annotator.models import Assignment, Reordering
+
+
+def own_assignments(*, user) -> QuerySet[Assignment]:
+    """The user's assignments (not imported ones), in queue order, with dialogue and project joined."""
+    return (
+        Assignment.objects.filter(annotator=user, imported=False)
+        .select_related("dialogue__project")
+        .order_by("queue_rank", "pk")
+    )
+
+
+def own_assignment_detail(*, user, assignment_id: int) -> dict:
+    """One of the user's assignments as plain data: its fields, saved judgements and saved reordering.
+
+    Raises ``Http404`` for an assignment that is not the user's. Nothing is attached to the
+    model instance (the reverse one-to-one ``assignment.reordering`` must stay untouched).
+    """
+    assignment = own_assignments(user=user).filter(pk=assignment_id).first()
+    if assignment is None:
+        raise Http404("no such assignment of yours")
+    judgements = [
+        {"criterion": k, "unit": u, "value": v}
+        for k, u, v in assignment.judgements.order_by("criterion__position", "unit").values_list(
+            "criterion__key", "unit", "value"
+        )
+    ]
+    reordering = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
+    return {
+        "id": assignment.pk,
+        "project": assignment.dialogue.project.slug,
+        "dialogue": assignment.dialogue.external_id,
+        "dialogue_id": assignment.dialogue_id,
+        "status": assignment.status,
+        "shown_order": assignment.shown_order,
+        "started_at": assignment.started_at,
+        "submitted_at": assignment.submitted_at,
+        "seconds_spent": assignment.seconds_spent,
+        "judgements": judgements,
+        "reordering": reordering,
+    }

@@ -1,0 +1,137 @@
+"""The one path from the judgements table to arrays: the adapter between Django and the library.
+
+Everything statistical reads a project through ``project_judgements``: per criterion, one row per
+judgement in long form (unit index, annotator index, value index), plus the units' dialogues,
+positions and speakers. Counts per unit (units x values) are a ``bincount`` away, and imported
+per-unit counts (NLPCC) are added to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count
+
+from annotator.models import AssignmentStatus, Criterion, GoldCount, Judgement, Post, Project, Unit
+
+
+@dataclass(frozen=True)
+class CriterionJudgements:
+    """All submitted judgements of one criterion, in long form.
+
+    ``values`` is the criterion's scale (every speaker's values, in scale order, each once);
+    ``unit_dialogue[u]``, ``unit_index[u]`` and ``unit_speaker[u]`` describe unit ``u``;
+    judgement ``k`` gave ``values[value[k]]`` to unit ``unit[k]`` as annotator ``annotators[annotator[k]]``.
+    ``unit_counts`` holds per-unit counts that are not in long form (units x values): counts
+    published without annotators (NLPCC), and all counts when loaded with ``long_form=False``.
+    """
+
+    criterion: Criterion
+    values: list[str]
+    unit_dialogue: np.ndarray
+    unit_index: np.ndarray
+    unit_speaker: np.ndarray
+    annotators: np.ndarray
+    unit: np.ndarray
+    annotator: np.ndarray
+    value: np.ndarray
+    unit_counts: np.ndarray
+
+    @property
+    def n_units(self) -> int:
+        return len(self.unit_dialogue)
+
+    def counts(self) -> np.ndarray:
+        """Per-unit value counts (units x values), judgements and imported counts together."""
+        n_values = len(self.values)
+        flat = np.bincount(self.unit * n_values + self.value, minlength=self.n_units * n_values)
+        return flat.reshape(self.n_units, n_values) + self.unit_counts
+
+    def scale(self, speaker: str) -> list[int]:
+        """Indices into ``values`` of the values that apply to units by ``speaker``."""
+        allowed = set(self.criterion.allowed_values(speaker if self.criterion.speakers else None))
+        return [i for i, v in enumerate(self.values) if v in allowed]
+
+
+def _scale_values(criterion: Criterion) -> list[str]:
+    return list(dict.fromkeys(criterion.allowed_values()))
+
+
+def project_judgements(project: Project, *, long_form: bool = True) -> dict[str, CriterionJudgements]:
+    """Every criterion's submitted judgements and imported counts as arrays (a few bulk queries).
+
+    With ``long_form=False`` the database counts the judgements per unit and value instead of
+    returning each one: enough for gold distributions and run scoring, and much less to read.
+    """
+    criteria = list(project.criteria.all())
+    # criteria belong to the project: filtering on them avoids joining the dialogues
+    submitted = Judgement.objects.filter(criterion__project=project, assignment__status=AssignmentStatus.SUBMITTED)
+    if long_form:
+        rows = np.array(
+            submitted.values_list(
+                "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
+            ).order_by(),
+            dtype=object,
+        ).reshape(-1, 5)
+        aggregated = np.empty((0, 5), dtype=object)
+    else:
+        rows = np.empty((0, 5), dtype=object)
+        aggregated = np.array(
+            submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
+            .annotate(n=Count("pk"))
+            .order_by(),
+            dtype=object,
+        ).reshape(-1, 5)
+    gold = np.array(
+        list(
+            GoldCount.objects.filter(dialogue__project=project)
+            .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
+            .order_by()
+        ),
+        dtype=object,
+    ).reshape(-1, 5)
+    if len(aggregated):
+        gold = np.concatenate([gold, aggregated]) if len(gold) else aggregated
+    posts = Post.objects.filter(dialogue__project=project).values_list(
+        "dialogue_id", "position", "utterance_block", "speaker"
+    )
+    speaker_of_post: dict[tuple[int, int], str] = {}
+    speaker_of_block: dict[tuple[int, int], str] = {}
+    for dialogue_id, position, block, speaker in posts.iterator(chunk_size=20000):
+        speaker_of_post[(dialogue_id, position)] = speaker
+        speaker_of_block.setdefault((dialogue_id, block), speaker)
+    result = {}
+    for criterion in criteria:
+        mine = rows[rows[:, 0] == criterion.pk] if len(rows) else rows
+        mine_gold = gold[gold[:, 0] == criterion.pk] if len(gold) else gold
+        values = _scale_values(criterion)
+        value_index = {v: i for i, v in enumerate(values)}
+        unit_keys = list(
+            dict.fromkeys([(d, u) for d, u in mine[:, 1:3].tolist()] + [(d, u) for d, u in mine_gold[:, 1:3].tolist()])
+        )
+        unit_keys.sort()
+        unit_lookup = {key: i for i, key in enumerate(unit_keys)}
+        if criterion.unit == Unit.DIALOGUE:
+            speakers = [""] * len(unit_keys)
+        elif criterion.unit == Unit.TURN:
+            speakers = [speaker_of_block.get(key, "") for key in unit_keys]
+        else:
+            speakers = [speaker_of_post.get(key, "") for key in unit_keys]
+        annotators, annotator = np.unique(np.asarray(mine[:, 3], dtype=np.int64), return_inverse=True)
+        imported = np.zeros((len(unit_keys), len(values)), dtype=np.int64)
+        for _c, d, u, v, c in mine_gold.tolist():
+            imported[unit_lookup[(d, u)], value_index[v]] += c
+        result[criterion.key] = CriterionJudgements(
+            criterion=criterion,
+            values=values,
+            unit_dialogue=np.array([d for d, _u in unit_keys], dtype=np.int64),
+            unit_index=np.array([u for _d, u in unit_keys], dtype=np.int64),
+            unit_speaker=np.array(speakers, dtype=object),
+            annotators=annotators,
+            unit=np.array([unit_lookup[(d, u)] for d, u in mine[:, 1:3].tolist()], dtype=np.int64),
+            annotator=annotator.astype(np.int64).reshape(-1),
+            value=np.array([value_index[v] for v in mine[:, 4].tolist()], dtype=np.int64),
+            unit_counts=imported,
+        )
+    return result

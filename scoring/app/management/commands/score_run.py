@@ -1,0 +1,53 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotator.models import Project
+from scoring.app.services.run_scoring import run_score
+from scoring.errors import InputError
+
+
+class Command(BaseCommand):
+    help = "Score a run (STC-3/DialEval submission JSON, or DBDC *.labels.json files/folder/zip) against the gold."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("path", nargs="?", help="The run; leave out for a coherence project's reorderings.")
+        parser.add_argument("--name", help="Run name (default: the file name); scoring a name again replaces it.")
+        parser.add_argument("--alpha", type=float, default=0.5, help="Weight of customer turns in nugget scores.")
+        parser.add_argument("--strict", action="store_true", help="Every gold dialogue must be in the run.")
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            default=0.0,
+            help="Breakdown gold label: the majority label needs at least this share, else NB.",
+        )
+        parser.add_argument("--json", action="store_true", dest="as_json")
+
+    def handle(self, *args, slug, path, name, alpha, strict, threshold, as_json: bool, **options):
+        project = Project.objects.filter(slug=slug).first()
+        if project is None:
+            raise CommandError(f"no project {slug!r}")
+        try:
+            run = run_score(
+                project=project,
+                path=Path(path) if path else None,
+                name=name,
+                alpha=alpha,
+                strict=strict,
+                threshold=threshold,
+            )
+        except (InputError, ValueError) as exc:
+            raise CommandError(f"run rejected: {exc}") from None
+        if as_json:
+            self.stdout.write(json.dumps(run.scores, indent=1))
+            return
+        self.stdout.write(f"run {run.name} ({run.get_kind_display()}), {run.scores.get('n_dialogues')} dialogues")
+        for group, metrics in run.scores.items():
+            if isinstance(metrics, dict) and group != "per_assignment":
+                for metric, value in metrics.items():
+                    if isinstance(value, dict):
+                        self.stdout.write(f"  {group}.{metric}: " + ", ".join(f"{k} {v:.4f}" for k, v in value.items()))
+                    else:
+                        self.stdout.write(f"  {group}.{metric}: {value:.4f}")

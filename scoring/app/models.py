@@ -1,0 +1,86 @@
+"""Stored results of the scoring library: project statistics and scored runs."""
+
+from django.db import models
+
+from annotator.models import Project
+
+
+class ProjectStatistics(models.Model):
+    """The latest statistics of a project, with what they cover and how they were made."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics")
+    payload = models.JSONField()
+    n_judgements = models.PositiveIntegerField()
+    fingerprint = models.CharField(max_length=64, help_text="Digest of the judgements the payload covers.")
+    library_version = models.CharField(max_length=20)
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"statistics of {self.project} at {self.computed_at:%Y-%m-%d %H:%M}"
+
+
+class RunKind(models.TextChoices):
+    STC3 = "stc3", "STC-3 / DialEval submission"
+    DBDC = "dbdc", "DBDC labels"
+    REORDERING = "reordering", "Annotators' reorderings"
+
+
+class RunStatus(models.TextChoices):
+    PENDING = "pending", "Waiting to be scored"
+    SCORED = "scored", "Scored"
+    FAILED = "failed", "Rejected"
+
+
+class Run(models.Model):
+    """A system's submission scored against the project's gold data."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="runs")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=RunKind.choices)
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.SCORED)
+    error = models.TextField(blank=True)
+    source = models.BinaryField(null=True, blank=True, help_text="Uploaded files as a zip, kept until scored.")
+    source_name = models.CharField(max_length=500, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    scores = models.JSONField(default=dict, blank=True)
+    per_dialogue = models.JSONField(default=dict, blank=True, help_text="dialogue id -> metric -> value")
+    created_at = models.DateTimeField(auto_now_add=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project", "created_at"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="run_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.project}:{self.name}"
+
+
+class StatisticsJob(models.Model):
+    """Coalesces recomputation requests: while one is pending, further submissions add nothing."""
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics_job")
+    pending = models.BooleanField(default=False)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_duration = models.FloatField(default=0.0, help_text="Seconds the last finished recomputation took.")
+    last_error = models.TextField(blank=True)
+    recomputations = models.PositiveIntegerField(default=0, help_text="How many times the workers recomputed.")
+
+    def __str__(self) -> str:
+        return f"statistics job of project {self.project_id}"
+
+
+class RunComparison(models.Model):
+    """Significance and stability of a project's scored runs on one metric (three or more runs)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="run_comparisons")
+    metric = models.CharField(max_length=100)
+    payload = models.JSONField()
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "metric"], name="comparison_unique_metric")]
+
+    def __str__(self) -> str:
+        return f"{self.metric} comparison of project {self.project_id}"

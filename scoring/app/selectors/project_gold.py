@@ -1,0 +1,56 @@
+"""Gold data of a project arranged for the run readers and the scoring library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from annotator.models import Post, Project
+from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
+
+
+@dataclass(frozen=True)
+class TurnGold:
+    """Per dialogue (external id): each unit's speaker, and counts per (dialogue, unit) over a speaker's scale."""
+
+    speakers: dict[str, list[str]]
+    counts: dict[tuple[str, int], np.ndarray]
+
+
+def external_ids(project: Project) -> dict[int, str]:
+    return dict(project.dialogues.values_list("pk", "external_id"))
+
+
+def dialogue_counts(data: CriterionJudgements, external: dict[int, str]) -> dict[str, np.ndarray]:
+    """external id -> counts over the scale, for a dialogue-level criterion."""
+    counts = data.counts()
+    return {external[int(d)]: counts[u] for u, d in enumerate(data.unit_dialogue)}
+
+
+def turn_gold(project: Project, data: CriterionJudgements, external: dict[int, str]) -> TurnGold:
+    """Speakers of every turn (utterance block) and per-turn counts over the speaker's scale."""
+    speakers: dict[str, list[str]] = {}
+    rows = (
+        Post.objects.filter(dialogue__project=project)
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "utterance_block", "speaker")
+    )
+    for dialogue_id, block, speaker in rows.iterator(chunk_size=20000):
+        blocks = speakers.setdefault(external[dialogue_id], [])
+        if block == len(blocks):
+            blocks.append(speaker)
+    counts = data.counts()
+    scales = {s: data.scale(s) for s in data.criterion.speakers}
+    per_unit = {
+        (external[int(d)], int(u)): counts[i, scales[data.unit_speaker[i]]]
+        for i, (d, u) in enumerate(zip(data.unit_dialogue, data.unit_index))
+    }
+    return TurnGold(speakers, per_unit)
+
+
+def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
+    by_unit: dict[str, list[CriterionJudgements]] = {}
+    for data in project_judgements(project, long_form=False).values():
+        by_unit.setdefault(data.criterion.unit, []).append(data)
+    return by_unit

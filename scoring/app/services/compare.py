@@ -1,0 +1,101 @@
+"""Comparing a project's scored runs on one metric: stability, discriminative power, pairwise p-values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from django.conf import settings
+from django.utils import timezone
+
+from annotator.models import Project
+from scoring.app.models import Run, RunComparison, RunKind, RunStatus
+from scoring.app.services.payloads import json_finite
+from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd
+
+
+def run_matrix(project: Project, metric: str) -> tuple[list[str], list[str], np.ndarray]:
+    """(run names, item ids, items x runs scores) over the dialogues every run has a finite score for."""
+    runs = list(
+        Run.objects.filter(project=project, status=RunStatus.SCORED)
+        .exclude(kind=RunKind.REORDERING)
+        .order_by("name")
+        .values_list("name", "per_dialogue")
+    )
+    if len(runs) < 2:
+        raise ValueError(f"project {project.slug} needs at least two scored runs, has {len(runs)}")
+    items = None
+    for _name, per_dialogue in runs:
+        have = {
+            d
+            for d, metrics in per_dialogue.items()
+            if isinstance(metrics.get(metric), (int, float)) and math.isfinite(metrics[metric])
+        }
+        items = have if items is None else items & have
+    if not items:
+        known = sorted({m for _n, pd in runs for metrics in pd.values() for m in metrics})
+        raise ValueError(f"no dialogue has a {metric!r} score in every run; per-dialogue metrics: {', '.join(known)}")
+    order = sorted(items)
+    matrix = np.array([[per_dialogue[d][metric] for _n, per_dialogue in runs] for d in order], dtype=float)
+    return [n for n, _pd in runs], order, matrix
+
+
+def runs_compare(
+    *,
+    project: Project,
+    metric: str,
+    trials: int = 10_000,
+    stability_trials: int = 500,
+    share: float = 0.2,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> dict:
+    names, items, matrix = run_matrix(project, metric)
+    tukey = tukey_hsd(matrix, trials, seed)
+    bootstrap = paired_bootstrap(matrix, trials, seed)
+    stability = ranking_stability(matrix, share, stability_trials, seed) if len(items) >= 2 / share else None
+    return {
+        "metric": metric,
+        "runs": names,
+        "means": dict(zip(names, matrix.mean(axis=0).tolist())),
+        "n_items": len(items),
+        "ranking_stability": None
+        if stability is None
+        else {"mean_tau": stability.mean_tau, "std_tau": stability.std_tau, "trials": stability.trials, "share": share},
+        "tukey_hsd": {
+            "trials": trials,
+            "discriminative_power": discriminative_power(tukey, alpha),
+            "p_values": tukey.tolist(),
+        },
+        "paired_bootstrap": {
+            "trials": trials,
+            "discriminative_power": discriminative_power(bootstrap, alpha),
+            "p_values": bootstrap.tolist(),
+        },
+        "alpha": alpha,
+    }
+
+
+def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
+    """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored."""
+    runs = list(
+        Run.objects.filter(project=project, status=RunStatus.SCORED)
+        .exclude(kind=RunKind.REORDERING)
+        .values_list("per_dialogue", flat=True)
+    )
+    RunComparison.objects.filter(project=project).delete()
+    if len(runs) < 3:
+        return 0
+    metrics = sorted({m for per_dialogue in runs for values in per_dialogue.values() for m in values})
+    trials = trials or settings.COMPARISON_TRIALS
+    stored = 0
+    for metric in metrics:
+        try:
+            payload = runs_compare(project=project, metric=metric, trials=trials)
+        except ValueError:
+            continue
+        RunComparison.objects.create(
+            project=project, metric=metric, payload=json_finite(payload), computed_at=timezone.now()
+        )
+        stored += 1
+    return stored

@@ -1,0 +1,140 @@
+"""Project statistics: computed from the judgements table through the library, stored with provenance."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Count, Max
+from django.utils import timezone
+
+import scoring
+from annotator.models import AssignmentStatus, Judgement, Project
+from annotator.presets import PRESETS, Summary
+from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
+from scoring.agreement import (
+    agreement_shares,
+    fleiss_kappa,
+    krippendorff_alpha_from_counts,
+    pearson_inter_rater_long,
+    randolph_kappa,
+)
+from scoring.app.models import ProjectStatistics
+from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
+from scoring.app.services.nlpcc_summary import nlpcc_summary
+from scoring.app.services.payloads import json_finite
+from scoring.app.services.uch_summary import uch_summary
+from scoring.gold import group_indices, merge_counts
+
+
+def judgements_fingerprint(project: Project) -> tuple[int, str]:
+    """(number of submitted judgements, a digest that changes whenever any of them changes)."""
+    agg = Judgement.objects.filter(
+        assignment__dialogue__project=project, assignment__status=AssignmentStatus.SUBMITTED
+    ).aggregate(n=Count("pk"), last_id=Max("pk"), last_update=Max("updated_at"))
+    gold = project.dialogues.aggregate(g=Count("gold_counts"))["g"]
+    text = f"{agg['n']}|{agg['last_id']}|{agg['last_update']}|{gold}|{scoring.__version__}"
+    return agg["n"], hashlib.sha256(text.encode()).hexdigest()
+
+
+def numeric_values(values: list[str]) -> np.ndarray:
+    """The numbers of a scale for interval statistics: the values themselves, or their ranks."""
+    try:
+        return np.array([float(v) for v in values])
+    except ValueError:
+        return np.arange(len(values), dtype=float)
+
+
+def agreement_summary(counts: np.ndarray, level: str, values: np.ndarray, *, n_categories: int | None = None) -> dict:
+    """Agreement of one criterion (or one speaker's units, or one label merge) from its counts."""
+    pairable = counts[counts.sum(axis=1) >= 2]
+    shares = agreement_shares(pairable)
+    alpha = {"nominal": krippendorff_alpha_from_counts(pairable, "nominal")}
+    if level != "nominal":
+        alpha["ordinal"] = krippendorff_alpha_from_counts(pairable, "ordinal")
+        alpha["interval"] = krippendorff_alpha_from_counts(pairable, "interval", values)
+    return {
+        "n_units": len(pairable),
+        "fleiss_kappa": fleiss_kappa(pairable),
+        "randolph_kappa": randolph_kappa(pairable, n_categories=n_categories),
+        "krippendorff_alpha": alpha,
+        "agree_2plus": shares.agree_2plus,
+        "agree_all": shares.agree_all,
+    }
+
+
+def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[str]]] | None = None) -> dict:
+    """The ``stats --json`` entry of one criterion."""
+    criterion = data.criterion
+    counts = data.counts()
+    values = numeric_values(data.values)
+    entry = agreement_summary(counts, criterion.level, values)
+    entry["n_annotators"] = len(data.annotators)
+    if criterion.level != "nominal" and len(data.value):
+        r = pearson_inter_rater_long(data.unit, data.annotator, values[data.value], n_annotators=len(data.annotators))
+        entry["pearson_inter_rater"] = {"mean": r.mean, "std": r.std}
+    if criterion.speakers:
+        entry["by_speaker"] = {}
+        for speaker in criterion.speakers:
+            columns = data.scale(speaker)
+            rows = data.unit_speaker == speaker
+            sub = agreement_summary(counts[rows][:, columns], criterion.level, values[columns])
+            sub["n_annotators"] = len(np.unique(data.annotator[rows[data.unit]])) if len(data.unit) else 0
+            entry["by_speaker"][speaker] = sub
+    if merges:
+        entry["merges"] = {}
+        for name, groups in merges.items():
+            merged = merge_counts(counts, group_indices(data.values, groups))
+            sub = agreement_summary(merged, "nominal", np.arange(len(groups), dtype=float))
+            sub["n_annotators"] = entry["n_annotators"]
+            entry["merges"][name] = sub
+    return entry
+
+
+def project_statistics(project: Project) -> dict:
+    """The statistics payload of a project: agreement per criterion (``stats --json``)."""
+    spec = PRESETS[project.preset]
+    merges = spec.merges
+    judgements = project_judgements(project)
+    criteria = {}
+    for key, data in judgements.items():
+        if data.n_units == 0:
+            continue
+        criteria[key] = criterion_statistics(data, merges.get(key))
+    payload = {"project": project.slug, "criteria": criteria}
+    if Summary.NLPCC in spec.summaries:
+        payload["nlpcc"] = nlpcc_summary(project, judgements)
+    summary = uch_summary(project, judgements) if Summary.UCH in spec.summaries else None
+    if summary is not None:
+        payload["uch"] = summary
+    payload["annotators"] = annotator_figures(project, judgements)
+    payload.update(distributions_and_disputes(project, judgements))
+    return json_finite(payload)
+
+
+def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:
+    """Compute and store a project's statistics; skipped when the judgements have not changed."""
+    project = Project.objects.get(pk=project_id)
+    n, fingerprint = judgements_fingerprint(project)
+    current = ProjectStatistics.objects.filter(project=project).first()
+    if current and current.fingerprint == fingerprint and not force:
+        return current
+    payload = project_statistics(project)
+    with transaction.atomic():
+        stored, _ = ProjectStatistics.objects.update_or_create(
+            project=project,
+            defaults={
+                "payload": payload,
+                "n_judgements": n,
+                "fingerprint": fingerprint,
+                "library_version": scoring.__version__,
+                "computed_at": timezone.now(),
+            },
+        )
+    return stored
+
+
+def statistics_current(*, project: Project) -> ProjectStatistics:
+    """The stored statistics, recomputed first if the judgements changed since."""
+    return statistics_recompute(project_id=project.pk)

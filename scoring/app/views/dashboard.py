@@ -1,0 +1,89 @@
+"""The lead's dashboard and the side-by-side view of one dialogue's judgements."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotator.access import lead_project
+from annotator.selectors.progress import project_progress
+from scoring.app.selectors.dashboard import dialogue_judgements_side_by_side, freshness
+from scoring.app.services.schedule import statistics_request
+from scoring.app.services.statistics import statistics_recompute
+
+
+@login_required
+def dashboard(request, slug: str):
+    project = lead_project(request, slug)
+    state = freshness(project=project)
+    if state["stored"] is None:  # first visit: compute once so the page has numbers
+        statistics_recompute(project_id=project.pk)
+        state = freshness(project=project)
+    payload = state["stored"].payload
+    criteria = list(project.criteria.all())
+    levels = {c.key: c.level for c in criteria}
+    # PostgreSQL's jsonb does not keep key order: put criteria and values back in the project's order
+    agreement_rows = [(c.key, payload["criteria"][c.key]) for c in criteria if c.key in payload["criteria"]]
+    value_counts = {
+        c.key: {v: payload["value_counts"][c.key].get(v, 0) for v in dict.fromkeys(c.allowed_values())}
+        for c in criteria
+        if c.key in payload.get("value_counts", {})
+    }
+    return render(
+        request,
+        "scoring/dashboard.html",
+        {
+            "project": project,
+            "freshness": state,
+            "payload": payload,
+            "levels": levels,
+            "agreement_rows": agreement_rows,
+            "value_counts": value_counts,
+            "progress": project_progress(project=project),
+            # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
+            "chart_data": {
+                "agreement_order": [k for k, _v in agreement_rows],
+                "values": {
+                    k: {
+                        "labels": list(c),
+                        "counts": list(c.values()),
+                        "gold": [payload.get("gold", {}).get(k, {}).get("mean_distribution", {}).get(v) for v in c],
+                    }
+                    for k, c in value_counts.items()
+                },
+                "agreement": {
+                    k: {
+                        "fleiss": v.get("fleiss_kappa"),
+                        "randolph": v.get("randolph_kappa"),
+                        "alpha": v["krippendorff_alpha"].get(levels.get(k, "nominal"))
+                        if levels.get(k) != "interval"
+                        else v["krippendorff_alpha"].get("interval"),
+                    }
+                    for k, v in agreement_rows
+                },
+            },
+        },
+    )
+
+
+@login_required
+@require_POST
+def recompute(request, slug: str):
+    project = lead_project(request, slug)
+    if statistics_request(project_id=project.pk):
+        messages.success(request, "Recomputation scheduled; reload in a few seconds.")
+    else:
+        messages.info(request, "A recomputation is already on its way, or the workers cannot be reached right now.")
+    return redirect("dashboard", slug=slug)
+
+
+@login_required
+def dialogue_judgements(request, slug: str, dialogue_id: int):
+    project = lead_project(request, slug)
+    return render(
+        request,
+        "scoring/dialogue_judgements.html",
+        {"project": project, **dialogue_judgements_side_by_side(project=project, dialogue_id=dialogue_id)},
+    )

@@ -1,0 +1,99 @@
+"""Run upload and the leaderboard (leads)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotator.access import lead_project
+from scoring.app.models import Run
+from scoring.app.selectors.leaderboard import leaderboard
+from scoring.app.selectors.run_csv import per_dialogue_csv
+from scoring.app.services.run_upload import run_upload
+from scoring.app.services.schedule import safe_enqueue
+from scoring.errors import InputError
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        return [single(d, initial) for d in data] if isinstance(data, (list, tuple)) else [single(data, initial)]
+
+
+class RunUploadForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="Uploading a name again replaces that run.")
+    files = MultipleFileField(help_text="STC-3 submission JSON, or DBDC *.labels.json files or a zip of them.")
+    alpha = forms.FloatField(min_value=0, max_value=1, initial=0.5, help_text="Customer weight for nuggets.")
+    threshold = forms.FloatField(min_value=0, max_value=1, initial=0.0, help_text="Breakdown gold label threshold.")
+    strict = forms.BooleanField(required=False, help_text="Every gold dialogue must be in the run.")
+
+
+@login_required
+def runs_page(request, slug: str):
+    project = lead_project(request, slug)
+    form = RunUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run_upload(
+                project=project,
+                name=data["name"],
+                files=[(f.name, f.read()) for f in data["files"]],
+                options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]},
+            )
+        except InputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Run {data['name']} uploaded; it is scored by a worker.")
+            return redirect("leaderboard", slug=slug)
+    context = {"project": project, "form": form, **leaderboard(project=project, metric=request.GET.get("metric"))}
+    return render(request, "scoring/leaderboard.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+def run_per_dialogue(request, slug: str, run_id: int):
+    run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=run_id)
+    response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def refresh_comparisons(request, slug: str):
+    from scoring.app.tasks import refresh_run_comparisons
+
+    project = lead_project(request, slug)
+    if safe_enqueue(refresh_run_comparisons, project.pk):
+        messages.success(request, "Significance tests scheduled.")
+    else:
+        messages.error(request, "The workers cannot be reached right now.")
+    return redirect("leaderboard", slug=slug)
+
+
+@login_required
+@require_POST
+def score_reorderings(request, slug: str):
+    """Coherence projects: score the annotators' submitted reorderings as a run."""
+    from scoring.app.services.run_scoring import run_score
+
+    project = lead_project(request, slug)
+    try:
+        run = run_score(project=project)
+    except InputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Scored {run.scores['n_reorderings']} reorderings.")
+    return redirect("leaderboard", slug=slug)

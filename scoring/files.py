@@ -1,0 +1,75 @@
+"""Walking the files of a source: one file, every file of a folder, or every member of a zip.
+
+Collections (DBDC logs) and system runs (DBDC label files, STC-3 submissions) arrive the same
+ways, so the importers and the run readers share this walker. Each file comes back as a
+``SourceFile``: a display name for messages (``path`` or ``archive.zip:member``), its path
+relative to the source's root, and its bytes. Folder entries and operating-system litter
+(hidden files, ``__MACOSX``) are never part of a source.
+
+>>> import io, zipfile
+>>> buffer = io.BytesIO()
+>>> with zipfile.ZipFile(buffer, "w") as archive:
+...     archive.writestr("run/a.json", b"{}")
+...     archive.writestr("__MACOSX/run/._a.json", b"")
+>>> [f.display for f in expand_archives([("run.zip", buffer.getvalue())])]
+['run.zip:run/a.json']
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from scoring.errors import InputError
+
+
+class SourceFile(NamedTuple):
+    display: str
+    relative: str
+    content: bytes
+
+
+def is_litter(relative: str) -> bool:
+    """Folder entries, hidden files and ``__MACOSX``: never part of a collection or a run."""
+    parts = relative.split("/")
+    return relative.endswith("/") or any(p.startswith(".") or p == "__MACOSX" for p in parts)
+
+
+def _zip_members(archive_file, display: str) -> Iterator[SourceFile]:
+    try:
+        archive = zipfile.ZipFile(archive_file)
+    except zipfile.BadZipFile as exc:
+        raise InputError(display, f"not a readable zip: {exc}") from None
+    with archive:
+        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+            if info.is_dir() or is_litter(info.filename):
+                continue
+            yield SourceFile(f"{display}:{info.filename}", info.filename, archive.read(info))
+
+
+def walk_path(path: Path | str) -> Iterator[SourceFile]:
+    """Every file of ``path``: the file itself, a folder's files (sorted) or a zip's members."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "does not exist")
+    if path.is_dir():
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            relative = file.relative_to(path).as_posix()
+            if not is_litter(relative):
+                yield SourceFile(str(file), relative, file.read_bytes())
+    elif path.name.lower().endswith(".zip"):
+        yield from _zip_members(path, str(path))
+    else:
+        yield SourceFile(str(path), path.name, path.read_bytes())
+
+
+def expand_archives(files: Iterable[tuple[str, bytes]]) -> Iterator[SourceFile]:
+    """Uploaded files as given, with every zip among them replaced by its members."""
+    for name, raw in files:
+        if zipfile.is_zipfile(io.BytesIO(raw)):
+            yield from _zip_members(io.BytesIO(raw), name)
+        else:
+            yield SourceFile(name, Path(name).name, raw)

@@ -1,0 +1,61 @@
+"""One factory for "a project with members, dialogues and assignments", for every preset.
+
+The dialogues are the demo's own small files (``annotator/fixtures/demo``), so every preset has
+data its criteria can be asked of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+
+from annotator.models import Assignment, Project, Role
+from annotator.services.assignment import assignments_create_balanced
+from annotator.services.demo import DEMO_DIR, DEMO_PROJECTS
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add, project_create
+
+DEMO_FILES = {preset: files for _slug, preset, _name, files in DEMO_PROJECTS}
+PASSWORD = "pw-for-tests-1"
+
+
+@dataclass
+class ProjectWithWork:
+    project: Project
+    lead: object
+    annotators: list = field(default_factory=list)
+
+    def assignments_of(self, user) -> list[Assignment]:
+        return list(Assignment.objects.filter(annotator=user, dialogue__project=self.project).order_by("queue_rank"))
+
+
+def user_make(username: str, password: str = PASSWORD):
+    return get_user_model().objects.create_user(username=username, password=password)
+
+
+def project_with_work(
+    preset: str,
+    *,
+    slug: str | None = None,
+    annotators: int = 2,
+    k: int | None = None,
+    assign: bool = True,
+    prefix: str | None = None,
+) -> ProjectWithWork:
+    """A ``preset`` project with the demo dialogues, a lead, ``annotators`` annotators and K = ``k`` (all of them).
+
+    Usernames are ``{prefix}-lead`` and ``{prefix}-ann1``...; the prefix defaults to the slug.
+    """
+    slug = slug or f"{preset}-work"
+    prefix = prefix or slug
+    project = project_create(slug=slug, preset=preset, annotators_per_dialogue=k or annotators)
+    dialogues_import(project=project, paths=[DEMO_DIR / f for f in DEMO_FILES[preset]], language="en")
+    lead = user_make(f"{prefix}-lead")
+    membership_add(project=project, user=lead, role=Role.LEAD)
+    people = [user_make(f"{prefix}-ann{i + 1}") for i in range(annotators)]
+    for person in people:
+        membership_add(project=project, user=person, role=Role.ANNOTATOR)
+    if assign:
+        assignments_create_balanced(project=project, seed=0)
+    return ProjectWithWork(project, lead, people)
