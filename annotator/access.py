@@ -40,6 +40,11 @@ def lead_project(request, slug: str) -> Project:
     return project
 
 
+def can_create_projects(user) -> bool:
+    """Staff, and anyone who already leads a project, may start new ones."""
+    return user.is_staff or user.memberships.filter(role=Role.LEAD, active=True).exists()
+
+
 class IsProjectMember(BasePermission):
     """The view's ``slug`` names a project the user is an active member of.
 

@@ -42,18 +42,24 @@ def project_with_work(
     k: int | None = None,
     assign: bool = True,
     prefix: str | None = None,
+    paths: list | None = None,
+    lead_name: str | None = None,
+    annotator_names: list[str] | None = None,
 ) -> ProjectWithWork:
-    """A ``preset`` project with the demo dialogues, a lead, ``annotators`` annotators and K = ``k`` (all of them).
+    """A ``preset`` project with dialogues, a lead, ``annotators`` annotators and K = ``k`` (default: all of them).
 
-    Usernames are ``{prefix}-lead`` and ``{prefix}-ann1``...; the prefix defaults to the slug.
+    The dialogues come from ``paths`` (default: the demo's files for the preset). Usernames are
+    ``lead_name`` and ``annotator_names`` if given, else ``{prefix}-lead`` and ``{prefix}-ann1``...
+    (the prefix defaults to the slug).
     """
     slug = slug or f"{preset}-work"
     prefix = prefix or slug
-    project = project_create(slug=slug, preset=preset, annotators_per_dialogue=k or annotators)
-    dialogues_import(project=project, paths=[DEMO_DIR / f for f in DEMO_FILES[preset]], language="en")
-    lead = user_make(f"{prefix}-lead")
+    names = annotator_names or [f"{prefix}-ann{i + 1}" for i in range(annotators)]
+    project = project_create(slug=slug, preset=preset, annotators_per_dialogue=k or len(names))
+    dialogues_import(project=project, paths=paths or [DEMO_DIR / f for f in DEMO_FILES[preset]], language="en")
+    lead = user_make(lead_name or f"{prefix}-lead")
     membership_add(project=project, user=lead, role=Role.LEAD)
-    people = [user_make(f"{prefix}-ann{i + 1}") for i in range(annotators)]
+    people = [user_make(name) for name in names]
     for person in people:
         membership_add(project=project, user=person, role=Role.ANNOTATOR)
     if assign:

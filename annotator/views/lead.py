@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotator.access import lead_project
+from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.importers import InputError
-from annotator.models import Assignment, Role
+from annotator.models import Assignment
 from annotator.selectors.progress import project_progress
+from annotator.services.accounts import AccountError
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import_upload
 from annotator.services.judgements import assignment_reopen
-from annotator.services.projects import membership_add, membership_remove, project_create
+from annotator.services.projects import member_add_by_username, membership_remove, project_create_led
 
 
 def _page(request, project, **forms):
@@ -34,25 +32,19 @@ def _page(request, project, **forms):
     return render(request, "annotator/lead_project.html", context, status=400 if len(forms) else 200)
 
 
-def can_create_projects(user) -> bool:
-    """Staff, and anyone who already leads a project, may start new ones."""
-    return user.is_staff or user.memberships.filter(role=Role.LEAD, active=True).exists()
-
-
 @login_required
 def project_new(request):
     if not can_create_projects(request.user):
         raise PermissionDenied("only staff and project leads can create projects")
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            project = project_create(
-                slug=form.cleaned_data["slug"],
-                preset=form.cleaned_data["preset"],
-                name=form.cleaned_data["name"],
-                annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
-            )
-            membership_add(project=project, user=request.user, role=Role.LEAD)
+        project = project_create_led(
+            lead=request.user,
+            slug=form.cleaned_data["slug"],
+            preset=form.cleaned_data["preset"],
+            name=form.cleaned_data["name"],
+            annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
+        )
         messages.success(request, f"Created project {project.slug}.")
         return redirect("lead_project", slug=project.slug)
     return render(request, "annotator/project_new.html", {"form": form}, status=400 if form.errors else 200)
@@ -100,20 +92,15 @@ def member_add(request, slug: str):
     form = MemberForm(request.POST)
     if not form.is_valid():
         return _page(request, project, member_form=form)
-    User = get_user_model()
-    username, password = form.cleaned_data["username"], form.cleaned_data["password"]
-    user = User.objects.filter(username=username).first()
-    if user is None:
-        if not password:
-            form.add_error("password", "There is no such user yet: give a password to create the account.")
-            return _page(request, project, member_form=form)
-        try:
-            validate_password(password, User(username=username))
-        except ValidationError as exc:
-            form.add_error("password", exc)
-            return _page(request, project, member_form=form)
-        user = User.objects.create_user(username=username, password=password)
-    membership_add(project=project, user=user, role=form.cleaned_data["role"])
+    username = form.cleaned_data["username"]
+    try:
+        member_add_by_username(
+            project=project, username=username, password=form.cleaned_data["password"], role=form.cleaned_data["role"]
+        )
+    except AccountError as exc:
+        for message in exc.messages:
+            form.add_error(exc.field, message)
+        return _page(request, project, member_form=form)
     messages.success(request, f"{username} is now {form.cleaned_data['role']} of {project.slug}.")
     return redirect("lead_project", slug=slug)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django.http import Http404, HttpResponse
+from drf_spectacular.plumbing import resolve_type_hint
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -17,6 +18,7 @@ from annotator.selectors.projects import dialogues_visible, projects_with_role
 from annotator.services.imports import dialogues_import_upload
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_current
 
@@ -100,7 +102,7 @@ class ProjectStats(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(responses={200: OpenApiResponse(resolve_type_hint(StatisticsPayload))})
     def get(self, request, slug: str):
         stored = statistics_current(project=request.project)
         response = Response(stored.payload)

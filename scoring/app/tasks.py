@@ -2,13 +2,10 @@
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
-from django.db.models import F
-from django.utils import timezone
 
-from scoring.app.models import StatisticsJob
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.run_upload import run_score_stored
-from scoring.app.services.statistics import statistics_recompute
+from scoring.app.services.schedule import statistics_job_run
 
 TRANSIENT = (OperationalError, InterfaceError)
 RETRY = {"autoretry_for": TRANSIENT, "retry_backoff": 2, "retry_kwargs": {"max_retries": 5}}
@@ -16,17 +13,7 @@ RETRY = {"autoretry_for": TRANSIENT, "retry_backoff": 2, "retry_kwargs": {"max_r
 
 @shared_task(bind=True, **RETRY)
 def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
-    # Requests arriving from now on schedule a new run; this one covers everything committed so far.
-    started = timezone.now()
-    StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=started)
-    stored = statistics_recompute(project_id=project_id, force=force)
-    finished = timezone.now()
-    StatisticsJob.objects.filter(project_id=project_id).update(
-        finished_at=finished,
-        last_duration=(finished - started).total_seconds(),
-        last_error="",
-        recomputations=F("recomputations") + 1,
-    )
+    stored = statistics_job_run(project_id=project_id, force=force)
     return {
         "project_id": project_id,
         "n_judgements": stored.n_judgements,

@@ -3,28 +3,29 @@
 import json
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotator.models import Assignment
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
-from annotator.services.projects import membership_add
+from tests.factories import project_with_work
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
 
 
 @pytest.fixture
-def setup(make_project, make_user, tmp_path):
-    project = make_project("stc3", annotators_per_dialogue=2)
-    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
-    ann, other, lead = make_user("ann"), make_user("other"), make_user("lead")
-    membership_add(project=project, user=ann, role="annotator")
-    membership_add(project=project, user=other, role="annotator")
-    membership_add(project=project, user=lead, role="lead")
-    assignments_create_balanced(project=project)
-    return project, ann, other, lead
+def setup(db, tmp_path):
+    work = project_with_work(
+        "stc3",
+        paths=[write_json(tmp_path / "s.json", stc3_dialogues())],
+        lead_name="lead",
+        annotator_names=["ann", "other"],
+    )
+    return work.project, work.annotators[0], work.annotators[1], work.lead
 
 
 def test_forms_and_autosave_require_the_csrf_token(setup):
@@ -57,17 +58,44 @@ def test_permissions(setup, client):
     assert client.get(reverse("queue", args=[project.slug])).status_code == 302  # to the login page
 
 
-def test_pages_use_a_bounded_number_of_queries(setup, client, django_assert_max_num_queries):
+def more_dialogues(n: int) -> list[dict]:
+    """``n`` small STC-3 dialogues with new ids, to grow a project."""
+    out = []
+    for i in range(n):
+        dialogue = dict(stc3_dialogues()[0], id=f"extra-{i}")
+        out.append(dialogue)
+    return out
+
+
+def count_queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as context:
+        assert client.get(url).status_code == 200
+    return len(context.captured_queries)
+
+
+# The number of queries of each page, pinned: the same with 2 dialogues and with 22.
+PAGE_QUERIES = {"queue": 5, "annotate": 7, "lead_project": 9}
+
+
+def test_pages_use_a_fixed_number_of_queries(setup, client, tmp_path):
     project, ann, _other, lead = setup
-    client.force_login(ann)
-    item = Assignment.objects.filter(annotator=ann).first()
-    with django_assert_max_num_queries(12):
-        assert client.get(reverse("queue", args=[project.slug])).status_code == 200
-    with django_assert_max_num_queries(16):
-        assert client.get(reverse("annotate", args=[item.pk])).status_code == 200
-    client.force_login(lead)
-    with django_assert_max_num_queries(16):
-        assert client.get(reverse("lead_project", args=[project.slug])).status_code == 200
+
+    def counts() -> dict[str, int]:
+        item = Assignment.objects.filter(annotator=ann).first()
+        client.force_login(ann)
+        out = {
+            "queue": count_queries(client, reverse("queue", args=[project.slug])),
+            "annotate": count_queries(client, reverse("annotate", args=[item.pk])),
+        }
+        client.force_login(lead)
+        out["lead_project"] = count_queries(client, reverse("lead_project", args=[project.slug]))
+        return out
+
+    small = counts()
+    dialogues_import(project=project, paths=[write_json(tmp_path / "more.json", more_dialogues(20))])
+    assignments_create_balanced(project=project)
+    assert Assignment.objects.filter(annotator=ann).count() == 22
+    assert counts() == small == PAGE_QUERIES
 
 
 def test_autosave_answers_json_and_refuses_bad_values(setup, client):

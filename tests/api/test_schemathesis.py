@@ -9,7 +9,6 @@ from rest_framework.authtoken.models import Token
 
 from annotator.presets import PRESETS
 from annotator.services.assignment import assignments_create_balanced
-from annotator.services.imports import dialogues_import
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add
 from tests.api.test_assignment_detail import first_allowed_values
@@ -63,15 +62,11 @@ def fuzz(headers: dict, slugs: list[str], assignment_ids: list[int]) -> tuple[in
     return tested, failures
 
 
-def test_no_operation_answers_with_a_server_error_for_a_lead(keep_test_connection, make_project, make_user, tmp_path):
-    project = make_project("stc3", slug="fuzz", annotators_per_dialogue=1)
-    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
-    lead = make_user("fuzz-lead")
-    membership_add(project=project, user=lead, role="lead")
-    ann = make_user("fuzz-ann")
-    membership_add(project=project, user=ann, role="annotator")
-    assignments_create_balanced(project=project)
-    tested, failures = fuzz({"Authorization": f"Token {Token.objects.create(user=lead).key}"}, ["fuzz"], [])
+def test_no_operation_answers_with_a_server_error_for_a_lead(keep_test_connection, tmp_path):
+    work = project_with_work(
+        "stc3", slug="fuzz", annotators=1, paths=[write_json(tmp_path / "s.json", stc3_dialogues())]
+    )
+    tested, failures = fuzz({"Authorization": f"Token {Token.objects.create(user=work.lead).key}"}, ["fuzz"], [])
     assert tested >= 15
     assert failures == []
 

@@ -15,6 +15,7 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from scoring.app.models import StatisticsJob
@@ -61,3 +62,25 @@ def recompute_delay(project_id: int) -> float:
 
 def statistics_request_on_commit(*, project_id: int) -> None:
     transaction.on_commit(lambda: statistics_request(project_id=project_id))
+
+
+def statistics_job_run(*, project_id: int, force: bool = False):
+    """The worker's side of a request: recompute (``statistics_recompute``) with the job's bookkeeping.
+
+    The job stops being pending before the work starts, so that requests arriving meanwhile schedule
+    a new run (this one covers everything committed so far); the duration is recorded for
+    ``recompute_delay``. Safe to run twice: an unchanged fingerprint makes the second run a no-op.
+    """
+    from scoring.app.services.statistics import statistics_recompute
+
+    started = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=started)
+    stored = statistics_recompute(project_id=project_id, force=force)
+    finished = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(
+        finished_at=finished,
+        last_duration=(finished - started).total_seconds(),
+        last_error="",
+        recomputations=F("recomputations") + 1,
+    )
+    return stored

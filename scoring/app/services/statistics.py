@@ -23,7 +23,7 @@ from scoring.agreement import (
 from scoring.app.models import ProjectStatistics
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.app.services.nlpcc_summary import nlpcc_summary
-from scoring.app.services.payloads import json_finite
+from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.uch_summary import uch_summary
 from scoring.gold import group_indices, merge_counts
 
@@ -92,7 +92,7 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
     return entry
 
 
-def project_statistics(project: Project) -> dict:
+def project_statistics(project: Project) -> StatisticsPayload:
     """The statistics payload of a project: agreement per criterion (``stats --json``)."""
     spec = PRESETS[project.preset]
     merges = spec.merges
