@@ -14,8 +14,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
-from scoring.breakdown import BREAKDOWN_METRICS
-from scoring.runs import REORDERING_METRICS, STC3_NUGGET_METRICS, STC3_QUALITY_METRICS, lower_is_better
+from scoring.metric_names import (
+    BREAKDOWN_METRICS,
+    REORDERING_METRICS,
+    STC3_NUGGET_METRICS,
+    STC3_QUALITY_METRICS,
+    lower_is_better,
+)
 
 CUSTOMER, HELPDESK = "customer", "helpdesk"
 

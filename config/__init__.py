@@ -1,5 +1,6 @@
-"""Project settings package; loads the Celery app so that @shared_task binds to it."""
+"""Project settings package.
 
-from .celery import app as celery_app
-
-__all__ = ("celery_app",)
+The Celery app (``config.celery``) is not imported here, so that commands and web processes that
+never send a task do not pay for importing Celery; ``scoring.app.tasks`` imports it, and
+``celery -A config`` finds it as ``config.celery.app``.
+"""

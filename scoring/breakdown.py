@@ -26,6 +26,7 @@ import numpy as np
 
 from scoring.gold import gold_distribution
 from scoring.measures import simpson_index
+from scoring.metric_names import BREAKDOWN_METRICS, TABLE1  # noqa: F401  (re-exported: the metrics' names)
 
 LABELS = ("O", "T", "X")
 # Label groupings of the breakdown metrics: name -> groups of label columns (NB, PB, B) = (O, T, X).
@@ -88,33 +89,3 @@ def classification_metrics(predicted, gold_counts, threshold: float = 0.0, rows=
                 out[f"Precision({target})"] = float(precision)
                 out[f"Recall({target})"] = float(recall)
     return out
-
-
-# The names of Table 1, in its order.
-TABLE1 = [
-    "Accuracy(NB,PB,B)",
-    "Accuracy(NB,PB+B)",
-    "Accuracy(NB+PB,B)",
-    "Accuracy+w(NB,PB,B)",
-    "Accuracy+w(NB,PB+B)",
-    "Accuracy+w(NB+PB,B)",
-    "F1(B)",
-    "F1(PB+B)",
-    "F1+w(B)",
-    "F1+w(PB+B)",
-    "JSD(NB,PB,B)",
-    "JSD(NB,PB+B)",
-    "JSD(NB+PB,B)",
-    "JSD+w(NB,PB,B)",
-    "JSD+w(NB,PB+B)",
-    "JSD+w(NB+PB,B)",
-    "MSE(NB,PB,B)",
-    "MSE(NB,PB+B)",
-    "MSE(NB+PB,B)",
-    "MSE+w(NB,PB,B)",
-    "MSE+w(NB,PB+B)",
-    "MSE+w(NB+PB,B)",
-]
-
-# Table 1 and the precision and recall behind its two F-measures: every metric a breakdown run gets.
-BREAKDOWN_METRICS = TABLE1 + ["Precision(B)", "Recall(B)", "Precision(PB+B)", "Recall(PB+B)"]

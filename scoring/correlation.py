@@ -16,7 +16,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from scoring.agreement import annotator_z_scores
 
@@ -97,6 +96,8 @@ def correlate(measure, ratings, *, confidence: float = 0.95) -> Correlation:
     tau, left_out = kendall_tau_b_jackknife(x, y)
     left_out = left_out[np.isfinite(left_out)]
     se = np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum()) if len(left_out) else np.nan
+    from scipy import stats  # deferred: scipy.stats costs about a second of every process start
+
     half = stats.norm.ppf(0.5 + confidence / 2) * se
     low, high = max(-1.0, tau - half), min(1.0, tau + half)
     return Correlation(tau, float(low), float(high), float(stats.pearsonr(x, y).statistic), int(n))

@@ -17,22 +17,6 @@ from scoring.breakdown import GROUPINGS
 from scoring.gold import gold_distribution
 from scoring.measures import jsd, mse, nmd, rnss, rsnod, simpson_index
 
-# The metrics a run gets, as ``Run.scores`` names them (DialEval publishes the -log2 forms too).
-STC3_QUALITY_METRICS = ["rsnod", "nmd", "rsnod_neglog2", "nmd_neglog2"]
-STC3_NUGGET_METRICS = ["rnss", "jsd", "rnss_neglog2", "jsd_neglog2"]
-REORDERING_METRICS = ["tau", "b2", "b3", "b23"]
-_DISTANCES = ("rsnod", "nmd", "rnss", "jsd", "mse")
-
-
-def lower_is_better(metric: str) -> bool:
-    """Whether a smaller value of ``metric`` is better: distances and errors are, their -log2 forms are not.
-
-    >>> [lower_is_better(m) for m in ("rsnod", "rsnod_neglog2", "JSD+w(NB,PB,B)", "F1(B)", "tau")]
-    [True, False, True, False, False]
-    """
-    name = metric.lower()
-    return not name.endswith("neglog2") and name.startswith(_DISTANCES)
-
 
 def neglog2(x):
     """-log2(x), the form DialEval publishes (higher is better).

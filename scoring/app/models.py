@@ -19,6 +19,22 @@ class ProjectStatistics(models.Model):
         return f"statistics of {self.project} at {self.computed_at:%Y-%m-%d %H:%M}"
 
 
+class GoldCache(models.Model):
+    """A project's per-unit value counts (the gold distributions' counts) as stored arrays.
+
+    Valid while ``fingerprint`` equals the judgements' fingerprint (the one the statistics use), so
+    that scoring a run reads these instead of every judgement (``scoring.app.services.gold_cache``).
+    """
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="gold_cache")
+    fingerprint = models.CharField(max_length=64)
+    arrays = models.BinaryField(help_text="numpy .npz of each criterion's units and counts, and the turn speakers.")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"gold counts of project {self.project_id}"
+
+
 class RunKind(models.TextChoices):
     STC3 = "stc3", "STC-3 / DialEval submission"
     DBDC = "dbdc", "DBDC labels"

@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.run_upload import run_score_stored
 from scoring.app.services.schedule import statistics_job_run

@@ -51,7 +51,7 @@ def test_docker_compose_services_refer_to_real_things():
     assert "gunicorn config.wsgi:application" in services["web"]["command"]
     assert services["worker"]["command"].startswith("celery -A config worker")
     # the modules the commands name import, and the app they name is our Celery app
-    from config import celery_app
+    from config.celery import app as celery_app
     from config.wsgi import application  # noqa: F401
 
     assert celery_app.main == "dialeval"

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from scoring.breakdown import TABLE1, classification_metrics, gold_labels
+from scoring.breakdown import classification_metrics, gold_labels
+from scoring.metric_names import TABLE1
 from scoring.nlpcc import multi_turn_scores, single_turn_scores
 from scoring.significance import (
     discriminative_power,

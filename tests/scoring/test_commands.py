@@ -10,8 +10,8 @@ from annotator.services.imports import dialogues_import
 from scoring.app.models import Run
 from scoring.app.services.run_scoring import run_score
 from scoring.app.services.statistics import project_statistics
-from scoring.breakdown import TABLE1
 from scoring.errors import InputError
+from scoring.metric_names import TABLE1
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
 

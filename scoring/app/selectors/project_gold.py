@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotator.models import Post, Project
-from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
+from annotator.models import Project
+from annotator.selectors.judgement_arrays import CriterionJudgements
+from scoring.app.services.gold_cache import GoldArrays, gold_arrays
 
 
 @dataclass(frozen=True)
@@ -28,18 +29,12 @@ def dialogue_counts(data: CriterionJudgements, external: dict[int, str]) -> dict
     return {external[int(d)]: counts[u] for u, d in enumerate(data.unit_dialogue)}
 
 
-def turn_gold(project: Project, data: CriterionJudgements, external: dict[int, str]) -> TurnGold:
+def turn_gold(
+    project: Project, data: CriterionJudgements, external: dict[int, str], gold: GoldArrays | None = None
+) -> TurnGold:
     """Speakers of every turn (utterance block) and per-turn counts over the speaker's scale."""
-    speakers: dict[str, list[str]] = {}
-    rows = (
-        Post.objects.filter(dialogue__project=project)
-        .order_by("dialogue_id", "position")
-        .values_list("dialogue_id", "utterance_block", "speaker")
-    )
-    for dialogue_id, block, speaker in rows.iterator(chunk_size=20000):
-        blocks = speakers.setdefault(external[dialogue_id], [])
-        if block == len(blocks):
-            blocks.append(speaker)
+    gold = gold or gold_arrays(project=project)
+    speakers = {external[d]: blocks for d, blocks in gold.turn_speakers.items()}
     counts = data.counts()
     scales = {s: data.scale(s) for s in data.criterion.speakers}
     per_unit = {
@@ -49,8 +44,10 @@ def turn_gold(project: Project, data: CriterionJudgements, external: dict[int, s
     return TurnGold(speakers, per_unit)
 
 
-def criteria_by_unit(project: Project) -> dict[str, list[CriterionJudgements]]:
+def criteria_by_unit(project: Project, gold: GoldArrays | None = None) -> dict[str, list[CriterionJudgements]]:
+    """Each unit kind's criteria with their per-unit counts (from the gold cache)."""
+    gold = gold or gold_arrays(project=project)
     by_unit: dict[str, list[CriterionJudgements]] = {}
-    for data in project_judgements(project, long_form=False).values():
+    for data in gold.criteria.values():
         by_unit.setdefault(data.criterion.unit, []).append(data)
     return by_unit

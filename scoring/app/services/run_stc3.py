@@ -11,6 +11,7 @@ import numpy as np
 
 from annotator.models import Project, Unit
 from scoring.app.selectors.project_gold import criteria_by_unit, dialogue_counts, external_ids, turn_gold
+from scoring.app.services.gold_cache import gold_arrays
 from scoring.errors import InputError
 from scoring.run_files import read_stc3_run
 from scoring.runs import neglog2, nugget_dialogue_scores, quality_scores
@@ -25,11 +26,12 @@ def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: f
         raise InputError("run", f"an STC-3 run is one JSON file, got {len(files)}")
     name, raw = files[0]
     external = external_ids(project)
-    by_unit = criteria_by_unit(project)
+    gold = gold_arrays(project=project)
+    by_unit = criteria_by_unit(project, gold)
     quality = {d.criterion.key: d for d in by_unit.get(Unit.DIALOGUE, [])}
     nugget = by_unit.get(Unit.TURN, [None])[0]
     gold_quality = {k: dialogue_counts(d, external) for k, d in quality.items()}
-    turns = turn_gold(project, nugget, external) if nugget else None
+    turns = turn_gold(project, nugget, external, gold) if nugget else None
     gold_ids = set().union(*(g.keys() for g in gold_quality.values())) if gold_quality else set()
     if turns:
         gold_ids |= {d for d, _u in turns.counts}

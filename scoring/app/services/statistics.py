@@ -22,6 +22,7 @@ from scoring.agreement import (
 )
 from scoring.app.models import ProjectStatistics
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
+from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.nlpcc_summary import nlpcc_summary
 from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.uch_summary import uch_summary
@@ -92,11 +93,13 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
     return entry
 
 
-def project_statistics(project: Project) -> StatisticsPayload:
-    """The statistics payload of a project: agreement per criterion (``stats --json``)."""
+def project_statistics(project: Project, judgements: dict[str, CriterionJudgements] | None = None) -> StatisticsPayload:
+    """The statistics payload of a project: agreement per criterion (``stats --json``).
+
+    ``judgements`` are the project's judgement arrays when the caller has read them already."""
     spec = PRESETS[project.preset]
     merges = spec.merges
-    judgements = project_judgements(project)
+    judgements = project_judgements(project) if judgements is None else judgements
     criteria = {}
     for key, data in judgements.items():
         if data.n_units == 0:
@@ -120,8 +123,10 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     current = ProjectStatistics.objects.filter(project=project).first()
     if current and current.fingerprint == fingerprint and not force:
         return current
-    payload = project_statistics(project)
+    judgements = project_judgements(project)
+    payload = project_statistics(project, judgements)
     with transaction.atomic():
+        gold_arrays_store(project=project, fingerprint=fingerprint, judgements=judgements)
         stored, _ = ProjectStatistics.objects.update_or_create(
             project=project,
             defaults={

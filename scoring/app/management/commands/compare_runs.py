@@ -11,6 +11,9 @@ class Command(BaseCommand):
         "Ranking stability, discriminative power (randomised Tukey HSD and paired bootstrap) and the pairwise "
         "p-values of a project's scored runs on one per-dialogue metric."
     )
+    # The system checks import every view and URL: a second of start-up that a scoring command never needs
+    # (``manage.py check`` and the test suite run them).
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("slug")

@@ -10,6 +10,9 @@ from scoring.errors import InputError
 
 class Command(BaseCommand):
     help = "Score a run (STC-3/DialEval submission JSON, or DBDC *.labels.json files/folder/zip) against the gold."
+    # The system checks import every view and URL: a second of start-up that a scoring command never needs
+    # (``manage.py check`` and the test suite run them).
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("slug")

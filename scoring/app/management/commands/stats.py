@@ -10,6 +10,9 @@ from scoring.app.tasks import recompute_statistics
 
 class Command(BaseCommand):
     help = "Agreement per criterion (Fleiss, Randolph, Krippendorff, shares agreeing), by speaker and label merge."
+    # The system checks import every view and URL: a second of start-up that a scoring command never needs
+    # (``manage.py check`` and the test suite run them).
+    requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("slug")

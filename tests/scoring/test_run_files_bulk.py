@@ -1,0 +1,61 @@
+"""The STC-3 run reader validates distributions in bulk and still names the first bad one exactly."""
+
+import pytest
+
+from scoring.errors import InputError
+from scoring.run_files import read_stc3_run
+
+GOLD = {"d1": ["customer", "helpdesk"], "d2": ["customer"]}
+SCALE = ["-2", "-1", "0", "1", "2"]
+CUSTOMER, HELPDESK = ["CNUG0", "CNUG", "CNUG*", "CNaN"], ["HNUG", "HNUG*", "HNaN"]
+
+
+def run(bad_value=None, where=("d2", 0)):
+    records = [
+        {"id": "d1", "quality": {"A": {"0": 1}}, "nugget": [{"CNUG0": 0.5, "CNUG": 0.5}, {"HNUG": 1}]},
+        {"id": "d2", "quality": {"A": {"1": 0.25, "2": 0.75}}, "nugget": [{"CNaN": 1}]},
+    ]
+    if bad_value is not None:
+        record = next(r for r in records if r["id"] == where[0])
+        record["nugget"][where[1]] = {"CNUG": bad_value}
+    return records
+
+
+def read(records):
+    import json
+
+    return read_stc3_run(
+        json.dumps(records),
+        source="run.json",
+        gold_turns=GOLD,
+        quality_scale=SCALE,
+        quality_keys=["A"],
+        customer_labels=CUSTOMER,
+        helpdesk_labels=HELPDESK,
+    )
+
+
+def test_valid_run_gives_the_given_probabilities():
+    parsed = read(run())
+    assert parsed.customer.p.tolist() == [[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    assert parsed.helpdesk.p.tolist() == [[1.0, 0.0, 0.0]]
+    positions, estimates = parsed.quality["A"]
+    assert positions.tolist() == [0, 1] and estimates.tolist() == [[0, 0, 1, 0, 0], [0, 0, 0, 0.25, 0.75]]
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("0.5", "is not a number"),
+        (True, "is not a number"),
+        (-1, "is negative"),
+        (float("inf"), "is not a number"),
+        ([1], "is not a number"),
+    ],
+)
+def test_a_bad_value_is_named_by_dialogue_and_field(bad, message):
+    records = run(bad)
+    if bad == float("inf"):
+        records[1]["nugget"][0] = {"CNUG": 1e400}  # json.dumps writes Infinity; a huge literal parses to inf
+    with pytest.raises(InputError, match=rf"dialogue d2: field nugget\[0\]\.CNUG: probability .* {message}"):
+        read(records)
