@@ -7,6 +7,8 @@ weighted average of customer and helpdesk utterance blocks (Eq. 12), the mean ov
 (macro average, Eqs. 11, 13). DialEval-1 publishes -log2 of the mean as well.
 Tsunomori et al. (2020) (``tsunomori2020_breakdown_metrics.txt``), Table 1: JSD and MSE for the
 label groupings (NB,PB,B), (NB,PB+B), (NB+PB,B) and their Simpson-weighted "+w" forms.
+The DBDC3 evaluation script (``prog/eval/eval.py``, github.com/dbd-challenge/dbdc3): merged bins
+as sums of probabilities, JSD and MSE averaged over the annotated system turns.
 """
 
 from __future__ import annotations
