@@ -134,6 +134,12 @@ class Post(models.Model):
     utterance_block = models.PositiveIntegerField()
     source_turn_index = models.IntegerField(null=True, blank=True)
     source_meta = models.JSONField(default=dict, blank=True)
+    source_annotated = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Whether the source collection judged this post (DBDC logs with labels); empty when the "
+        "source does not say (a new collection). The preset's unit rule reads it.",
+    )
 
     class Meta:
         ordering = ["dialogue", "position"]

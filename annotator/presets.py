@@ -53,6 +53,23 @@ class RunScheme(StrEnum):
     REORDERING = "reordering"  # no file: the annotators' own reorderings are scored
 
 
+class UnitRule(StrEnum):
+    """Which units of a turn-level criterion each dialogue asks about (``annotator.services.units``).
+
+    Applied after the criterion's own unit kind and speaker; dialogue-level criteria ask about the
+    dialogue whatever the rule.
+    """
+
+    # every post (or turn) of the criterion's speaker
+    EVERY = "every"
+    # The DBDC3 protocol (Higashinaka et al. 2017; the DBDC3 evaluation script): in a dialogue
+    # imported with labels, the turns its source annotated (a turn with an empty annotations list
+    # in a file that annotates other turns is not a unit: the opening system prompt of the English
+    # logs); in a new collection (JSON lines, logs without labels), every turn that follows at
+    # least one turn by another speaker (for breakdown: each system turn after the first user turn).
+    RESPONSES = "responses"
+
+
 class Summary(StrEnum):
     """Preset-specific summaries the statistics payload carries beside agreement."""
 
@@ -94,6 +111,7 @@ class PresetSpec:
     run_scheme: RunScheme | None = RunScheme.STC3
     leaderboard: tuple[LeaderboardColumn, ...] = ()
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
+    units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
 
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
@@ -311,6 +329,8 @@ DBDC = PresetSpec(
     merges={"breakdown": {"NB+PB,B": [["O", "T"], ["X"]], "NB,PB+B": [["O"], ["T", "X"]]}},
     # judged with the dialogue shown up to the turn: the next turns appear once it is rated
     incremental="breakdown",
+    # the system turns DBDC3 annotates: not the opening prompt, which responds to nobody
+    units=UnitRule.RESPONSES,
     run_scheme=RunScheme.DBDC,
     leaderboard=_columns("breakdown", BREAKDOWN_METRICS),
 )

@@ -139,7 +139,13 @@ class RunIn(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(), min_length=1, max_length=5000)
     alpha = serializers.FloatField(min_value=0, max_value=1, default=0.5)
     strict = serializers.BooleanField(default=False)
-    threshold = serializers.FloatField(min_value=0, max_value=1, default=0.0)
+    threshold = serializers.FloatField(
+        min_value=0,
+        max_value=1,
+        default=0.0,
+        help_text="Breakdown projects only: the DBDC3 evaluation script's -t. A turn's gold label is its most "
+        "frequent label if that label's share of the annotators is at least t, otherwise NB.",
+    )
 
 
 class ExportQuery(serializers.Serializer):

@@ -6,9 +6,10 @@ label sets) and raise ``InputError`` naming the file, the dialogue id and the fi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -188,34 +189,160 @@ def read_stc3_run(
 
 
 DBDC_LABELS = ("O", "T", "X")
+PROBABILITY_TOLERANCE = 1e-6  # |prob-O + prob-T + prob-X - 1| allowed in a DBDC labels file
 
 
 @dataclass(frozen=True)
-class DBDCRun:
-    """One row per judged system turn: dialogue id, turn index, predicted label and distribution."""
+class DBDCGold:
+    """The gold data a DBDC run is read and scored against.
 
-    dialogue: list[str]
-    turn: np.ndarray
-    label: np.ndarray
-    p: np.ndarray
-
-
-def read_dbdc_run(
-    files: Iterable[tuple[str, bytes | str]], *, gold_turns: Mapping[str, Sequence[int]], strict: bool = False
-) -> DBDCRun:
-    """Parse DBDC ``<dialogue-id>.labels.json`` files (``files`` yields (name, content)).
-
-    Every annotated system turn of a dialogue in the run must be labelled; ``strict`` also
-    requires every gold dialogue.
+    ``turns[d]``: the annotated system turns of dialogue ``d`` (turn indices, in order);
+    ``dialogue_turns[d]``: every turn index of ``d`` (a dialogue may be here without gold yet);
+    ``counts[(d, t)]``: the (O, T, X) label counts of annotated turn ``t``.
     """
-    dialogue, turn, label, probs = [], [], [], []
-    seen = set()
+
+    turns: dict[str, list[int]]
+    dialogue_turns: dict[str, list[int]]
+    counts: dict[tuple[str, int], np.ndarray]
+
+
+def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
+    """Gold counts from DBDC ``*.log.json`` files as the DBDC3 evaluation script reads them.
+
+    A turn is annotated when it is not a user turn (speaker ``U``) and its ``annotations`` list
+    is not empty (the script skips the others, such as the opening system prompt of DBDC3's
+    English logs); its counts are the numbers of O, T and X labels.
+    """
+    turns: dict[str, list[int]] = {}
+    dialogue_turns: dict[str, list[int]] = {}
+    counts: dict[tuple[str, int], np.ndarray] = {}
     for name, raw in files:
         record = _load_json(raw, name)
         if not isinstance(record, dict) or "dialogue-id" not in record:
             raise InputError(name, "expected an object with dialogue-id", field="dialogue-id")
         did = str(record["dialogue-id"])
-        if did not in gold_turns:
+        if did in dialogue_turns:
+            raise InputError(name, "appears twice", record=did, field="dialogue-id")
+        entries = record.get("turns")
+        if not isinstance(entries, list):
+            raise InputError(name, "is missing", record=did, field="turns")
+        turns[did], dialogue_turns[did] = [], []
+        for k, turn in enumerate(entries):
+            field = f"turns[{k}]"
+            if not isinstance(turn, dict) or not _is_int(turn.get("turn-index")):
+                raise InputError(name, "needs an integer turn-index", record=did, field=f"{field}.turn-index")
+            annotations = turn.get("annotations", [])
+            if not isinstance(annotations, list):
+                raise InputError(name, "expected a list", record=did, field=f"{field}.annotations")
+            index = turn["turn-index"]
+            dialogue_turns[did].append(index)
+            if turn.get("speaker") == "U" or not annotations:
+                continue
+            row = np.zeros(3, dtype=np.int64)
+            for a, annotation in enumerate(annotations):
+                label = annotation.get("breakdown") if isinstance(annotation, dict) else None
+                if label not in DBDC_LABELS:
+                    raise InputError(
+                        name,
+                        f"unknown label {label!r} (expected O, T or X)",
+                        record=did,
+                        field=f"{field}.annotations[{a}].breakdown",
+                    )
+                row[DBDC_LABELS.index(label)] += 1
+            turns[did].append(index)
+            counts[(did, index)] = row
+    return DBDCGold(turns, dialogue_turns, counts)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class DBDCRun:
+    """One row per annotated system turn: dialogue id, turn index, predicted label and distribution.
+
+    ``ignored`` lists the labels read but not scored, as (dialogue id, turn index): labels of
+    turns the gold does not annotate (turn index -1 for a whole dialogue without gold yet).
+    """
+
+    dialogue: list[str]
+    turn: np.ndarray
+    label: np.ndarray
+    p: np.ndarray
+    ignored: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def notes(self) -> list[str]:
+        """What a reader of the scores should know about how the files were read."""
+        turns = [(d, t) for d, t in self.ignored if t >= 0]
+        dialogues = [d for d, t in self.ignored if t < 0]
+        notes = []
+        if turns:
+            d, t = turns[0]
+            notes.append(
+                f"ignored the labels of {len(turns)} turns the gold does not annotate (first: dialogue {d}, "
+                f"turn {t}); only annotated system turns are scored, as in the DBDC3 evaluation script"
+            )
+        if dialogues:
+            notes.append(
+                f"ignored {len(dialogues)} dialogues that have no gold labels yet (first: dialogue {dialogues[0]})"
+            )
+        return notes
+
+
+def _probability(first: dict, label: str, *, name: str, did: str, field: str, index: int) -> float:
+    key = f"prob-{label}"
+    if key not in first:
+        raise InputError(name, f"turn {index}: {key} is missing", record=did, field=f"{field}.{key}")
+    value = first[key]
+    # the DBDC3 script reads float(value): numbers, and strings that spell one
+    number = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            number = float(value)
+    if number is None or not math.isfinite(number):
+        raise InputError(name, f"turn {index}: {key} {value!r} is not a number", record=did, field=f"{field}.{key}")
+    if not 0.0 <= number <= 1.0:
+        raise InputError(name, f"turn {index}: {key} {value!r} is outside [0, 1]", record=did, field=f"{field}.{key}")
+    return number
+
+
+def read_dbdc_run(
+    files: Iterable[tuple[str, bytes | str]],
+    *,
+    gold_turns: Mapping[str, Sequence[int]],
+    dialogue_turns: Mapping[str, Collection[int]] | None = None,
+    strict: bool = False,
+) -> DBDCRun:
+    """Parse DBDC ``<dialogue-id>.labels.json`` files (``files`` yields (name, content)).
+
+    ``gold_turns`` maps each dialogue with gold labels to its annotated system turns;
+    ``dialogue_turns`` (optional) maps every dialogue of the collection to all its turn indices.
+
+    Accepted, as the DBDC3 evaluation script accepts them: a file labelling exactly the annotated
+    turns, and a file that also labels other turns (the opening prompt, user turns): those labels
+    are ignored and listed in ``DBDCRun.ignored`` / ``notes``. Only ``labels[0]`` of a turn is read.
+    Refused with ``InputError`` naming the file, the dialogue and the turn index: an annotated
+    turn without a label, a turn labelled twice or out of order (the script reads the turns in
+    order), a turn index the dialogue does not have, a ``breakdown`` label other than O, T or X,
+    a missing probability, a probability outside [0, 1], and probabilities whose sum differs
+    from 1 by more than 1e-6. ``strict`` also requires a file for every gold dialogue.
+    """
+    dialogue, turn, label, probs = [], [], [], []
+    ignored: list[tuple[str, int]] = []
+    seen = set()
+    names = []
+    for name, raw in files:
+        names.append(name)
+        record = _load_json(raw, name)
+        if not isinstance(record, dict) or "dialogue-id" not in record:
+            raise InputError(name, "expected an object with dialogue-id", field="dialogue-id")
+        did = str(record["dialogue-id"])
+        known = dialogue_turns is not None and did in dialogue_turns
+        if did not in gold_turns and not known:
             raise InputError(name, "is not in the gold data", record=did, field="dialogue-id")
         if did in seen:
             raise InputError(name, "appears twice", record=did, field="dialogue-id")
@@ -223,50 +350,75 @@ def read_dbdc_run(
         turns = record.get("turns")
         if not isinstance(turns, list):
             raise InputError(name, "is missing", record=did, field="turns")
-        covered = set()
+        if did not in gold_turns:
+            ignored.append((did, -1))
+            continue
+        annotated = set(gold_turns[did])
+        existing = None if dialogue_turns is None else set(dialogue_turns.get(did, annotated))
+        covered: set[int] = set()
+        listed: set[int] = set()
+        previous = None
         for k, entry in enumerate(turns):
             field = f"turns[{k}]"
-            if not isinstance(entry, dict) or not isinstance(entry.get("turn-index"), int):
+            if not isinstance(entry, dict) or not _is_int(entry.get("turn-index")):
                 raise InputError(name, "needs an integer turn-index", record=did, field=f"{field}.turn-index")
             index = entry["turn-index"]
-            if index not in gold_turns[did]:
+            if existing is not None and index not in existing:
                 raise InputError(
-                    name, f"turn {index} is not an annotated system turn", record=did, field=f"{field}.turn-index"
+                    name, f"turn {index} is not a turn of this dialogue", record=did, field=f"{field}.turn-index"
                 )
+            if previous is not None and index <= previous:
+                what = "is labelled twice" if index in listed else f"comes after turn {previous}"
+                raise InputError(
+                    name,
+                    f"turn {index} {what}: list each turn once, in order (the DBDC3 script reads them in order)",
+                    record=did,
+                    field=f"{field}.turn-index",
+                )
+            previous = index
+            listed.add(index)
+            if index not in annotated:
+                ignored.append((did, index))
+                continue
             labels = entry.get("labels")
             if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
-                raise InputError(name, "needs one labels object", record=did, field=f"{field}.labels")
+                raise InputError(name, f"turn {index}: needs one labels object", record=did, field=f"{field}.labels")
             first = labels[0]
             if first.get("breakdown") not in DBDC_LABELS:
                 raise InputError(
                     name,
-                    f"unknown label {first.get('breakdown')!r} (expected O, T or X)",
+                    f"turn {index}: unknown label {first.get('breakdown')!r} (expected O, T or X)",
                     record=did,
                     field=f"{field}.labels[0].breakdown",
                 )
-            p = _distribution(
-                {k: v for k, v in first.items() if k.startswith("prob-")},
-                DBDC_LABELS,
-                source=name,
-                record=did,
-                field=f"{field}.labels[0]",
-                key_of=lambda lab: f"prob-{lab}",
-            )
+            where = {"name": name, "did": did, "field": f"{field}.labels[0]", "index": index}
+            p = [_probability(first, lab, **where) for lab in DBDC_LABELS]
+            total = p[0] + p[1] + p[2]
+            if abs(total - 1.0) > PROBABILITY_TOLERANCE:
+                raise InputError(
+                    name,
+                    f"turn {index}: prob-O + prob-T + prob-X = {total!r}, not 1 (within {PROBABILITY_TOLERANCE:g})",
+                    record=did,
+                    field=f"{field}.labels[0]",
+                )
             dialogue.append(did)
             turn.append(index)
             label.append(DBDC_LABELS.index(first["breakdown"]))
             probs.append(p)
             covered.add(index)
-        missing = sorted(set(gold_turns[did]) - covered)
+        missing = sorted(annotated - covered)
         if missing:
             raise InputError(name, f"annotated system turn {missing[0]} has no label", record=did, field="turns")
     if strict:
         absent = [d for d in gold_turns if d not in seen]
         if absent:
             raise InputError("run", f"{len(absent)} gold dialogues are missing (strict mode)", record=absent[0])
+    if not dialogue:
+        raise InputError(", ".join(names)[:200] or "run", "labels no annotated system turn of the gold data")
     return DBDCRun(
         dialogue,
         np.array(turn, dtype=np.int64),
         np.array(label, dtype=np.int64),
         np.array(probs, dtype=float).reshape(-1, 3),
+        tuple(ignored),
     )

@@ -7,15 +7,21 @@ weighted average of customer and helpdesk utterance blocks (Eq. 12), the mean ov
 (macro average, Eqs. 11, 13). DialEval-1 publishes -log2 of the mean as well.
 Tsunomori et al. (2020) (``tsunomori2020_breakdown_metrics.txt``), Table 1: JSD and MSE for the
 label groupings (NB,PB,B), (NB,PB+B), (NB+PB,B) and their Simpson-weighted "+w" forms.
+The DBDC3 evaluation script (``prog/eval/eval.py``, github.com/dbd-challenge/dbdc3): merged bins
+as sums of probabilities, JSD and MSE averaged over the annotated system turns.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from scoring.breakdown import GROUPINGS
-from scoring.gold import gold_distribution
+from scoring.breakdown import GROUPINGS, classification_metrics, gold_shares
+from scoring.gold import gold_distribution, merge_counts
 from scoring.measures import jsd, mse, nmd, rnss, rsnod, simpson_index
+from scoring.metric_names import BREAKDOWN_METRICS
+from scoring.run_files import DBDCGold, DBDCRun
 
 
 def neglog2(x):
@@ -90,16 +96,24 @@ def nugget_dialogue_scores(
 def breakdown_distribution_metrics(estimates, gold_counts) -> dict[str, np.ndarray]:
     """Per system turn, JSD and MSE for the three groupings and their Simpson weights.
 
+    As the DBDC3 evaluation script: the gold distribution is p*_l = n_l / n, a merged bin is the
+    sum of its labels' probabilities (estimate: prob-T + prob-X; gold: p*_T + p*_X), then
+    JSD(p, p*) = (KL(p || m) + KL(p* || m)) / 2 with m = (p + p*)/2 and log base 2, and
+    MSE = sum_i (p_i - p*_i)^2 / L over the L bins of the grouping.
     Returns arrays keyed by the Table 1 names without "+w" (per turn), plus ``"w"``: the weight
     w = sum_l p*_l^2 of Eq. (1), computed on the three-label gold distribution for every
     grouping as Eq. (1) is written over {NB, PB, B}.
+
+    >>> m = breakdown_distribution_metrics([[1.0, 0.0, 0.0]], [[1, 1, 1]])
+    >>> round(float(m["MSE(NB,PB,B)"][0]), 4), round(float(m["MSE(NB+PB,B)"][0]), 4), round(float(m["w"][0]), 4)
+    (0.2222, 0.1111, 0.3333)
     """
     estimates = np.asarray(estimates, dtype=float)
     gold_counts = np.asarray(gold_counts, dtype=float)
     out = {"w": simpson_index(gold_distribution(gold_counts))}
     for grouping, groups in GROUPINGS.items():
-        p = gold_distribution(estimates, groups)
-        q = gold_distribution(gold_counts, groups)
+        p = merge_counts(estimates, groups)
+        q = gold_shares(gold_counts, groups)
         out[f"JSD({grouping})"] = jsd(p, q)
         out[f"MSE({grouping})"] = mse(p, q)
     return out
@@ -118,3 +132,44 @@ def pool_breakdown(per_turn: dict[str, np.ndarray], rows=None) -> dict[str, floa
         out[name] = float(v.mean())
         out[f"{base}+w({grouping}"] = float((w * v).sum() / w.sum())
     return out
+
+
+def breakdown_run_scores(
+    labels, estimates, gold_counts, dialogues: Sequence[str], threshold: float = 0.0
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Every breakdown metric (``BREAKDOWN_METRICS``) pooled over the turns, and per dialogue.
+
+    ``labels``: predicted label index per turn (0 O, 1 T, 2 X); ``estimates``: turns x 3
+    probabilities; ``gold_counts``: turns x 3 label counts; ``dialogues``: each turn's dialogue id.
+    Pooled over all turns, these are the DBDC3 evaluation script's Accuracy, Precision, Recall and
+    F-measure (X) and (T+X), JS divergence and mean squared error, with Table 1's other metrics.
+    """
+    per_turn = breakdown_distribution_metrics(estimates, gold_counts)
+
+    def metrics(rows=None) -> dict[str, float]:
+        merged = classification_metrics(labels, gold_counts, threshold, rows) | pool_breakdown(per_turn, rows)
+        return {name: merged[name] for name in BREAKDOWN_METRICS}
+
+    rows_of: dict[str, list[int]] = {}
+    for row, did in enumerate(dialogues):
+        rows_of.setdefault(did, []).append(row)
+    return metrics(), {did: metrics(np.array(rows)) for did, rows in rows_of.items()}
+
+
+def dbdc_run_scores(run: DBDCRun, gold: DBDCGold, threshold: float = 0.0) -> tuple[dict, dict[str, dict[str, float]]]:
+    """Score a DBDC run read by ``scoring.run_files.read_dbdc_run`` against ``gold``.
+
+    Returns (scores, per dialogue): ``scores["breakdown"]`` holds every metric pooled over the
+    annotated system turns; ``n_dialogues``, ``n_turns``, ``threshold``, and ``notes`` (what the
+    reader ignored) describe the scoring.
+    """
+    gold_counts = np.array([gold.counts[(d, t)] for d, t in zip(run.dialogue, run.turn.tolist())], dtype=float)
+    overall, per_dialogue = breakdown_run_scores(run.label, run.p, gold_counts, run.dialogue, threshold)
+    scores = {
+        "breakdown": overall,
+        "n_dialogues": len(per_dialogue),
+        "n_turns": len(run.dialogue),
+        "threshold": threshold,
+        "notes": run.notes,
+    }
+    return scores, per_dialogue

@@ -81,6 +81,19 @@ def dbdc_dir(shared_data, tmp_path_factory) -> Path:
     return target / "DBDC3" / "dbdc3" / "en"
 
 
+@pytest.fixture(scope="session")
+def dbdc_ja_dir(shared_data, tmp_path_factory) -> Path:
+    """DBDC3 (original release, Japanese) extracted once per session: ``eval`` (DCM, DIT, IRS).
+
+    Unlike the English logs, the Japanese ones annotate the opening system utterance too.
+    """
+    target = tmp_path_factory.mktemp("dbdc3-ja")
+    with zipfile.ZipFile(shared_data / "dbdc3.zip") as archive:
+        members = [m for m in archive.namelist() if m.startswith("DBDC3/dbdc3/ja/")]
+        archive.extractall(target, members)
+    return target / "DBDC3" / "dbdc3" / "ja"
+
+
 @pytest.fixture
 def make_project(db):
     from annotator.services.projects import project_create

@@ -8,7 +8,9 @@ import zipfile
 from collections import defaultdict
 
 from annotator.importers.dbdc import DEFAULT_ANNOTATION_EXTRA
-from annotator.models import AssignmentStatus, Judgement, Project, Unit
+from annotator.models import AssignmentStatus, Criterion, Judgement, Project, Unit
+from annotator.selectors.structure import project_shapes
+from annotator.services.units import required_units, unit_rule
 
 from .common import annotator_names, posts_by_dialogue
 
@@ -16,10 +18,16 @@ from .common import annotator_names, posts_by_dialogue
 def dbdc_records(project: Project) -> list[tuple[str, dict]]:
     """(path inside the zip, dialogue object) per dialogue, in import order.
 
-    Labels of a turn come in the order they were stored, which for an import is the source's.
+    Labels of a turn come in the order they were stored, which for an import is the source's. Only
+    the turns the criterion asks about carry labels (``annotator.services.units``): a label left on
+    another turn (an opening prompt judged before the DBDC3 rule applied) is not exported.
     """
     posts = posts_by_dialogue(project)
     names = annotator_names(project)
+    shapes = project_shapes(project.pk)
+    rule = unit_rule(project.preset)
+    criteria = {c.pk: c for c in Criterion.objects.filter(project=project)}
+    asked: dict[tuple[int, int], set[int]] = {}
     labels: dict[tuple[int, int], list[dict]] = defaultdict(list)
     rows = (
         Judgement.objects.filter(
@@ -28,9 +36,15 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
             criterion__unit__in=[Unit.SYSTEM_TURN, Unit.POST],
         )
         .order_by("pk")
-        .values_list("assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra")
+        .values_list("assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra", "criterion_id")
     )
-    for dialogue_id, unit, annotator_id, value, extra in rows.iterator(chunk_size=20000):
+    for dialogue_id, unit, annotator_id, value, extra, criterion_id in rows.iterator(chunk_size=20000):
+        if (criterion_id, dialogue_id) not in asked:
+            asked[(criterion_id, dialogue_id)] = set(
+                required_units(criteria[criterion_id], shapes[dialogue_id], rule=rule)
+            )
+        if unit not in asked[(criterion_id, dialogue_id)]:
+            continue
         annotator = names.get(annotator_id, (0, str(annotator_id)))[1]
         labels[(dialogue_id, unit)].append(
             {"annotator-id": annotator, "breakdown": value, **(DEFAULT_ANNOTATION_EXTRA if extra is None else extra)}

@@ -13,6 +13,7 @@ class ParsedPost:
     text: str
     source_turn_index: int | None = None
     source_meta: dict = field(default_factory=dict)
+    annotated: bool | None = None  # whether the source judged this post; None when the source does not say
 
 
 @dataclass

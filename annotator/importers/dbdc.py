@@ -1,7 +1,10 @@
 """DBDC3 ``*.log.json``: one dialogue per file, breakdown labels per system turn.
 
 Every field the importer does not model (``speaker-id``, ``time``, ``comment``...) is kept
-so that the export reproduces the source.
+so that the export reproduces the source. A file that labels some turns records which ones
+(``ParsedPost.annotated``): those are the dialogue's units (``annotator.presets.UnitRule``);
+the others, such as the opening system prompt of the English logs, are not asked about. A
+file without labels is a new collection.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         language=language,
         source_meta={"format": "dbdc", "file": relative_path, "fields": fields, "keys": list(record.keys())},
     )
+    labelled = any(isinstance(t, dict) and t.get("annotations") for t in turns)
     for p, turn in enumerate(turns):
         path = f"turns[{p}]"
         turn_index = require(turn, "turn-index", int, file=display, record=external_id, path=path)
@@ -43,7 +47,15 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         utterance = require(turn, "utterance", str, file=display, record=external_id, path=path)
         annotations = require(turn, "annotations", list, file=display, record=external_id, path=path)
         meta = {k: v for k, v in turn.items() if k not in TURN_FIELDS}
-        parsed.posts.append(ParsedPost(speaker=speaker, text=utterance, source_turn_index=turn_index, source_meta=meta))
+        parsed.posts.append(
+            ParsedPost(
+                speaker=speaker,
+                text=utterance,
+                source_turn_index=turn_index,
+                source_meta=meta,
+                annotated=bool(annotations) if labelled else None,
+            )
+        )
         for a, annotation in enumerate(annotations):
             apath = f"{path}.annotations[{a}]"
             annotator = require(annotation, "annotator-id", (str, int), file=display, record=external_id, path=apath)

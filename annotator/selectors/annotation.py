@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from annotator.models import Assignment, Criterion, Reordering, Unit
 from annotator.presets import PRESETS
+from annotator.selectors.structure import DialogueShape
 from annotator.services.units import POST_UNITS, required_units
 
 
@@ -64,8 +65,12 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     project = dialogue.project
     spec = PRESETS[project.preset]
     criteria = list(project.criteria.all())
-    posts = list(dialogue.posts.order_by("position").values_list("position", "speaker", "text", "utterance_block"))
-    speakers, blocks_of = [p[1] for p in posts], [p[3] for p in posts]
+    posts = list(
+        dialogue.posts.order_by("position").values_list(
+            "position", "speaker", "text", "utterance_block", "source_annotated"
+        )
+    )
+    shape = DialogueShape.of_posts((p[1], p[3], p[4]) for p in posts)
     stored = {(k, u): v for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")}
     incremental = spec.incremental
 
@@ -82,11 +87,11 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         )
 
     blocks: dict[int, BlockView] = {}
-    for position, speaker, text, block in posts:
+    for position, speaker, text, block, _annotated in posts:
         view = blocks.setdefault(block, BlockView(block, speaker, []))
         view.posts.append(PostView(position, text))
     for criterion in criteria:
-        units = set(required_units(criterion, speakers, blocks_of))
+        units = set(required_units(criterion, shape, rule=spec.units))
         if criterion.unit in POST_UNITS:
             for b in blocks.values():
                 for p in b.posts:

@@ -3,7 +3,9 @@
 Everything statistical reads a project through ``project_judgements``: per criterion, one row per
 judgement in long form (unit index, annotator index, value index), plus the units' dialogues,
 positions and speakers. Counts per unit (units x values) are a ``bincount`` away, and imported
-per-unit counts (NLPCC) are added to them.
+per-unit counts (NLPCC) are added to them. Only the units the criterion asks about count
+(``annotator.services.units``): a judgement left on any other unit, such as a DBDC opening prompt
+labelled before the preset followed the DBDC3 protocol, is not part of the gold data.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import numpy as np
 from django.db.models import Count
 
 from annotator.models import AssignmentStatus, Criterion, GoldCount, Judgement, Post, Project, Unit
+from annotator.presets import UnitRule
+from annotator.selectors.structure import DialogueShape
+from annotator.services.units import required_units, unit_rule
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,18 @@ def _scale_values(criterion: Criterion) -> list[str]:
     return list(dict.fromkeys(criterion.allowed_values()))
 
 
+def _only_asked(rows: np.ndarray, is_asked) -> np.ndarray:
+    """The rows (criterion, dialogue, unit, ...) whose unit the criterion asks about."""
+    if not len(rows):
+        return rows
+    units = {(d, u) for d, u in rows[:, 1:3].tolist()}
+    dropped = {key for key in units if not is_asked(*key)}
+    if not dropped:
+        return rows
+    keep = np.array([(d, u) not in dropped for d, u in rows[:, 1:3].tolist()], dtype=bool)
+    return rows[keep]
+
+
 def project_judgements(project: Project, *, long_form: bool = True) -> dict[str, CriterionJudgements]:
     """Every criterion's submitted judgements and imported counts as arrays (a few bulk queries).
 
@@ -93,20 +110,38 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
     ).reshape(-1, 5)
     if len(aggregated):
         gold = np.concatenate([gold, aggregated]) if len(gold) else aggregated
-    posts = Post.objects.filter(dialogue__project=project).values_list(
-        "dialogue_id", "position", "utterance_block", "speaker"
+    posts = (
+        Post.objects.filter(dialogue__project=project)
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "position", "utterance_block", "speaker", "source_annotated")
     )
     speaker_of_post: dict[tuple[int, int], str] = {}
     speaker_of_block: dict[tuple[int, int], str] = {}
-    for dialogue_id, position, block, speaker in posts.iterator(chunk_size=20000):
+    post_rows: dict[int, list[tuple]] = {}
+    for dialogue_id, position, block, speaker, annotated in posts.iterator(chunk_size=20000):
         speaker_of_post[(dialogue_id, position)] = speaker
         speaker_of_block.setdefault((dialogue_id, block), speaker)
+        post_rows.setdefault(dialogue_id, []).append((speaker, block, annotated))
+    shapes = {d: DialogueShape.of_posts(r) for d, r in post_rows.items()}
+    rule = unit_rule(project.preset)
     result = {}
     for criterion in criteria:
         mine = rows[rows[:, 0] == criterion.pk] if len(rows) else rows
         mine_gold = gold[gold[:, 0] == criterion.pk] if len(gold) else gold
         values = _scale_values(criterion)
         value_index = {v: i for i, v in enumerate(values)}
+        asked: dict[int, set[int]] = {}
+
+        def is_asked(dialogue_id: int, unit: int, criterion=criterion, asked=asked) -> bool:
+            if dialogue_id not in asked:
+                shape = shapes.get(dialogue_id, DialogueShape((), ()))
+                asked[dialogue_id] = set(required_units(criterion, shape, rule=rule))
+            return unit in asked[dialogue_id]
+
+        # Under UnitRule.EVERY every stored judgement is on an asked unit (saves and imports check it).
+        if rule != UnitRule.EVERY:
+            mine = _only_asked(mine, is_asked)
+            mine_gold = _only_asked(mine_gold, is_asked)
         unit_keys = list(
             dict.fromkeys([(d, u) for d, u in mine[:, 1:3].tolist()] + [(d, u) for d, u in mine_gold[:, 1:3].tolist()])
         )

@@ -29,7 +29,8 @@ _criteria: dict[int, tuple[float, dict[str, Criterion]]] = {}
 
 @dataclass(frozen=True)
 class DialogueShape:
-    """Who wrote each post of a dialogue, and the utterance block each post belongs to.
+    """Who wrote each post of a dialogue, the utterance block each post belongs to, and which posts
+    the source collection judged (``None`` when the source does not say: a new collection).
 
     >>> DialogueShape(("customer", "customer", "helpdesk"), (0, 0, 1)).turn_speakers
     ('customer', 'helpdesk')
@@ -37,6 +38,15 @@ class DialogueShape:
 
     speakers: tuple[str, ...]
     blocks: tuple[int, ...]
+    annotated: frozenset[int] | None = None
+
+    @classmethod
+    def of_posts(cls, rows) -> DialogueShape:
+        """From (speaker, utterance block, source_annotated) per post, in post order."""
+        rows = list(rows)
+        marks = [a for _s, _b, a in rows]
+        annotated = None if all(a is None for a in marks) else frozenset(i for i, a in enumerate(marks) if a)
+        return cls(tuple(s for s, _b, _a in rows), tuple(b for _s, b, _a in rows), annotated)
 
     @cached_property
     def turn_speakers(self) -> tuple[str, ...]:
@@ -55,15 +65,29 @@ def dialogue_shape(dialogue_id: int) -> DialogueShape:
         if shape is not None:
             _shapes.move_to_end(dialogue_id)
             return shape
-    rows = list(
-        Post.objects.filter(dialogue_id=dialogue_id).order_by("position").values_list("speaker", "utterance_block")
+    shape = DialogueShape.of_posts(
+        Post.objects.filter(dialogue_id=dialogue_id)
+        .order_by("position")
+        .values_list("speaker", "utterance_block", "source_annotated")
     )
-    shape = DialogueShape(tuple(s for s, _b in rows), tuple(b for _s, b in rows))
     with _lock:
         _shapes[dialogue_id] = shape
         if len(_shapes) > MAX_CACHED_DIALOGUES:
             _shapes.popitem(last=False)
     return shape
+
+
+def project_shapes(project_id: int) -> dict[int, DialogueShape]:
+    """The shape of every dialogue of a project (one query; not cached), by dialogue id."""
+    rows: dict[int, list[tuple]] = {}
+    for dialogue_id, *row in (
+        Post.objects.filter(dialogue__project_id=project_id)
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "speaker", "utterance_block", "source_annotated")
+        .iterator(chunk_size=20000)
+    ):
+        rows.setdefault(dialogue_id, []).append(row)
+    return {dialogue_id: DialogueShape.of_posts(posts) for dialogue_id, posts in rows.items()}
 
 
 def project_criteria(project_id: int) -> dict[str, Criterion]:

@@ -27,8 +27,9 @@ from annotator.models import (
     Project,
     Role,
 )
+from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
-from annotator.services.units import UnitError, check_value, unit_speaker
+from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class _BatchWriter:
         self.next_rank = (Membership.objects.filter(project=project).aggregate(m=Max("rank"))["m"] or 0) + 1
         self.dialogues = self.posts = self.judgements = self.gold_counts = self.annotators_created = 0
         self.now = timezone.now()
+        self.rule = unit_rule(project.preset)
 
     # -- validation -----------------------------------------------------------------------
     def _criterion(self, parsed: ParsedDialogue, key: str, field: str) -> Criterion:
@@ -143,12 +145,11 @@ class _BatchWriter:
         unit: int,
         value: str,
         field: str,
-        speakers: list[str],
-        blocks: list[int],
+        shape: DialogueShape,
     ) -> None:
         criterion = self._criterion(parsed, key, field)
         try:
-            check_value(criterion, unit_speaker(criterion, unit, speakers, blocks), value)
+            check_value(criterion, unit_speaker(criterion, unit, shape, rule=self.rule), value)
         except UnitError as exc:
             raise parsed.fail(str(exc), field) from None
 
@@ -161,15 +162,16 @@ class _BatchWriter:
             raise parsed.fail("has no posts", "turns")
         speakers = [p.speaker for p in parsed.posts]
         blocks = utterance_blocks(speakers)
+        shape = DialogueShape.of_posts((p.speaker, b, p.annotated) for p, b in zip(parsed.posts, blocks))
         seen: set[tuple[str, str, int]] = set()
         for j in parsed.judgements:
-            self._check(parsed, j.criterion, j.unit, j.value, j.field, speakers, blocks)
+            self._check(parsed, j.criterion, j.unit, j.value, j.field, shape)
             key = (j.annotator, j.criterion, j.unit)
             if key in seen:
                 raise parsed.fail(f"annotator {j.annotator} judged this unit twice", j.field)
             seen.add(key)
         for g in parsed.gold_counts:
-            self._check(parsed, g.criterion, g.unit, g.value, g.field, speakers, blocks)
+            self._check(parsed, g.criterion, g.unit, g.value, g.field, shape)
         self.seen_ids.add(parsed.external_id)
         return blocks
 
@@ -236,6 +238,7 @@ class _BatchWriter:
                     utterance_block=b,
                     source_turn_index=p.source_turn_index,
                     source_meta=p.source_meta,
+                    source_annotated=p.annotated,
                 )
                 for i, (p, b) in enumerate(zip(parsed.posts, blocks))
             )

@@ -17,7 +17,7 @@ from django.utils import timezone
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Judgement, Project, Reordering
 from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.services.units import UnitError, check_value, required_units, unit_speaker
+from annotator.services.units import UnitError, check_value, required_units, unit_rule, unit_speaker
 from scoring.app.services.schedule import statistics_request_on_commit
 
 
@@ -75,7 +75,7 @@ def judgements_save(
         project = assignment.dialogue.project
         criteria = project_criteria(project.pk)
         shape = dialogue_shape(assignment.dialogue_id)
-        speakers, blocks = shape.speakers, shape.blocks
+        rule = unit_rule(project.preset)
         problems: list[str] = []
         given: dict[tuple[str, int], str] = {}
         for v in values:
@@ -84,7 +84,7 @@ def judgements_save(
                 problems.append(f"unknown criterion {v.criterion!r}")
                 continue
             try:
-                check_value(criterion, unit_speaker(criterion, v.unit, speakers, blocks), v.value)
+                check_value(criterion, unit_speaker(criterion, v.unit, shape, rule=rule), v.value)
             except UnitError as exc:
                 problems.append(str(exc))
                 continue
@@ -98,7 +98,7 @@ def judgements_save(
             raise SubmissionError(["this item is already submitted; ask the project lead to reopen it"])
         if submit:
             for criterion in criteria.values():
-                missing = [u for u in required_units(criterion, speakers, blocks) if (criterion.key, u) not in given]
+                missing = [u for u in required_units(criterion, shape, rule=rule) if (criterion.key, u) not in given]
                 if missing:
                     where = "" if criterion.unit == "dialogue" else f" for {len(missing)} unit(s) (first: {missing[0]})"
                     problems.append(f"{criterion.label} ({criterion.key}) is missing{where}")

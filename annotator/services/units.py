@@ -1,13 +1,17 @@
 """What a criterion asks about a dialogue: its units, who wrote each, and which values apply.
 
-One place for the rules both imports and annotators' submissions are checked against.
+One place for the rules the annotation page, saves, imports, gold data, exports and run scoring
+follow. A unit is asked about when it is of the criterion's kind (post, turn...), by the
+criterion's speaker if it names one, and allowed by the preset's unit rule
+(``annotator.presets.UnitRule``): every unit, or the DBDC3 protocol's responses, i.e. the turns
+the source annotated, and in a new collection the turns that follow a turn by another speaker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from annotator.models import Criterion, Unit
+from annotator.presets import PRESETS, UnitRule
+from annotator.selectors.structure import DialogueShape
 
 POST_UNITS = {Unit.POST, Unit.SYSTEM_TURN, Unit.REPLY}
 
@@ -16,24 +20,61 @@ class UnitError(ValueError):
     """A judgement that does not fit its criterion; the message says why."""
 
 
-def unit_speaker(criterion: Criterion, unit: int, speakers: Sequence[str], blocks: Sequence[int]) -> str:
+def unit_rule(preset: str) -> UnitRule:
+    """The unit rule of a project's preset."""
+    return PRESETS[preset].units
+
+
+def _first_post(criterion: Criterion, unit: int, shape: DialogueShape) -> int:
+    return unit if criterion.unit in POST_UNITS else list(shape.blocks).index(unit)
+
+
+def _rule_allows(rule: UnitRule, shape: DialogueShape, post: int) -> bool:
+    """Whether ``rule`` asks about the unit starting at ``post``.
+
+    >>> shape = DialogueShape(("S", "U", "S", "S"), (0, 1, 2, 2))
+    >>> [_rule_allows(UnitRule.RESPONSES, shape, p) for p in range(4)]
+    [False, True, True, True]
+    >>> [_rule_allows(UnitRule.RESPONSES, DialogueShape(shape.speakers, shape.blocks, frozenset({3})), p)
+    ...  for p in range(4)]
+    [False, False, False, True]
+    """
+    if rule == UnitRule.EVERY:
+        return True
+    if shape.annotated is not None:
+        return post in shape.annotated
+    return any(s != shape.speakers[post] for s in shape.speakers[:post])
+
+
+def _rule_reason(shape: DialogueShape) -> str:
+    if shape.annotated is not None:
+        return "the source collection did not annotate it"
+    return "no turn by another speaker comes before it"
+
+
+def unit_speaker(criterion: Criterion, unit: int, shape: DialogueShape, *, rule: UnitRule) -> str:
     """The speaker of ``unit`` (blank for the dialogue); raises ``UnitError`` if the unit does not exist
-    or is not one the criterion applies to."""
+    or is not one the criterion asks about under the preset's ``rule``."""
     if criterion.unit == Unit.DIALOGUE:
         if unit != 0:
             raise UnitError(f"dialogue-level criterion {criterion.key} takes unit 0, got {unit}")
         return ""
+    speakers, blocks = shape.speakers, shape.blocks
     if criterion.unit in POST_UNITS:
         if not 0 <= unit < len(speakers):
             raise UnitError(f"no post {unit} (the dialogue has {len(speakers)})")
-        speaker = speakers[unit]
+        what = "post"
     else:
         n_blocks = (blocks[-1] + 1) if blocks else 0
         if not 0 <= unit < n_blocks:
             raise UnitError(f"no turn {unit} (the dialogue has {n_blocks})")
-        speaker = speakers[list(blocks).index(unit)]
+        what = "turn"
+    first = _first_post(criterion, unit, shape)
+    speaker = speakers[first]
     if criterion.speaker and speaker != criterion.speaker:
         raise UnitError(f"criterion {criterion.key} applies to {criterion.speaker} turns, this one is by {speaker}")
+    if not _rule_allows(rule, shape, first):
+        raise UnitError(f"criterion {criterion.key} is not asked of {what} {unit}: {_rule_reason(shape)}")
     return speaker
 
 
@@ -45,15 +86,16 @@ def check_value(criterion: Criterion, speaker: str, value: str) -> None:
         raise UnitError(f"{value!r} is not a value of {criterion.key}{whose} (allowed: {', '.join(allowed)})")
 
 
-def required_units(criterion: Criterion, speakers: Sequence[str], blocks: Sequence[int]) -> list[int]:
-    """Every unit of a dialogue the criterion asks about, in order."""
+def required_units(criterion: Criterion, shape: DialogueShape, *, rule: UnitRule) -> list[int]:
+    """Every unit of a dialogue the criterion asks about under the preset's ``rule``, in order."""
     if criterion.unit == Unit.DIALOGUE:
         return [0]
     if criterion.unit in POST_UNITS:
-        candidates = list(range(len(speakers)))
-        speaker_of = list(speakers)
+        first_posts = list(range(len(shape.speakers)))
     else:
-        n_blocks = (blocks[-1] + 1) if blocks else 0
-        candidates = list(range(n_blocks))
-        speaker_of = [speakers[list(blocks).index(b)] for b in candidates]
-    return [u for u in candidates if not criterion.speaker or speaker_of[u] == criterion.speaker]
+        first_posts = [shape.blocks.index(b) for b in range(shape.blocks[-1] + 1)] if shape.blocks else []
+    return [
+        u
+        for u, post in enumerate(first_posts)
+        if (not criterion.speaker or shape.speakers[post] == criterion.speaker) and _rule_allows(rule, shape, post)
+    ]

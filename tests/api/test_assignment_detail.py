@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.services.judgements import Given, judgements_save
-from annotator.services.units import required_units
+from annotator.services.units import required_units, unit_rule
 from tests.factories import project_with_work
 
 pytestmark = pytest.mark.django_db
@@ -16,9 +16,10 @@ pytestmark = pytest.mark.django_db
 def first_allowed_values(assignment) -> list[Given]:
     """A value for every unit of every criterion: the first value allowed for the unit's speaker."""
     shape = dialogue_shape(assignment.dialogue_id)
+    rule = unit_rule(assignment.dialogue.project.preset)
     given = []
     for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape.speakers, shape.blocks):
+        for unit in required_units(criterion, shape, rule=rule):
             if criterion.unit == "dialogue":
                 speaker = None
             elif criterion.unit == "turn":

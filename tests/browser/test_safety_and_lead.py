@@ -141,7 +141,7 @@ def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, scr
     judgements_save(
         assignment_id=item.pk,
         user=item.annotator,
-        values=[Given("breakdown", 0, "O"), Given("breakdown", 2, "X")],
+        values=[Given("breakdown", 2, "X")],  # the opening prompt (post 0) is not asked about
         submit=True,
     )
     page.reload()
@@ -151,9 +151,9 @@ def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, scr
     page.context.clear_cookies()
     login(page, live_server, "a1")
     page.goto(f"{live_server.url}/items/{item.pk}/")
-    radio(page, "breakdown", 0, "O")
+    assert page.locator('input[name="j:breakdown:0"]').count() == 0
     radio(page, "breakdown", 2, "T")
     submit_and_wait(page)
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
-    assert stored(item) == {("breakdown", 0, "O"), ("breakdown", 2, "T")}
+    assert stored(item) == {("breakdown", 2, "T")}

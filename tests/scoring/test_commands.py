@@ -109,6 +109,17 @@ def test_bad_runs_are_rejected_with_dialogue_and_field(stc3_project, tmp_path, m
     assert not Run.objects.exists()
 
 
+def test_the_threshold_option_is_for_breakdown_projects_only(stc3_project, tmp_path):
+    from django.core.management.base import CommandError
+
+    path = write_json(tmp_path / "run.json", random_stc3_run(stc3_dialogues()))
+    with pytest.raises(CommandError, match="--threshold applies to breakdown projects only"):
+        call_command("score_run", stc3_project.slug, str(path), "--threshold", "0.5")
+    assert not Run.objects.exists()
+    call_command("score_run", stc3_project.slug, str(path))
+    assert Run.objects.get().options == {"alpha": 0.5, "strict": False}
+
+
 def test_strict_mode_requires_every_gold_dialogue(stc3_project, tmp_path):
     run = random_stc3_run(stc3_dialogues())[:1]
     path = write_json(tmp_path / "part.json", run)

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from annotator.models import Assignment, Reordering
@@ -40,3 +41,21 @@ def test_lead_scores_reorderings_from_the_leaderboard(make_project, make_user, c
     run = Run.objects.get(project=project)
     assert run.scores["reordering"]["tau"] == pytest.approx(0.0)  # 3 concordant, 3 discordant pairs
     assert b"reordering" in client.get(reverse("leaderboard", args=[project.slug])).content
+
+
+def test_the_threshold_field_is_shown_for_breakdown_projects_only(make_project, make_user, client):
+    lead = make_user("lead")
+    client.force_login(lead)
+    for preset, shown in (("dbdc", True), ("stc3", False), ("dch1", False)):
+        project = make_project(preset)
+        membership_add(project=project, user=lead, role="lead")
+        content = client.get(reverse("leaderboard", args=[project.slug])).content.decode()
+        assert ('name="threshold"' in content) is shown, preset
+        # documented with the official script's meaning
+        assert ("evaluation script" in content and "otherwise NB" in content) is shown, preset
+        upload = SimpleUploadedFile("run.json", b"[]")
+        data = {"name": "r", "files": upload, "alpha": "0.5", "threshold": "0.4"}
+        response = client.post(reverse("leaderboard", args=[project.slug]), data)
+        assert response.status_code == 302, response.content
+        options = Run.objects.get(project=project, name="r").options
+        assert ("threshold" in options) is shown and options.get("threshold", 0.4) == 0.4

@@ -8,6 +8,7 @@ from krippendorff import alpha as reference_alpha
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
+from scoring.gold import merge_counts
 from tests.fixtures.collections import dbdc_turn_counts
 
 pytestmark = pytest.mark.shared_data
@@ -51,3 +52,24 @@ def test_dbdc3_breakdown_agreement_equals_references(dbdc_dir):
         assert krippendorff_alpha_from_counts(counts, level) == pytest.approx(
             reference_alpha(value_counts=counts, level_of_measurement=level), abs=1e-9
         )
+
+
+# Fleiss' kappa of the DBDC3 eval sets (original release) per label grouping, as computed here and by
+# statsmodels; the rounded values document the agreement of each set.
+DBDC3_KAPPA = {
+    "en": {"NB,PB,B": 0.0654, "NB+PB,B": 0.0769, "NB,PB+B": 0.0946},
+    "ja": {"NB,PB,B": 0.2961, "NB+PB,B": 0.3121, "NB,PB+B": 0.4290},
+}
+BREAKDOWN_GROUPINGS = {"NB,PB,B": [[0], [1], [2]], "NB+PB,B": [[0, 1], [2]], "NB,PB+B": [[0], [1, 2]]}
+
+
+@pytest.mark.parametrize("language, units", [("en", 2000), ("ja", 1650)])
+def test_dbdc3_eval_fleiss_kappa_per_grouping(request, language, units):
+    folder = request.getfixturevalue("dbdc_dir" if language == "en" else "dbdc_ja_dir") / "eval"
+    counts = dbdc_turn_counts(folder)
+    assert counts.shape == (units, 3) and counts.sum(axis=1).min() == 30
+    for name, groups in BREAKDOWN_GROUPINGS.items():
+        merged = merge_counts(counts, groups)
+        ours = fleiss_kappa(merged)
+        assert ours == pytest.approx(sm_fleiss(merged, method="fleiss"), abs=1e-9), (language, name)
+        assert ours == pytest.approx(DBDC3_KAPPA[language][name], abs=5e-4), (language, name)

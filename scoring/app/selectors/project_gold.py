@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from annotator.models import Project
+from annotator.models import Post, Project, Unit
 from annotator.selectors.judgement_arrays import CriterionJudgements
 from scoring.app.services.gold_cache import GoldArrays, gold_arrays
+from scoring.run_files import DBDCGold
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,30 @@ def criteria_by_unit(project: Project, gold: GoldArrays | None = None) -> dict[s
     for data in gold.criteria.values():
         by_unit.setdefault(data.criterion.unit, []).append(data)
     return by_unit
+
+
+def breakdown_gold(project: Project) -> DBDCGold:
+    """A breakdown project's gold data as DBDC runs are read against it: per dialogue (external id)
+    the annotated system turns (the asked units with judgements) and every turn, by the source's
+    turn index (the post position for new collections), and the (O, T, X) counts per annotated turn."""
+    external = external_ids(project)
+    data = criteria_by_unit(project)[Unit.SYSTEM_TURN][0]
+    counts = data.counts()
+    turn_index: dict[tuple[int, int], int] = {}
+    dialogue_turns: dict[str, list[int]] = {external[d]: [] for d in external}
+    rows = (
+        Post.objects.filter(dialogue__project=project)
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "position", "source_turn_index")
+    )
+    for dialogue_id, position, source_index in rows.iterator(chunk_size=20000):
+        index = position if source_index is None else source_index
+        turn_index[(dialogue_id, position)] = index
+        dialogue_turns[external[dialogue_id]].append(index)
+    turns: dict[str, list[int]] = {}
+    per_turn: dict[tuple[str, int], np.ndarray] = {}
+    for u, (d, position) in enumerate(zip(data.unit_dialogue.tolist(), data.unit_index.tolist())):
+        did, index = external[d], turn_index[(d, position)]
+        turns.setdefault(did, []).append(index)
+        per_turn[(did, index)] = counts[u]
+    return DBDCGold(turns, dialogue_turns, per_turn)

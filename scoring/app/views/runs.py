@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
+from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv
@@ -32,18 +33,35 @@ class MultipleFileField(forms.FileField):
         return [single(d, initial) for d in data] if isinstance(data, (list, tuple)) else [single(data, initial)]
 
 
+# The DBDC3 evaluation script's -t option, in its own words (prog/eval/README.md of dbd-challenge/dbdc3).
+THRESHOLD_HELP = (
+    "Gold label threshold t, the DBDC3 evaluation script's -t: a turn's gold label is its most frequent "
+    "label (NB, PB or B; the merged labels for the lenient metrics) if that label's share of the "
+    "annotators is at least t, otherwise NB. 0 (the default) is the plain majority."
+)
+
+
 class RunUploadForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="Uploading a name again replaces that run.")
     files = MultipleFileField(help_text="STC-3 submission JSON, or DBDC *.labels.json files or a zip of them.")
     alpha = forms.FloatField(min_value=0, max_value=1, initial=0.5, help_text="Customer weight for nuggets.")
-    threshold = forms.FloatField(min_value=0, max_value=1, initial=0.0, help_text="Breakdown gold label threshold.")
+    threshold = forms.FloatField(min_value=0, max_value=1, initial=0.0, help_text=THRESHOLD_HELP)
     strict = forms.BooleanField(required=False, help_text="Every gold dialogue must be in the run.")
+
+    def __init__(self, *args, run_scheme: RunScheme | None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if run_scheme != RunScheme.DBDC:  # the gold label threshold means something for breakdown runs only
+            del self.fields["threshold"]
+
+    def options(self) -> dict:
+        """The scoring options the form carries (threshold only for breakdown projects)."""
+        return {k: self.cleaned_data[k] for k in ("alpha", "strict", "threshold") if k in self.fields}
 
 
 @login_required
 def runs_page(request, slug: str):
     project = lead_project(request, slug)
-    form = RunUploadForm(request.POST or None, request.FILES or None)
+    form = RunUploadForm(request.POST or None, request.FILES or None, run_scheme=PRESETS[project.preset].run_scheme)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -51,7 +69,7 @@ def runs_page(request, slug: str):
                 project=project,
                 name=data["name"],
                 files=[(f.name, f.read()) for f in data["files"]],
-                options={"alpha": data["alpha"], "strict": data["strict"], "threshold": data["threshold"]},
+                options=form.options(),
             )
         except InputError as exc:
             form.add_error(None, str(exc))

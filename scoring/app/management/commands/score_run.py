@@ -4,7 +4,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
-from scoring.app.services.run_scoring import run_score
+from annotator.presets import RunScheme
+from scoring.app.services.run_scoring import run_scheme, run_score
 from scoring.errors import InputError
 
 
@@ -23,8 +24,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--threshold",
             type=float,
-            default=0.0,
-            help="Breakdown gold label: the majority label needs at least this share, else NB.",
+            default=None,
+            metavar="T",
+            help="Breakdown projects only; the DBDC3 evaluation script's -t: a turn's gold label is its most "
+            "frequent label (NB, PB or B; the merged labels for the lenient metrics) if that label's share of "
+            "the annotators is at least T, otherwise NB (default 0: the plain majority).",
         )
         parser.add_argument("--json", action="store_true", dest="as_json")
 
@@ -32,6 +36,10 @@ class Command(BaseCommand):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
+        if threshold is not None and run_scheme(project) != RunScheme.DBDC:
+            raise CommandError(f"--threshold applies to breakdown projects only; {slug} is a {project.preset} project")
+        if threshold is not None and not 0 <= threshold <= 1:
+            raise CommandError(f"--threshold must be in [0, 1], got {threshold}")
         try:
             run = run_score(
                 project=project,
@@ -39,7 +47,7 @@ class Command(BaseCommand):
                 name=name,
                 alpha=alpha,
                 strict=strict,
-                threshold=threshold,
+                threshold=threshold or 0.0,
             )
         except (InputError, ValueError) as exc:
             raise CommandError(f"run rejected: {exc}") from None
@@ -47,6 +55,8 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(run.scores, indent=1))
             return
         self.stdout.write(f"run {run.name} ({run.get_kind_display()}), {run.scores.get('n_dialogues')} dialogues")
+        for note in run.scores.get("notes", []):
+            self.stdout.write(f"  note: {note}")
         for group, metrics in run.scores.items():
             if isinstance(metrics, dict) and group != "per_assignment":
                 for metric, value in metrics.items():
