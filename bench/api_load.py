@@ -28,12 +28,7 @@ import time
 from pathlib import Path
 
 from _setup import ROOT, django_on_postgres, extract
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from services import celery_worker_command, free_port
 
 
 def cpu_by_process_group(groups: dict[str, int]) -> dict[str, float]:
@@ -141,19 +136,7 @@ def main() -> None:
         env=server_env,
     )
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],
+        celery_worker_command(),
         cwd=ROOT,
         env=server_env,
     )

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from _setup import ROOT, django_on_postgres, extract
+from services import celery_worker_command
 
 
 def main() -> None:
@@ -37,19 +37,7 @@ def main() -> None:
     app.conf.result_backend = os.environ["CELERY_RESULT_BACKEND"]
     worker_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],
+        celery_worker_command(),
         cwd=ROOT,
         env=worker_env,
     )

@@ -158,3 +158,27 @@ class Services:
                 stdout=subprocess.DEVNULL,
             )
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+ALL_QUEUES = "interactive,heavy,exports"  # settings.TASK_QUEUES: one test or bench worker serves them all
+
+
+def celery_worker_command(*, queues: str = ALL_QUEUES, name: str = "worker", loglevel: str = "WARNING") -> list[str]:
+    """A single-process Celery worker (the suite's and the benchmarks') on ``queues``."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=solo",
+        f"--loglevel={loglevel}",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "-Q",
+        queues,
+        "-n",
+        f"{name}@%h",
+    ]

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from services import celery_worker_command
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 SQLITE_RUN = os.environ.get("DIALEVAL_SQLITE_RUN") == "1"
@@ -141,30 +144,16 @@ def manage(transactional_db):
     return run
 
 
-def start_worker(db_url: str, log: Path, queue: str = "celery", name: str = "test-worker") -> subprocess.Popen:
+def start_worker(
+    db_url: str, log: Path, queue: str = "interactive,heavy,exports", name: str = "test-worker", env: dict | None = None
+) -> subprocess.Popen:
     """A real Celery worker process on the test database and the Redis the test command started."""
     from config.celery import app
 
-    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.test")
+    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.test", **(env or {}))
     with open(log, "w") as out:
         process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--pool=solo",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-Q",
-                queue,
-                "-n",
-                f"{name}@%h",
-            ],
+            celery_worker_command(queues=queue, name=name, loglevel="INFO"),
             cwd=ROOT,
             env=env,
             stdout=out,

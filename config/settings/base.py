@@ -105,7 +105,31 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+# A task taken by a worker that dies (SIGKILL, lost machine) goes back to the queue after the visibility
+# timeout: it must exceed the longest task and countdown (the hard time limits below).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 7200),
+}
+# Three queues, each served by its own workers (docker-compose: worker-interactive, worker-heavy,
+# worker-exports; scale each with --scale): statistics recomputations are never stuck behind an
+# import or a significance test.
+TASK_QUEUES = ("interactive", "heavy", "exports")
+CELERY_TASK_DEFAULT_QUEUE = "interactive"
+CELERY_TASK_ROUTES = {
+    "scoring.app.tasks.recompute_statistics": {"queue": "interactive"},
+    "scoring.app.tasks.score_uploaded_run": {"queue": "heavy"},
+    "scoring.app.tasks.refresh_run_comparisons": {"queue": "heavy"},
+    "annotator.tasks.*": {"queue": "heavy"},
+    "*.export_*": {"queue": "exports"},
+}
+# Hard limits (a stuck task is killed and retried elsewhere); the soft limit comes a minute earlier.
+TASK_TIME_LIMITS = {
+    "interactive": env_int("TASK_TIME_LIMIT_INTERACTIVE", 900),
+    "heavy": env_int("TASK_TIME_LIMIT_HEAVY", 3600),
+    "exports": env_int("TASK_TIME_LIMIT_EXPORTS", 3600),
+}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 2,
     # fail fast when Redis is down: a submission must not wait for the result store

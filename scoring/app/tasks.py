@@ -1,6 +1,7 @@
 """Celery tasks: thin wrappers around services, safe to run twice, retrying transient errors only."""
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
@@ -12,7 +13,13 @@ TRANSIENT = (OperationalError, InterfaceError)
 RETRY = {"autoretry_for": TRANSIENT, "retry_backoff": 2, "retry_kwargs": {"max_retries": 5}}
 
 
-@shared_task(bind=True, **RETRY)
+def limits(queue: str) -> dict:
+    """The time limits of a task on ``queue`` (settings.TASK_TIME_LIMITS): hard, and soft a minute earlier."""
+    hard = settings.TASK_TIME_LIMITS[queue]
+    return {"time_limit": hard, "soft_time_limit": max(1, hard - 60)}
+
+
+@shared_task(bind=True, **RETRY, **limits("interactive"))
 def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
     stored = statistics_job_run(project_id=project_id, force=force)
     return {
@@ -23,13 +30,13 @@ def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
     }
 
 
-@shared_task(bind=True, **RETRY)
+@shared_task(bind=True, **RETRY, **limits("heavy"))
 def score_uploaded_run(self, run_id: int) -> dict:
     run = run_score_stored(run_id=run_id)
     return {"run_id": run.pk, "status": run.status}
 
 
-@shared_task(bind=True, **RETRY)
+@shared_task(bind=True, **RETRY, **limits("heavy"))
 def refresh_run_comparisons(self, project_id: int) -> int:
     from annotator.models import Project
 

@@ -46,10 +46,19 @@ def test_migrations_are_committed():
 def test_docker_compose_services_refer_to_real_things():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"web", "worker", "db", "redis"}
+    assert set(services) == {"web", "worker-interactive", "worker-heavy", "worker-exports", "db", "redis"}
     assert (ROOT / "Dockerfile").exists()
     assert "gunicorn config.wsgi:application" in services["web"]["command"]
-    assert services["worker"]["command"].startswith("celery -A config worker")
+    # a worker service per queue, and every queue the routes name is served
+    from django.conf import settings
+
+    served = set()
+    for queue in settings.TASK_QUEUES:
+        command = services[f"worker-{queue}"]["command"]
+        assert command.startswith("celery -A config worker") and f"-Q {queue} " in command
+        served.add(queue)
+    routed = {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} | {settings.CELERY_TASK_DEFAULT_QUEUE}
+    assert routed <= served
     # the modules the commands name import, and the app they name is our Celery app
     from config.celery import app as celery_app
     from config.wsgi import application  # noqa: F401
