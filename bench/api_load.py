@@ -19,7 +19,6 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
