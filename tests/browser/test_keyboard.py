@@ -220,3 +220,36 @@ def test_hotkeys_never_fire_in_a_text_field_and_read_only_items_ignore_them(
     assert page.locator("input[type=radio]:checked").count() == 0
     assert not page.get_by_role("dialog", name="Keyboard shortcuts").is_visible()
     assert json.loads(page.evaluate("JSON.stringify(document.getElementById('signin-username').value)")) == "annyn1?j"
+
+
+@pytest.mark.shared_data
+def test_a_real_dbdc3_dialogue_by_keyboard_in_at_most_25_key_presses(live_server, page, dbdc_dir, django_user_model):
+    from annotator.models import Assignment
+    from annotator.services.assignment import assignments_create_balanced
+    from annotator.services.imports import dialogues_import
+    from annotator.services.projects import membership_add, project_create
+    from tests.browser.test_annotation import PASSWORD
+
+    # given one dialogue of the DBDC3 English evaluation set, assigned to a new annotator
+    project = project_create(slug="dbdc3-real", preset="dbdc", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[sorted((dbdc_dir / "eval").rglob("*.log.json"))[0]])
+    user = django_user_model.objects.create_user(username="ann", password=PASSWORD)
+    membership_add(project=project, user=user, role="annotator")
+    assignments_create_balanced(project=project)
+    item = Assignment.objects.get(annotator=user)
+    login(page, live_server, "ann")
+    open_item(page, live_server, item)
+    n_turns = page.locator("[data-question]").count()
+    assert 10 <= n_turns <= 12
+    # when every system turn gets "n", "p" or "b" and Enter submits
+    keys = Keys(page)
+    labels = ("npb" * n_turns)[:n_turns]
+    for label in labels:
+        keys.press(label)
+    keys.press("Enter")
+    wait_for_submission(page)
+    # then the item is submitted with one label per system turn, within 25 key presses
+    item.refresh_from_db()
+    assert item.status == AssignmentStatus.SUBMITTED and len(stored(item)) == n_turns
+    assert sorted(v for _k, _u, v in stored(item)) == sorted({"n": "O", "p": "T", "b": "X"}[x] for x in labels)
+    assert keys.count == n_turns + 1 <= 25
