@@ -168,6 +168,11 @@ class Assignment(models.Model):
     )
     permutation_set = models.PositiveSmallIntegerField(null=True, blank=True)
     queue_rank = models.PositiveIntegerField(default=0, help_text="Position in the annotator's queue (random order).")
+    version = models.PositiveIntegerField(
+        default=0, help_text="Counts the saves of this item; a client sends back the version it last saw."
+    )
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    reopen_reason = models.TextField(blank=True, help_text="Why the lead reopened the item; shown to the annotator.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["annotator", "dialogue"], name="assignment_unique_annotator")]

@@ -5,7 +5,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from annotator.services.judgements import SubmissionError
+from annotator.services.judgements import ConflictError, SubmissionError
 from scoring.errors import InputError
 
 
@@ -14,6 +14,19 @@ def exception_handler(exc, context):
         return Response(
             {"detail": str(exc), "file": exc.file.rsplit("/", 1)[-1], "record": exc.record, "field": exc.field},
             status=status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, ConflictError):
+        return Response(
+            {
+                "detail": str(exc),
+                "problems": exc.problems,
+                "conflicts": [
+                    {"criterion": c.criterion, "unit": c.unit, "stored": c.stored, "given": c.given}
+                    for c in exc.conflicts
+                ],
+                "version": exc.version,
+            },
+            status=status.HTTP_409_CONFLICT,
         )
     if isinstance(exc, SubmissionError):
         return Response({"detail": str(exc), "problems": exc.problems}, status=status.HTTP_400_BAD_REQUEST)

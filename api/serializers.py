@@ -82,6 +82,9 @@ class AssignmentOut(serializers.Serializer):
     started_at = serializers.DateTimeField(read_only=True, allow_null=True)
     submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
     seconds_spent = serializers.IntegerField(read_only=True)
+    version = serializers.IntegerField(
+        read_only=True, help_text="Counts the saves of this item; send it back with your next save."
+    )
 
 
 class AssignmentDetailOut(serializers.Serializer):
@@ -100,6 +103,7 @@ class AssignmentDetailOut(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     submitted_at = serializers.DateTimeField(allow_null=True)
     seconds_spent = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="Counts the saves of this item; send it back with your next save.")
     judgements = JudgementOut(many=True)
     reordering = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
 
@@ -107,14 +111,46 @@ class AssignmentDetailOut(serializers.Serializer):
 class JudgementIn(serializers.Serializer):
     criterion = serializers.CharField(max_length=40)
     unit = serializers.IntegerField(min_value=0)
-    value = serializers.CharField(max_length=40)
+    value = serializers.CharField(max_length=40, allow_blank=True, help_text='"" removes this judgement.')
+    base = serializers.CharField(
+        max_length=40,
+        allow_blank=True,
+        allow_null=True,
+        required=False,
+        help_text='The value you last saw for this judgement (null or "" for none); compared only when '
+        "``version`` is older than the item's.",
+    )
 
 
 class JudgementsIn(serializers.Serializer):
+    """Judgements are merged one by one into what is stored (the ones you do not send stay). Send the
+    ``version`` you last read: if the item was saved elsewhere since, a judgement whose stored value is
+    neither your ``base`` nor your new value was changed in both places and the save answers 409."""
+
     judgements = JudgementIn(many=True)
     reordering = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False, allow_null=True)
+    reordering_base = serializers.ListField(
+        child=serializers.IntegerField(min_value=0), required=False, allow_null=True
+    )
+    version = serializers.IntegerField(min_value=0, required=False, allow_null=True)
     submit = serializers.BooleanField(default=False)
     seconds = serializers.IntegerField(min_value=0, max_value=86400, default=0)
+
+
+class ConflictOut(serializers.Serializer):
+    criterion = serializers.CharField(help_text='"" for the reordering')
+    unit = serializers.IntegerField()
+    stored = serializers.CharField(help_text="the value saved elsewhere since your version")
+    given = serializers.CharField()
+
+
+class ConflictsOut(serializers.Serializer):
+    """409: the item was changed elsewhere since your ``version``, on the same judgements; nothing was saved."""
+
+    detail = serializers.CharField()
+    problems = serializers.ListField(child=serializers.CharField())
+    conflicts = ConflictOut(many=True)
+    version = serializers.IntegerField(help_text="the item's current version")
 
 
 class RunOut(serializers.ModelSerializer):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotator.models import Assignment, Criterion, Reordering, Unit
+from annotator.models import Assignment, Criterion, Judgement, Reordering, Unit
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
-from annotator.services.units import POST_UNITS, required_units
+from annotator.services.units import POST_UNITS, required_units, unit_names
+
+NAVIGATION_KEYS = {"j", "k"}  # keys that move between questions never choose a value
 
 
 @dataclass
@@ -21,6 +23,7 @@ class Question:
     value: str | None
     widget: str  # "radio" or "select"
     incremental: bool = False  # part of the turn-by-turn sequence
+    where: str = ""  # how messages name the unit: "turn 4 (customer)", "the dialogue as a whole"
 
 
 @dataclass
@@ -49,6 +52,27 @@ class AnnotationPage:
     reorder_turns: list[dict] | None
     reorder_value: list[int] | None
     first_speaker: str
+    progress_noun: str = "Turn"  # what the turn-by-turn progress counts ("Turn 4 of 11")
+
+
+def choice_hotkeys(choices: list[dict]) -> list[dict]:
+    """The choices with their keys: ``key`` is the number key (1-9, in the order shown) and ``letter``
+    the first letter of the short label (``y``/``n`` for Yes/No, ``n``/``p``/``b`` for NB/PB/B) when
+    those letters tell every choice apart and none is a navigation key.
+
+    >>> yes_no = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
+    >>> [(c["key"], c["letter"]) for c in choice_hotkeys(yes_no)]
+    [('1', 'y'), ('2', 'n')]
+    >>> [c["letter"] for c in choice_hotkeys([{"value": "-1", "label": "-1: no"}, {"value": "0", "label": "0: ok"}])]
+    ['', '']
+    """
+    shorts = [c["label"].split(":", 1)[0].strip() or c["value"] for c in choices]
+    letters = [s[0].lower() if s[:1].isalpha() else "" for s in shorts]
+    usable = all(letters) and len(set(letters)) == len(letters) and not NAVIGATION_KEYS & set(letters)
+    return [
+        dict(c, key=str(i + 1) if i < 9 else "", letter=letters[i] if usable else "", short=shorts[i])
+        for i, c in enumerate(choices)
+    ]
 
 
 def _widget(criterion: Criterion) -> str:
@@ -73,17 +97,21 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     shape = DialogueShape.of_posts((p[1], p[3], p[4]) for p in posts)
     stored = {(k, u): v for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")}
     incremental = spec.incremental
+    names: dict[str, dict[int, str]] = {}
 
     def question(criterion: Criterion, unit: int, speaker: str) -> Question:
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
+        if criterion.unit not in names:
+            names[criterion.unit] = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
         return Question(
             criterion,
             unit,
             f"j:{criterion.key}:{unit}",
-            choices,
+            choice_hotkeys(choices),
             stored.get((criterion.key, unit)),
             _widget(criterion),
             criterion.key == incremental,
+            names[criterion.unit].get(unit, ""),
         )
 
     blocks: dict[int, BlockView] = {}
@@ -130,4 +158,21 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         reorder_turns,
         reorder_value,
         blocks[0].speaker if blocks else "",
+        "System turn"
+        if incremental and any(c.key == incremental and c.unit == Unit.SYSTEM_TURN for c in criteria)
+        else "Turn",
     )
+
+
+def annotation_state(assignment_id: int) -> dict:
+    """What is saved for an assignment, as the page's script holds it: the version, the status, the
+    answers by form field (``j:KEY:UNIT`` -> value) and the reordering (three small queries)."""
+    version, status = Assignment.objects.filter(pk=assignment_id).values_list("version", "status").get()
+    answers = Judgement.objects.filter(assignment_id=assignment_id).values_list("criterion__key", "unit", "value")
+    order = Reordering.objects.filter(assignment_id=assignment_id).values_list("submitted_order", flat=True).first()
+    return {
+        "version": version,
+        "status": status,
+        "judgements": {f"j:{key}:{unit}": value for key, unit, value in answers},
+        "reordering": order,
+    }

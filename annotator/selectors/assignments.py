@@ -43,6 +43,7 @@ def own_assignment_detail(*, user, assignment_id: int) -> dict:
         "started_at": assignment.started_at,
         "submitted_at": assignment.submitted_at,
         "seconds_spent": assignment.seconds_spent,
+        "version": assignment.version,
         "judgements": judgements,
         "reordering": reordering,
     }

@@ -9,6 +9,8 @@ the source annotated, and in a new collection the turns that follow a turn by an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from annotator.models import Criterion, Unit
 from annotator.presets import PRESETS, UnitRule
 from annotator.selectors.structure import DialogueShape
@@ -99,3 +101,69 @@ def required_units(criterion: Criterion, shape: DialogueShape, *, rule: UnitRule
         for u, post in enumerate(first_posts)
         if (not criterion.speaker or shape.speakers[post] == criterion.speaker) and _rule_allows(rule, shape, post)
     ]
+
+
+def unit_names(
+    criterion_unit: str, speakers: Sequence[str], blocks: Sequence[int], shown_order: Sequence[int] | None = None
+) -> dict[int, str]:
+    """How the annotation page names each unit of a kind, for messages that must point at what the person sees.
+
+    Turns are numbered from 1 in the order shown (a permuted dialogue in its shown order), with the
+    speaker; a post of a turn of several posts also gets its number within the turn.
+
+    >>> unit_names("post", ["customer", "customer", "helpdesk"], [0, 0, 1])
+    {0: 'turn 1, post 1 (customer)', 1: 'turn 1, post 2 (customer)', 2: 'turn 2 (helpdesk)'}
+    >>> unit_names("turn", ["A", "B", "A"], [0, 1, 2], shown_order=[0, 2, 1])
+    {0: 'turn 1 (A)', 1: 'turn 3 (B)', 2: 'turn 2 (A)'}
+    """
+    if criterion_unit == Unit.DIALOGUE:
+        return {0: "the dialogue as a whole"}
+    n_blocks = (blocks[-1] + 1) if blocks else 0
+    order = list(shown_order) if shown_order else list(range(n_blocks))
+    number = {b: i + 1 for i, b in enumerate(order)}
+    block_speaker: dict[int, str] = {}
+    posts_of: dict[int, list[int]] = {}
+    for position, (speaker, block) in enumerate(zip(speakers, blocks)):
+        block_speaker.setdefault(block, speaker)
+        posts_of.setdefault(block, []).append(position)
+    if criterion_unit not in POST_UNITS:
+        return {b: f"turn {number[b]} ({block_speaker[b]})" for b in sorted(block_speaker)}
+    names = {}
+    for block, positions in posts_of.items():
+        for i, position in enumerate(positions):
+            part = f", post {i + 1}" if len(positions) > 1 else ""
+            names[position] = f"turn {number[block]}{part} ({speakers[position]})"
+    return dict(sorted(names.items()))
+
+
+def shown_rank(criterion_unit: str, blocks: Sequence[int], shown_order: Sequence[int] | None = None) -> dict[int, int]:
+    """Each unit's place on the page (turns in their shown order, posts within their turn), for sorting.
+
+    >>> shown_rank("turn", [0, 1, 2], shown_order=[0, 2, 1])
+    {0: 0, 2: 1, 1: 2}
+    """
+    if criterion_unit == Unit.DIALOGUE:
+        return {0: 0}
+    n_blocks = (blocks[-1] + 1) if blocks else 0
+    order = list(shown_order) if shown_order else list(range(n_blocks))
+    if criterion_unit not in POST_UNITS:
+        return {b: i for i, b in enumerate(order)}
+    place = {b: i for i, b in enumerate(order)}
+    ranked = sorted(range(len(blocks)), key=lambda p: (place[blocks[p]], p))
+    return {p: i for i, p in enumerate(ranked)}
+
+
+def names_list(names: Sequence[str], limit: int = 6) -> str:
+    """``a``, ``a and b``, ``a, b and c``; beyond ``limit`` names, the first ones and how many more.
+
+    >>> names_list(["turn 2 (B)", "turn 4 (B)", "turn 6 (B)"])
+    'turn 2 (B), turn 4 (B) and turn 6 (B)'
+    >>> names_list([f"turn {i}" for i in range(1, 10)], limit=3)
+    'turn 1, turn 2, turn 3 and 6 more'
+    """
+    names = list(names)
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,20 +1,34 @@
-"""The annotator's pages: the queue, the annotation page, autosave and submission."""
+"""The annotator's pages: the queue, the annotation page, autosave and submission.
+
+The autosave endpoint (``draft``: GET the item's saved state, POST changes) and the submission
+answer JSON to the page's script, including a JSON 401 when the session has ended, so that a fetch
+never follows a redirect to the login page; a plain form post that finds the person signed out is
+sent to the login page with the item (never the POST-only URL) as the page to come back to.
+"""
 
 from __future__ import annotations
 
 import json
+from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
 
 from annotator.access import member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
-from annotator.selectors.annotation import annotation_page
+from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.queue import annotator_queue
-from annotator.services.judgements import Given, SubmissionError, judgements_save
+from annotator.services.judgements import ConflictError, Given, SubmissionError, judgements_save
+
+SIGNED_OUT = "You were signed out: sign in again (your answers are kept)."
 
 
 @login_required
@@ -25,9 +39,13 @@ def queue(request, slug: str):
     )
 
 
+@never_cache
 @login_required
-def annotate(request, assignment_id: int, errors: list[str] | None = None):
+def annotate(request, assignment_id: int):
+    """The item's page. ``no-store``: Back after a submission asks the server again and shows the
+    submitted, read-only item instead of a stale editable copy."""
     assignment = own_assignment(request, assignment_id)
+    errors = request.session.pop(f"submit-errors:{assignment_id}", None) or {}
     page = annotation_page(assignment)
     neighbours = annotator_queue(project=assignment.dialogue.project, user=request.user)
     return render(
@@ -37,92 +55,190 @@ def annotate(request, assignment_id: int, errors: list[str] | None = None):
             "page": page,
             "assignment": assignment,
             "project": assignment.dialogue.project,
-            "errors": errors or [],
+            "errors": errors.get("problems", []),
+            "missing": errors.get("missing", []),
             "read_only": assignment.status == AssignmentStatus.SUBMITTED,
             "queue": neighbours,
         },
-        status=400 if errors else 200,
     )
 
 
-def _given_from(data) -> tuple[list[Given], list[int] | None, int]:
-    """Judgements ``j:KEY:UNIT`` -> value, the reordering (JSON list) and seconds from a form or JSON body."""
-    values = []
-    for name, value in data.items():
-        if name.startswith("j:") and value not in ("", None):
-            try:
-                _j, key, unit = name.split(":", 2)
-                values.append(Given(key, int(unit), str(value)))
-            except ValueError:
-                raise SubmissionError([f"malformed field name {name!r}"]) from None
-    reordering = data.get("reordering") or None
-    if isinstance(reordering, str):
-        try:
-            reordering = json.loads(reordering)
-        except json.JSONDecodeError:
-            raise SubmissionError(["the reordering is not a JSON list"]) from None
-    if reordering is not None and (not isinstance(reordering, list) or not all(isinstance(i, int) for i in reordering)):
-        raise SubmissionError(["the reordering must be a list of turn numbers"])
+def _signed_in_for_item(view):
+    """Like ``login_required``, but JSON requests get a JSON 401 and a form post is sent to the login
+    page with the item's page (a GET URL) to come back to."""
+
+    @wraps(view)
+    def wrapped(request, assignment_id: int, *args, **kwargs):
+        if request.user.is_authenticated:
+            return view(request, assignment_id, *args, **kwargs)
+        if _wants_json(request):
+            return JsonResponse(
+                {"ok": False, "reason": "signed_out", "problems": [SIGNED_OUT], "csrf_token": get_token(request)},
+                status=401,
+            )
+        return redirect_to_login(reverse("annotate", args=[assignment_id]))
+
+    return wrapped
+
+
+def _wants_json(request) -> bool:
+    return request.content_type == "application/json" or "application/json" in request.headers.get("Accept", "")
+
+
+def _name_to_given(name: str, value, base=None) -> Given:
     try:
-        seconds = int(data.get("seconds") or 0)
+        _j, key, unit = name.split(":", 2)
+        if _j != "j":
+            raise ValueError
+        return Given(key, int(unit), "" if value is None else str(value), None if base is None else str(base))
+    except ValueError:
+        raise SubmissionError([f"malformed field name {name!r}"]) from None
+
+
+def _order(value, what: str) -> list[int] | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise SubmissionError([f"the {what} is not a JSON list"]) from None
+    if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise SubmissionError([f"the {what} must be a list of turn numbers"])
+    return value
+
+
+def _int(value, default=None):
+    try:
+        return int(value)
     except (TypeError, ValueError):
-        seconds = 0
-    return values, reordering, seconds
+        return default
 
 
-@login_required
-@require_POST
+def _changes_from_json(data: dict) -> dict:
+    """The page's save: ``{"version", "changes": {"j:KEY:UNIT": value}, "base": {...}, "reordering",
+    "reordering_base", "seconds"}``; a value "" removes the answer."""
+    changes, base = data.get("changes") or {}, data.get("base") or {}
+    if not isinstance(changes, dict) or not isinstance(base, dict):
+        raise SubmissionError(["changes and base must be objects"])
+    return {
+        "values": [_name_to_given(name, value, base.get(name)) for name, value in changes.items()],
+        "reordering": _order(data.get("reordering"), "reordering"),
+        "reordering_base": _order(data.get("reordering_base"), "reordering base"),
+        "version": _int(data.get("version")),
+        "seconds": _int(data.get("seconds"), 0),
+    }
+
+
+def _changes_from_form(data) -> dict:
+    """A plain form post (the page without its script): every answer on the page; an empty select clears."""
+    return {
+        "values": [_name_to_given(name, value) for name, value in data.items() if name.startswith("j:")],
+        "reordering": _order(data.get("reordering"), "reordering"),
+        "version": _int(data.get("version")),
+        "seconds": _int(data.get("seconds"), 0),
+    }
+
+
+def _refusal(assignment_id: int, exc: SubmissionError) -> JsonResponse:
+    """A refused save as JSON: 409 with the conflicts, or when the item is submitted; 400 otherwise."""
+    if isinstance(exc, ConflictError):
+        state = annotation_state(assignment_id)
+        return JsonResponse(
+            {
+                "ok": False,
+                "reason": "conflict",
+                "problems": exc.problems,
+                "conflicts": [{"name": c.name, "theirs": c.stored, "yours": c.given} for c in exc.conflicts],
+                **state,
+            },
+            status=409,
+        )
+    if Assignment.objects.filter(pk=assignment_id, status=AssignmentStatus.SUBMITTED).exists():
+        return JsonResponse({"ok": False, "reason": "submitted", "problems": exc.problems}, status=409)
+    return JsonResponse(
+        {"ok": False, "reason": "invalid", "problems": exc.problems, "missing": exc.missing}, status=400
+    )
+
+
+def _saved(request, saved: Assignment, sent_version: int | None, **extra) -> JsonResponse:
+    body = {
+        "ok": True,
+        "status": saved.status,
+        "version": saved.version,
+        "seconds_spent": saved.seconds_spent,
+        "saved_at": timezone.now().isoformat(),
+        **extra,
+    }
+    if sent_version is not None and saved.version != sent_version + 1:
+        # saved elsewhere in between: send the whole state so the page shows the other answers too
+        body.update(annotation_state(saved.pk), stale=True)
+    return JsonResponse(body)
+
+
+@_signed_in_for_item
+@require_http_methods(["GET", "POST"])
 def draft(request, assignment_id: int):
-    """Autosave (JSON in, JSON out). 409 once the item is submitted, 400 on invalid values."""
+    """Autosave. GET: the saved state (version, answers, a fresh CSRF token). POST (JSON): merge the
+    changes; 409 on a conflict or once the item is submitted, 400 on invalid values, 401 signed out."""
     own_assignment(request, assignment_id)
+    if request.method == "GET":
+        return JsonResponse({"ok": True, **annotation_state(assignment_id), "csrf_token": get_token(request)})
     try:
         data = json.loads(request.body or b"{}")
-        values, reordering, seconds = _given_from(data)
-        saved = judgements_save(
-            assignment_id=assignment_id, user=request.user, values=values, reordering=reordering, seconds=seconds
-        )
+        if not isinstance(data, dict):
+            raise SubmissionError(["the request must be a JSON object"])
+        given = _changes_from_json(data) if "changes" in data else _changes_from_form(data)
+        saved = judgements_save(assignment_id=assignment_id, user=request.user, **given)
     except json.JSONDecodeError:
-        return JsonResponse({"ok": False, "problems": ["the request is not JSON"]}, status=400)
+        return JsonResponse({"ok": False, "reason": "invalid", "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:
-        status = 409 if Assignment.objects.filter(pk=assignment_id, status=AssignmentStatus.SUBMITTED).exists() else 400
-        return JsonResponse({"ok": False, "problems": exc.problems}, status=status)
-    return JsonResponse({"ok": True, "status": saved.status, "seconds_spent": saved.seconds_spent})
+        return _refusal(assignment_id, exc)
+    return _saved(request, saved, given["version"])
 
 
-@login_required
-@require_POST
+@_signed_in_for_item
+@require_http_methods(["GET", "POST"])
 def submit(request, assignment_id: int):
+    """The submission: JSON from the page's script (answers JSON), or a plain form post (redirects).
+    A GET (an old bookmark, a login redirect) goes to the item's page."""
     assignment = own_assignment(request, assignment_id)
+    if request.method == "GET":
+        return redirect("annotate", assignment_id=assignment_id)
+    is_json = request.content_type == "application/json"
     try:
-        values, reordering, seconds = _given_from(request.POST)
+        given = _changes_from_json(json.loads(request.body or b"{}")) if is_json else _changes_from_form(request.POST)
+        saved = judgements_save(assignment_id=assignment.pk, user=request.user, submit=True, **given)
+    except json.JSONDecodeError:
+        return JsonResponse({"ok": False, "reason": "invalid", "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:
-        return annotate(request, assignment_id, errors=exc.problems)
-    try:
-        judgements_save(
-            assignment_id=assignment.pk,
-            user=request.user,
-            values=values,
-            reordering=reordering,
-            seconds=seconds,
-            submit=True,
-        )
-    except SubmissionError as exc:
-        _keep_as_draft(request, assignment, values, reordering)
-        return annotate(request, assignment_id, errors=exc.problems)
+        if is_json:
+            return _refusal(assignment_id, exc)
+        if not isinstance(exc, ConflictError):
+            _keep_as_draft(request, assignment, given)
+        # back to the item's own URL (the address bar never stays on the POST-only URL)
+        request.session[f"submit-errors:{assignment_id}"] = {"problems": exc.problems, "missing": exc.missing}
+        return redirect("annotate", assignment_id=assignment_id)
     messages.success(request, f"Submitted dialogue {assignment.dialogue.external_id}.")
     following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
-    if following is not None:
-        return redirect("annotate", assignment_id=following.pk)
-    return redirect("queue", slug=assignment.dialogue.project.slug)
+    next_url = (
+        reverse("annotate", args=[following.pk])
+        if following is not None
+        else reverse("queue", args=[assignment.dialogue.project.slug])
+    )
+    if is_json:
+        return _saved(request, saved, None, next_url=next_url)
+    return redirect(next_url)
 
 
-def _keep_as_draft(request, assignment: Assignment, values: list[Given], reordering: list[int] | None) -> None:
-    """After a refused submission, keep what can be kept as a draft so the annotator loses nothing."""
+def _keep_as_draft(request, assignment: Assignment, given: dict) -> None:
+    """After a refused form submission, keep what can be kept as a draft so the annotator loses nothing
+    (with the page's version: never over answers changed elsewhere)."""
     if assignment.status == AssignmentStatus.SUBMITTED:
         return
-    for order in (reordering, None):
+    for order in (given["reordering"], None):
         try:
-            judgements_save(assignment_id=assignment.pk, user=request.user, values=values, reordering=order)
+            judgements_save(assignment_id=assignment.pk, user=request.user, **dict(given, reordering=order))
             return
         except SubmissionError:
             continue

@@ -133,6 +133,8 @@ def assign(request, slug: str):
 def reopen(request, slug: str, assignment_id: int):
     project = lead_project(request, slug)
     assignment = get_object_or_404(Assignment, pk=assignment_id, dialogue__project=project)
-    assignment_reopen(assignment_id=assignment.pk)
-    messages.success(request, f"Reopened {assignment.dialogue.external_id} for {assignment.annotator.username}.")
+    reason = (request.POST.get("reason") or "").strip()[:500]
+    assignment_reopen(assignment_id=assignment.pk, reason=reason)
+    shown = f" with the reason: {reason}" if reason else ""
+    messages.success(request, f"Reopened {assignment.dialogue.external_id} for {assignment.annotator.username}{shown}.")
     return redirect("lead_project", slug=slug)

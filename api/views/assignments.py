@@ -43,9 +43,12 @@ class AssignmentDetail(APIView):
 
 
 class AssignmentJudgements(APIView):
-    """Save your judgements for your assignment: a draft, or with ``submit`` the complete submission."""
+    """Save your judgements for your assignment: a draft, or with ``submit`` the submission.
 
-    @extend_schema(request=s.JudgementsIn, responses=s.AssignmentOut)
+    Judgements are merged one by one (the ones you do not send stay; a value "" removes one); with the
+    ``version`` you last read, answers changed elsewhere since are not overwritten (409 names them)."""
+
+    @extend_schema(request=s.JudgementsIn, responses={200: s.AssignmentOut, 409: s.ConflictsOut})
     def post(self, request, pk: int):
         given = s.JudgementsIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -54,8 +57,10 @@ class AssignmentJudgements(APIView):
             saved = judgements_save(
                 assignment_id=pk,
                 user=request.user,
-                values=[Given(j["criterion"], j["unit"], j["value"]) for j in data["judgements"]],
+                values=[Given(j["criterion"], j["unit"], j["value"], j.get("base")) for j in data["judgements"]],
                 reordering=data.get("reordering"),
+                reordering_base=data.get("reordering_base"),
+                version=data.get("version"),
                 seconds=data["seconds"],
                 submit=data["submit"],
             )

@@ -1,20 +1,13 @@
-// Annotation page: turn-by-turn reveal, nugget grouping, autosave of drafts, time on task,
-// and a guard against double submission. Wired through data-* attributes of #annotation-form.
+// Annotation page: turn-by-turn reveal (the newly revealed turn scrolls into view and takes focus),
+// nugget grouping and the progress line ("Turn 4 of 11 · 3 of 13 answered"), visible from the first turn.
+// Wired through data-* attributes of #annotation-form. Saving lives in autosave.js, keys in hotkeys.js.
 (function () {
   "use strict";
   const form = document.getElementById("annotation-form");
   if (!form) return;
-  const readOnly = form.dataset.readOnly === "true";
-  const statusEl = document.getElementById("save-status");
-  const secondsField = document.getElementById("seconds-field");
-  let unsentSeconds = 0;
-  let saveTimer = null;
-  let saving = Promise.resolve();
-
-  function csrfToken() {
-    const input = form.querySelector("input[name=csrfmiddlewaretoken]");
-    return input ? input.value : "";
-  }
+  const progressEl = document.getElementById("progress");
+  const noun = form.dataset.progressNoun || "Turn";
+  let revealed = -1;
 
   function questionAnswered(el) {
     const select = el.querySelector("select");
@@ -30,8 +23,18 @@
     form.querySelectorAll("[data-reveal]").forEach(function (el) {
       el.hidden = Number(el.dataset.reveal) > answered;
     });
-    document.querySelectorAll(".actions[data-reveal], .dialogue-questions[data-reveal], .reorder[data-reveal]")
-      .forEach(function (el) { el.hidden = Number(el.dataset.reveal) > answered; });
+    const grew = revealed >= 0 && answered > revealed;
+    revealed = answered;
+    return { answered: answered, total: steps.length, grew: grew, next: steps[answered] || null };
+  }
+
+  function showProgress(state) {
+    if (!progressEl) return;
+    const questions = Array.from(form.querySelectorAll("[data-question]"));
+    const done = questions.filter(questionAnswered).length;
+    let text = done + " of " + questions.length + " answered";
+    if (state.total) text = noun + " " + Math.min(state.answered + 1, state.total) + " of " + state.total + " · " + text;
+    progressEl.textContent = text;
   }
 
   // Consecutive units of one speaker with the same nugget label are shown as one nugget.
@@ -64,64 +67,37 @@
     });
   }
 
-  function payload() {
-    const data = {};
-    new FormData(form).forEach(function (value, name) {
-      if (name.startsWith("j:") || name === "reordering") data[name] = value;
-    });
-    data.seconds = unsentSeconds;
-    return data;
+  function update() {
+    const state = reveal();
+    groupNuggets();
+    showProgress(state);
+    return state;
   }
 
-  function setStatus(text) { if (statusEl) statusEl.textContent = text; }
-
-  function saveDraft() {
-    if (readOnly) return saving;
-    const body = payload();
-    const sentSeconds = body.seconds;
-    saving = saving.then(function () {
-      return fetch(form.dataset.draftUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-        body: JSON.stringify(body),
-        credentials: "same-origin",
-      }).then(function (response) {
-        return response.json().then(function (answer) {
-          if (answer.ok) {
-            unsentSeconds = Math.max(0, unsentSeconds - sentSeconds);
-            setStatus("Draft saved at " + new Date().toLocaleTimeString());
-          } else {
-            setStatus("Not saved: " + answer.problems.join("; "));
-          }
-        });
-      }).catch(function () { setStatus("Not saved (no connection); your answers are still on this page."); });
-    });
-    return saving;
-  }
-
-  function scheduleSave() {
-    if (readOnly) return;
-    clearTimeout(saveTimer);
-    setStatus("Saving…");
-    saveTimer = setTimeout(saveDraft, 600);
-  }
-
-  form.addEventListener("change", function () { reveal(); groupNuggets(); scheduleSave(); });
-  form.addEventListener("dialeval:changed", scheduleSave);
-
-  setInterval(function () {
-    if (!readOnly && document.visibilityState === "visible") unsentSeconds += 1;
-  }, 1000);
-
-  form.addEventListener("submit", function (event) {
-    const button = document.getElementById("submit-button");
-    if (form.dataset.submitting === "true") { event.preventDefault(); return; }
-    form.dataset.submitting = "true";
-    if (button) { button.disabled = true; button.textContent = "Submitting…"; }
-    clearTimeout(saveTimer);
-    secondsField.value = String(unsentSeconds);
+  // A person's answer: a newly revealed turn scrolls into view and takes focus (its question, or
+  // what follows the last turn: the questions on the whole dialogue or the Submit button).
+  form.addEventListener("change", function (event) {
+    const question = event.target.closest("[data-question]");
+    if (question && questionAnswered(question)) {
+      question.classList.remove("missing");
+      question.removeAttribute("aria-invalid");
+    }
+    const state = update();
+    if (!state.grew) return;
+    let target = state.next;
+    if (!target) {
+      target = form.querySelector(".dialogue-questions:not([hidden]) [data-question]") ||
+        form.querySelector(".reorder:not([hidden]) #reorder-list li[tabindex='0']") ||
+        document.getElementById("submit-button");
+    }
+    if (!target || target.hidden) return;
+    const block = target.closest(".block");
+    target.focus({ preventScroll: true });
+    (block || target).scrollIntoView({ block: "nearest" });
+    target.scrollIntoView({ block: "nearest" });
   });
+  // Answers put in place by the page itself (restored from this browser, or saved in another tab).
+  form.addEventListener("dialeval:applied", update);
 
-  reveal();
-  groupNuggets();
+  update();
 })();

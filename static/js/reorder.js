@@ -1,5 +1,8 @@
-// Reordering widget: drag and drop (vendored SortableJS) with Move up / Move down buttons, a live
-// message when the order breaks the constraints, and submit disabled until the order is valid.
+// Reordering widget: drag and drop (vendored SortableJS), Move up / Move down buttons, and the keyboard
+// (Up/Down or k/j pick a turn, Shift+Up/Down or Shift+K/J move it). A live message says why an order
+// breaks the constraints (and that it is therefore not saved yet); submit stays disabled until it is valid.
+// The current valid order is kept in #reorder-list's data-order ("" while invalid) for autosave.js, which
+// hears of each change by a "dialeval:reorder" event and can put an order in place by "dialeval:set-order".
 (function () {
   "use strict";
   const list = document.getElementById("reorder-list");
@@ -9,6 +12,7 @@
   const status = document.getElementById("reorder-status");
   const submit = document.getElementById("submit-button");
   const firstSpeaker = list.dataset.firstSpeaker;
+  const readOnly = form.dataset.readOnly === "true";
 
   function items() { return Array.from(list.querySelectorAll("li.reorder-item")); }
 
@@ -25,40 +29,85 @@
     return found;
   }
 
-  function update(announce, initial) {
+  // how: "initial" (page load), "applied" (put in place by the page), or "" (the person moved a turn)
+  function update(announce, how) {
     const order = items().map(function (li) { return Number(li.dataset.turn); });
     const wrong = problems();
-    field.value = wrong.length ? "" : JSON.stringify(order);
+    const value = wrong.length ? "" : JSON.stringify(order);
+    field.value = value;
+    list.dataset.order = value;
+    list.dataset.problems = wrong.join("; ");
     list.classList.toggle("invalid", wrong.length > 0);
+    list.setAttribute("aria-invalid", wrong.length ? "true" : "false");
     if (submit) submit.disabled = wrong.length > 0;
-    if (wrong.length) status.textContent = "This order cannot be submitted: " + wrong.join("; ") + ".";
+    if (wrong.length) status.textContent = "This order cannot be submitted and is not saved yet: " + wrong.join("; ") + ".";
     else if (announce) status.textContent = announce;
     else status.textContent = "The order is valid.";
-    if (!initial) form.dispatchEvent(new Event("dialeval:changed"));
+    form.dispatchEvent(new CustomEvent("dialeval:reorder", {
+      detail: { order: wrong.length ? null : order, problems: wrong, initial: how === "initial", applied: how === "applied" },
+    }));
   }
 
   function position(li) { return items().indexOf(li) + 1; }
 
+  function focusItem(li) {
+    items().forEach(function (other) { other.tabIndex = other === li ? 0 : -1; });
+    li.focus();
+  }
+
+  function move(li, delta) {
+    if (delta < 0 && li.previousElementSibling) list.insertBefore(li, li.previousElementSibling);
+    else if (delta > 0 && li.nextElementSibling) list.insertBefore(li.nextElementSibling, li);
+    else return false;
+    update("Moved to position " + position(li) + " of " + items().length + ".");
+    return true;
+  }
+
   list.addEventListener("click", function (event) {
     const button = event.target.closest("button");
-    if (!button) return;
+    if (!button || readOnly) return;
     const li = button.closest("li");
-    if (button.classList.contains("move-up") && li.previousElementSibling) {
-      list.insertBefore(li, li.previousElementSibling);
-    } else if (button.classList.contains("move-down") && li.nextElementSibling) {
-      list.insertBefore(li.nextElementSibling, li);
-    } else {
-      return;
-    }
+    if (!move(li, button.classList.contains("move-up") ? -1 : button.classList.contains("move-down") ? 1 : 0)) return;
     button.focus();
-    update("Moved to position " + position(li) + " of " + items().length + ".");
   });
 
-  if (window.Sortable && form.dataset.readOnly !== "true") {
+  list.addEventListener("keydown", function (event) {
+    const li = event.target;
+    if (!li.classList || !li.classList.contains("reorder-item") || event.ctrlKey || event.metaKey || event.altKey) return;
+    const up = event.key === "ArrowUp" || event.key === "k" || event.key === "K";
+    const down = event.key === "ArrowDown" || event.key === "j" || event.key === "J";
+    if (!up && !down) return;
+    if (event.shiftKey) {
+      event.preventDefault();
+      if (!readOnly && move(li, up ? -1 : 1)) focusItem(li);
+      return;
+    }
+    const sibling = up ? li.previousElementSibling : li.nextElementSibling;
+    if (!sibling) return; // past either end: hotkeys.js moves on to the previous / next question
+    event.preventDefault();
+    focusItem(sibling);
+  });
+
+  list.addEventListener("focusin", function (event) {
+    if (event.target.classList && event.target.classList.contains("reorder-item")) {
+      items().forEach(function (other) { other.tabIndex = other === event.target ? 0 : -1; });
+    }
+  });
+
+  form.addEventListener("dialeval:set-order", function (event) {
+    const byTurn = {};
+    items().forEach(function (li) { byTurn[li.dataset.turn] = li; });
+    const order = event.detail.order || [];
+    if (order.length !== items().length || !order.every(function (t) { return byTurn[t]; })) return;
+    order.forEach(function (turn) { list.appendChild(byTurn[turn]); });
+    update("", "applied");
+  });
+
+  if (window.Sortable && !readOnly) {
     window.Sortable.create(list, {
       animation: 120,
       onEnd: function (event) { update("Moved to position " + (event.newIndex + 1) + " of " + items().length + "."); },
     });
   }
-  update("", true);
+  update("", "initial");
 })();

@@ -1,4 +1,5 @@
-"""Saving judgements: validation, completeness, read-only after submit, retries, concurrency."""
+"""Saving judgements: validation, completeness, read-only after submit, retries, merging, versions and
+conflicts, concurrency."""
 
 import threading
 
@@ -8,7 +9,13 @@ from django.db import connection
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
-from annotator.services.judgements import Given, SubmissionError, assignment_reopen, judgements_save
+from annotator.services.judgements import (
+    ConflictError,
+    Given,
+    SubmissionError,
+    assignment_reopen,
+    judgements_save,
+)
 from annotator.services.projects import membership_add
 from tests.fixtures.collections import stc3_dialogues, write_json
 
@@ -39,7 +46,7 @@ def stored(assignment):
 
 
 @pytest.mark.sqlite
-def test_draft_then_submit_replaces_the_judgements(item):
+def test_draft_then_submit_merges_the_judgements(item):
     judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "2")], seconds=12)
     item.refresh_from_db()
     assert item.status == AssignmentStatus.IN_PROGRESS and item.seconds_spent == 12
@@ -53,7 +60,9 @@ def test_draft_then_submit_replaces_the_judgements(item):
 def test_incomplete_or_invalid_submissions_name_the_problem_and_save_nothing(item):
     with pytest.raises(SubmissionError) as error:
         judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], submit=True)
-    assert any("Nugget type (nugget) is missing for 2 unit(s)" in p for p in error.value.problems)
+    # then the message names the turns as the page shows them, and the fields to highlight
+    assert "Nugget type is missing for turn 1 (customer) and turn 2 (helpdesk)" in error.value.problems
+    assert error.value.missing == ["j:nugget:0", "j:nugget:1"]
     with pytest.raises(SubmissionError, match="'CNUG' is not a value of nugget on a helpdesk unit"):
         judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:4] + [Given("nugget", 1, "CNUG")])
     with pytest.raises(SubmissionError, match="no turn 5"):
@@ -79,7 +88,7 @@ def test_someone_elses_assignment_does_not_exist_for_you(item, make_user):
         judgements_save(assignment_id=item.pk, user=make_user("intruder"), values=COMPLETE)
 
 
-def test_concurrent_saves_from_two_tabs_leave_exactly_the_last_complete_set(item, transactional_db):
+def test_concurrent_saves_of_one_answer_leave_one_of_them_never_a_duplicate(item, transactional_db):
     # given two tabs saving different complete sets at the same moment, many times
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
@@ -146,11 +155,11 @@ def test_saves_record_their_times_and_every_row_of_a_large_item(item, monkeypatc
     assert item.started_at == first_started and item.submitted_at >= first_started
     assert item.seconds_spent == 9 and item.status == AssignmentStatus.SUBMITTED
     assert all(j.updated_at >= first_started for j in Judgement.objects.filter(assignment=item))
-    # and reopening then saving a draft clears the submission time
+    # and reopening then saving a draft clears the submission time; an empty value removes one answer
     assignment_reopen(assignment_id=item.pk)
-    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:1])
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "")])
     item.refresh_from_db()
-    assert item.submitted_at is None and stored(item) == {("A", 0, "1")}
+    assert item.submitted_at is None and stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE[1:]}
 
 
 @pytest.mark.sqlite
@@ -158,15 +167,173 @@ def test_saves_read_criteria_and_posts_once_and_see_edits(item, django_assert_nu
     from annotator.models import Criterion
 
     judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:1])
-    # a second save reads neither the criteria nor the posts again: lock, delete, insert, update
-    with django_assert_num_queries(6) as context:  # with SAVEPOINT and RELEASE
-        judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2])
+    # a second save reads neither the criteria nor the posts again: lock, merge (insert or update), update
+    with django_assert_num_queries(5) as context:  # with SAVEPOINT and RELEASE
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2], version=1)
     statements = [q["sql"] for q in context.captured_queries if "SAVEPOINT" not in q["sql"]]
-    assert [s.split()[0] for s in statements] == ["SELECT", "DELETE", "INSERT", "UPDATE"]
+    assert [s.split()[0] for s in statements] == ["SELECT", "INSERT", "UPDATE"]
     assert not any("annotator_criterion" in s or "annotator_post" in s for s in statements)
     # an edit of a criterion (the admin may change its label) reaches the next save's messages
     criterion = Criterion.objects.get(project=item.dialogue.project, key="nugget")
     criterion.label = "Nugget kind"
     criterion.save()
-    with pytest.raises(SubmissionError, match=r"Nugget kind \(nugget\) is missing"):
+    with pytest.raises(
+        SubmissionError, match=r"Nugget kind is missing for turn 1 \(customer\) and turn 2 \(helpdesk\)"
+    ):
         judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], submit=True)
+
+
+@pytest.mark.sqlite
+def test_saves_merge_answer_by_answer_and_count_the_version(item):
+    # given a save of two answers
+    saved = judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2], version=0)
+    assert saved.version == 1
+    # when a later save brings one other answer
+    saved = judgements_save(assignment_id=item.pk, user=item.annotator, values=[COMPLETE[2]], version=1)
+    # then the answers it does not mention stay, and the version counts both saves
+    assert saved.version == 2
+    assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE[:3]}
+    item.refresh_from_db()
+    assert item.version == 2
+
+
+@pytest.mark.sqlite
+def test_a_stale_tab_changing_other_questions_keeps_both_tabs_answers(item):
+    # given two tabs that loaded the item at version 0; tab 1 saves A and S
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2], version=0)
+    # when tab 2, still at version 0, saves E and a nugget (it never saw A and S)
+    tab2 = [Given("E", 0, "-1", base=None), Given("nugget", 0, "CNUG0", base="")]
+    saved = judgements_save(assignment_id=item.pk, user=item.annotator, values=tab2, version=0)
+    # then every answer of both tabs is stored
+    assert saved.version == 2
+    assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE[:4]}
+
+
+@pytest.mark.sqlite
+def test_a_stale_tab_changing_the_same_question_gets_a_conflict_and_nothing_is_overwritten(item):
+    # given tab 1 answers A = 1 at version 0
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1")], version=0)
+    # when tab 2, which saw no answer to A (version 0), answers A = -2 and S = 0
+    with pytest.raises(ConflictError) as error:
+        judgements_save(
+            assignment_id=item.pk,
+            user=item.annotator,
+            values=[Given("A", 0, "-2", base=""), Given("S", 0, "0", base="")],
+            version=0,
+        )
+    # then the conflict names the question, both values, and the current version; nothing is saved
+    conflict = error.value
+    assert [(c.name, c.stored, c.given) for c in conflict.conflicts] == [("j:A:0", "1", "-2")]
+    assert conflict.version == 1
+    assert "Task accomplishment for the dialogue as a whole: 1: good there, -2: very poor here" in conflict.problems[0]
+    assert stored(item) == {("A", 0, "1")}
+    # and once tab 2 has seen the stored value (its base is "1"), its change is taken
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2", base="1")], version=0)
+    assert stored(item) == {("A", 0, "-2")}
+
+
+@pytest.mark.sqlite
+def test_a_stale_save_of_the_value_already_stored_is_no_conflict(item):
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1")], version=0)
+    saved = judgements_save(
+        assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1", base="")], version=0, seconds=2
+    )
+    assert saved.version == 2 and stored(item) == {("A", 0, "1")}
+
+
+def test_concurrent_saves_of_different_questions_keep_both(item, transactional_db):
+    # given two tabs that loaded the item at version 0 and save different questions at the same moment
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
+    tabs = [COMPLETE[:2], COMPLETE[2:]]
+    errors = []
+
+    def tab(values):
+        from django.db import connections
+
+        try:
+            for _ in range(10):
+                judgements_save(
+                    assignment_id=item.pk,
+                    user=item.annotator,
+                    values=[Given(g.criterion, g.unit, g.value, base=None) for g in values],
+                    version=0,
+                )
+                values = [Given(g.criterion, g.unit, g.value, base=g.value) for g in values]
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=tab, args=(v,)) for v in tabs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # then no save failed and every answer of both tabs is stored once
+    assert errors == []
+    assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE}
+    assert Judgement.objects.filter(assignment=item).count() == 5
+    item.refresh_from_db()
+    assert item.version == 20
+
+
+@pytest.mark.sqlite
+def test_missing_turns_are_named_in_the_order_shown_with_their_speakers(make_project, make_user, tmp_path):
+    import json
+
+    # given a coherence item shown in a permuted order, with the first two shown turns rated
+    project = make_project("coherence")
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "c", "turns": [{"speaker": "AB"[t % 2], "text": str(t)} for t in range(6)]}))
+    dialogues_import(project=project, paths=[path])
+    user = make_user("r")
+    membership_add(project=project, user=user, role="annotator")
+    assignments_create_balanced(project=project, sets=1)
+    item = Assignment.objects.get(annotator=user)
+    shown = item.shown_order
+    rated = [Given("turn_coherence", t, "4") for t in shown[:2]]
+    # when the item is submitted
+    with pytest.raises(SubmissionError) as error:
+        judgements_save(assignment_id=item.pk, user=user, values=rated, submit=True)
+    # then the message names the missing turns by their shown number and speaker, then the rest
+    speakers = ["AB"[t % 2] for t in shown]
+    turns = [f"turn {i + 1} ({speakers[i]})" for i in range(2, 6)]
+    assert error.value.problems == [
+        "Overall coherence is missing for the dialogue as a whole",
+        f"Turn coherence is missing for {turns[0]}, {turns[1]}, {turns[2]} and {turns[3]}",
+        "the reordering is missing",
+    ]
+    assert error.value.missing == ["j:overall:0"] + [f"j:turn_coherence:{t}" for t in shown[2:]] + ["reordering"]
+
+
+@pytest.mark.sqlite
+def test_a_stale_reordering_changed_elsewhere_is_a_conflict(make_project, make_user, tmp_path):
+    import json
+
+    project = make_project("coherence")
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "c", "turns": [{"speaker": "AB"[t % 2], "text": str(t)} for t in range(4)]}))
+    dialogues_import(project=project, paths=[path])
+    user = make_user("r")
+    membership_add(project=project, user=user, role="annotator")
+    assignments_create_balanced(project=project, sets=1)
+    item = Assignment.objects.get(annotator=user)
+    judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[0, 3, 2, 1], version=0)
+    with pytest.raises(ConflictError) as error:
+        judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[2, 1, 0, 3], version=0)
+    assert [c.name for c in error.value.conflicts] == ["reordering"]
+    assert Reordering.objects.get(assignment=item).submitted_order == [0, 3, 2, 1]
+
+
+@pytest.mark.sqlite
+def test_reopen_keeps_the_reason_for_the_annotator_and_counts_the_version(item):
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)
+    reopened = assignment_reopen(assignment_id=item.pk, reason="  Turn 2 is a goal nugget, look again.  ")
+    item.refresh_from_db()
+    assert item.status == AssignmentStatus.IN_PROGRESS and item.reopened_at is not None
+    assert item.reopen_reason == "Turn 2 is a goal nugget, look again."
+    assert reopened.version == item.version == 2
+    # a tab opened before the reopening (version 1) changing an answer nobody else changed is not refused
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "2", base="1")], version=1)
+    assert ("A", 0, "2") in stored(item)

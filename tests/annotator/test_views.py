@@ -111,3 +111,82 @@ def test_autosave_answers_json_and_refuses_bad_values(setup, client):
     )
     assert bad.status_code == 400 and "'9' is not a value of A" in bad.json()["problems"][0]
     assert list(item.judgements.values_list("value", flat=True)) == ["1"]
+
+
+def test_signed_out_saves_answer_json_401_and_a_login_never_returns_to_a_post_only_url(setup, client):
+    _project, ann, _other, _lead = setup
+    item = Assignment.objects.filter(annotator=ann).first()
+    # given nobody signed in: the page's autosave (JSON) gets a JSON 401 with the words to show, not a redirect
+    response = client.post(
+        reverse("draft", args=[item.pk]),
+        data=json.dumps({"version": 0, "changes": {"j:A:0": "1"}}),
+        content_type="application/json",
+    )
+    assert response.status_code == 401
+    assert response.json()["problems"] == ["You were signed out: sign in again (your answers are kept)."]
+    state = client.get(reverse("draft", args=[item.pk]), HTTP_ACCEPT="application/json")
+    assert state.status_code == 401 and state.json()["reason"] == "signed_out"
+    # a plain form submission is sent to the login page, to come back to the item's page (a GET URL)
+    form = client.post(reverse("submit", args=[item.pk]), {"j:A:0": "1"})
+    assert form.status_code == 302
+    assert form["Location"] == f"{reverse('login')}?next=/items/{item.pk}/"
+    # and once signed in, the submit URL asked for with GET leads to the item, not to a 405
+    client.force_login(ann)
+    assert client.get(reverse("submit", args=[item.pk])).url == reverse("annotate", args=[item.pk])
+    assert not item.judgements.exists()
+
+
+def test_item_pages_are_never_stored_by_the_browser(setup, client):
+    _project, ann, _other, _lead = setup
+    client.force_login(ann)
+    item = Assignment.objects.filter(annotator=ann).first()
+    response = client.get(reverse("annotate", args=[item.pk]))
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_autosave_state_and_merges_with_the_version(setup, client):
+    _project, ann, _other, _lead = setup
+    client.force_login(ann)
+    item = Assignment.objects.filter(annotator=ann).first()
+    url = reverse("draft", args=[item.pk])
+
+    def post(body):
+        return client.post(url, data=json.dumps(body), content_type="application/json")
+
+    # given two tabs at version 0: the first saves A, the second (stale) saves S
+    first = post({"version": 0, "changes": {"j:A:0": "1"}, "base": {"j:A:0": ""}})
+    assert first.status_code == 200 and first.json()["version"] == 1 and "stale" not in first.json()
+    second = post({"version": 0, "changes": {"j:S:0": "0"}, "base": {"j:S:0": ""}})
+    # then both are kept and the stale tab is sent the whole state to show the other answer
+    assert second.status_code == 200 and second.json()["stale"] is True
+    assert second.json()["judgements"] == {"j:A:0": "1", "j:S:0": "0"} and second.json()["version"] == 2
+    # when the stale tab changes A, which it saw empty, it gets a 409 naming the conflict and the state
+    clash = post({"version": 0, "changes": {"j:A:0": "-1"}, "base": {"j:A:0": ""}})
+    assert clash.status_code == 409 and clash.json()["reason"] == "conflict"
+    assert clash.json()["conflicts"] == [{"name": "j:A:0", "theirs": "1", "yours": "-1"}]
+    assert clash.json()["judgements"]["j:A:0"] == "1"
+    # and the GET gives the state with a CSRF token for the page
+    state = client.get(url, HTTP_ACCEPT="application/json").json()
+    assert state["version"] == 2 and state["judgements"] == {"j:A:0": "1", "j:S:0": "0"} and state["csrf_token"]
+
+
+def test_a_refused_submission_names_turns_and_keeps_the_url_on_the_item(setup, client):
+    _project, ann, _other, _lead = setup
+    client.force_login(ann)
+    item = Assignment.objects.filter(annotator=ann, dialogue__external_id="d1").first()
+    # the page's script (JSON): 400 with the messages and the fields to highlight
+    response = client.post(
+        reverse("submit", args=[item.pk]),
+        data=json.dumps({"version": 0, "changes": {"j:A:0": "1", "j:nugget:1": "HNUG"}}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert "Nugget type is missing for turn 1 (customer) and turn 3 (customer)" in response.json()["problems"]
+    assert response.json()["missing"] == ["j:S:0", "j:E:0", "j:nugget:0", "j:nugget:2"]
+    # a plain form: back to the item's URL, the messages shown there and the answers kept as a draft
+    form = client.post(reverse("submit", args=[item.pk]), {"j:A:0": "1", "j:nugget:1": "HNUG", "version": "0"})
+    assert form.status_code == 302 and form.url == reverse("annotate", args=[item.pk])
+    page = client.get(form.url).content.decode()
+    assert "Nugget type is missing for turn 1 (customer) and turn 3 (customer)" in page
+    assert 'data-name="j:nugget:0"' in page and "question select-question missing" in page
+    assert set(item.judgements.values_list("criterion__key", "unit", "value")) == {("A", 0, "1"), ("nugget", 1, "HNUG")}

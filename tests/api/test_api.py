@@ -105,6 +105,35 @@ def test_submitting_judgements_with_the_pages_validation(world):
     assert again.status_code == 200 and Judgement.objects.filter(assignment=item).count() == 3 + n_turns
 
 
+@pytest.mark.sqlite
+def test_judgements_merge_with_the_version_and_conflicts_answer_409(world):
+    ann = client_for(world["ann"])
+    item = Assignment.objects.filter(annotator=world["ann"]).first()
+    url = f"/api/assignments/{item.pk}/judgements/"
+    # given two clients that read the item at version 0
+    assert ann.get(f"/api/assignments/{item.pk}/").json()["version"] == 0
+    first = ann.post(url, {"judgements": [{"criterion": "A", "unit": 0, "value": "1"}], "version": 0}, format="json")
+    assert first.status_code == 200 and first.json()["version"] == 1
+    # when the second (stale) client saves another judgement, both are kept
+    other = {"judgements": [{"criterion": "S", "unit": 0, "value": "0", "base": None}], "version": 0}
+    assert ann.post(url, other, format="json").status_code == 200
+    assert set(Judgement.objects.filter(assignment=item).values_list("criterion__key", "value")) == {
+        ("A", "1"),
+        ("S", "0"),
+    }
+    # and when it changes A, which it read empty, the answer is 409 naming it; nothing is overwritten
+    clash = {"judgements": [{"criterion": "A", "unit": 0, "value": "-2", "base": ""}], "version": 0}
+    response = ann.post(url, clash, format="json")
+    assert response.status_code == 409
+    assert response.json()["conflicts"] == [{"criterion": "A", "unit": 0, "stored": "1", "given": "-2"}]
+    assert response.json()["version"] == 2
+    assert Judgement.objects.get(assignment=item, criterion__key="A").value == "1"
+    # an empty value removes a judgement
+    removed = ann.post(url, {"judgements": [{"criterion": "S", "unit": 0, "value": ""}], "version": 2}, format="json")
+    assert removed.status_code == 200 and removed.json()["version"] == 3
+    assert list(Judgement.objects.filter(assignment=item).values_list("criterion__key", flat=True)) == ["A"]
+
+
 def test_stats_and_export_equal_the_commands(world):
     lead = client_for(world["lead"])
     stats = lead.get("/api/projects/p1/stats/")

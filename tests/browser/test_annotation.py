@@ -46,9 +46,21 @@ def radio(page, key, unit, value):
     page.locator(f'input[name="j:{key}:{unit}"][value="{value}"]').check()
 
 
+SUBMISSION_SETTLED = """() => {
+    const form = document.getElementById('annotation-form');
+    return !form || form.dataset.submitting !== 'true';
+}"""
+
+
+def wait_for_submission(page):
+    """The page submits with fetch, then goes to the next item; a refused submission stays on the item."""
+    page.wait_for_function(SUBMISSION_SETTLED)
+    page.wait_for_load_state("networkidle")
+
+
 def submit_and_wait(page):
     page.get_by_role("button", name="Submit").click()
-    page.wait_for_load_state("networkidle")
+    wait_for_submission(page)
 
 
 STC3 = [
@@ -312,7 +324,7 @@ def test_a_rating_form_completed_by_keyboard_only(live_server, page, tmp_path, d
         page.keyboard.press("ArrowRight")  # move the choice to "No"
         page.keyboard.press("Tab")  # next question
     page.keyboard.press("Enter")  # the focus is on Submit
-    page.wait_for_load_state("networkidle")
+    wait_for_submission(page)
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
     assert {v for _k, _u, v in stored(item)} == {"no"} and len(stored(item)) == 10

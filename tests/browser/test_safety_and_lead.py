@@ -145,12 +145,32 @@ def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, scr
         submit=True,
     )
     page.reload()
+    # reopening asks first: cancelling changes nothing
     page.get_by_role("button", name=f"Reopen {item.dialogue.external_id} for a1").click()
+    dialog = page.get_by_role("dialog")
+    assert f"Reopen {item.dialogue.external_id} for a1?" in dialog.inner_text()
+    dialog.get_by_role("button", name="Cancel").click()
+    item.refresh_from_db()
+    assert item.status == AssignmentStatus.SUBMITTED
+    # confirmed with a reason, the item is reopened and the annotator sees the reason on it
+    page.get_by_role("button", name=f"Reopen {item.dialogue.external_id} for a1").click()
+    dialog.get_by_label("Reason for a1").fill("Turn 3 looks like a breakdown to me.")
+    screenshot("lead-reopen-confirm")
+    dialog.get_by_role("button", name="Reopen").click()
+    page.wait_for_load_state("networkidle")
+    assert "with the reason: Turn 3 looks like a breakdown to me." in page.locator(".messages").inner_text()
     item.refresh_from_db()
     assert item.status == AssignmentStatus.IN_PROGRESS
+    # removing a member asks first too
+    page.get_by_role("button", name="Remove a3").click()
+    assert "Remove a3 from Breakdown study?" in dialog.inner_text()
+    dialog.get_by_role("button", name="Cancel").click()
+    assert Membership.objects.get(project=project, user__username="a3").active
     page.context.clear_cookies()
     login(page, live_server, "a1")
     page.goto(f"{live_server.url}/items/{item.pk}/")
+    assert "Turn 3 looks like a breakdown to me." in page.locator("#reopen-notice").inner_text()
+    assert "UTC" in page.locator("#reopen-notice").inner_text()
     assert page.locator('input[name="j:breakdown:0"]').count() == 0
     radio(page, "breakdown", 2, "T")
     submit_and_wait(page)
