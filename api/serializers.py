@@ -8,6 +8,15 @@ from annotator.models import AssignmentStatus, Criterion, Dialogue, Post, Projec
 from scoring.app.models import Run
 
 
+class TokenIn(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
+
+
+class TokenOut(serializers.Serializer):
+    token = serializers.CharField()
+
+
 class CriterionOut(serializers.ModelSerializer):
     class Meta:
         model = Criterion

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -46,10 +48,17 @@ def annotate(request, assignment_id: int, errors: list[str] | None = None):
 
 
 def _given_from(data) -> tuple[list[Given], list[int] | None, int]:
-    """Judgements ``j:KEY:UNIT`` -> value, the reordering (JSON list) and seconds from a form or JSON body."""
+    """Judgements ``j:KEY:UNIT`` -> value, the reordering (JSON list) and seconds from a form or JSON body.
+
+    Raises ``SubmissionError`` naming what is malformed; nothing here may fail in another way.
+    """
+    if not isinstance(data, Mapping):
+        raise SubmissionError([f"the request must be a JSON object, not {_json_kind(data)}"])
     values = []
     for name, value in data.items():
         if name.startswith("j:") and value not in ("", None):
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise SubmissionError([f"the value of {name!r} must be a string, not {_json_kind(value)}"])
             try:
                 _j, key, unit = name.split(":", 2)
                 values.append(Given(key, int(unit), str(value)))
@@ -59,30 +68,53 @@ def _given_from(data) -> tuple[list[Given], list[int] | None, int]:
     if isinstance(reordering, str):
         try:
             reordering = json.loads(reordering)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise SubmissionError(["the reordering is not a JSON list"]) from None
-    if reordering is not None and (not isinstance(reordering, list) or not all(isinstance(i, int) for i in reordering)):
+    if reordering is not None and (
+        not isinstance(reordering, list) or not all(type(i) is int and 0 <= i < 1 << 31 for i in reordering)
+    ):
         raise SubmissionError(["the reordering must be a list of turn numbers"])
+    return values, reordering, _seconds(data.get("seconds"))
+
+
+def _seconds(raw) -> int:
+    """Seconds spent since the last save: a whole, finite, non-negative number (a missing or blank one is 0)."""
+    if raw in (None, ""):
+        return 0
     try:
-        seconds = int(data.get("seconds") or 0)
-    except (TypeError, ValueError):
-        seconds = 0
-    return values, reordering, seconds
+        seconds = float(raw) if isinstance(raw, str) else raw
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+            raise ValueError
+        return max(0, min(int(seconds), 1 << 31))
+    except (TypeError, ValueError, OverflowError):
+        raise SubmissionError([f"seconds must be a finite number, not {str(raw)[:40]!r}"]) from None
+
+
+def _json_kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
 
 
 @login_required
 @require_POST
 def draft(request, assignment_id: int):
-    """Autosave (JSON in, JSON out). 409 once the item is submitted, 400 on invalid values."""
+    """Autosave (JSON in, JSON out). 409 once the item is submitted, 400 on invalid values or a malformed body."""
     own_assignment(request, assignment_id)
     try:
         data = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return JsonResponse({"ok": False, "problems": ["the request is not JSON"]}, status=400)
+    except RecursionError:
+        return JsonResponse({"ok": False, "problems": ["the request is nested too deeply"]}, status=400)
+    try:
         values, reordering, seconds = _given_from(data)
+    except SubmissionError as exc:
+        return JsonResponse({"ok": False, "problems": exc.problems}, status=400)
+    try:
         saved = judgements_save(
             assignment_id=assignment_id, user=request.user, values=values, reordering=reordering, seconds=seconds
         )
-    except json.JSONDecodeError:
-        return JsonResponse({"ok": False, "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:
         status = 409 if Assignment.objects.filter(pk=assignment_id, status=AssignmentStatus.SUBMITTED).exists() else 400
         return JsonResponse({"ok": False, "problems": exc.problems}, status=status)
