@@ -132,8 +132,8 @@ def check_record(parsed: ParsedDialogue) -> ParsedDialogue:
         check_text(j.annotator, file=file, record=record, field=f"{j.field} (annotator)", max_length=ANNOTATOR_KEY)
         check_text(j.value, file=file, record=record, field=j.field, max_length=VALUE)
         check_int(j.unit, UNIT, file=file, record=record, field=j.field)
-        if j.extra is not None:
-            check_json(j.extra, file=file, record=record, field=j.field)
+        if j.extra is not None:  # the fields beside the value: named from the value's parent (its annotation)
+            check_json(j.extra, file=file, record=record, field=j.field.rsplit(".", 1)[0])
     for g in parsed.gold_counts:
         check_int(g.count, COUNT, file=file, record=record, field=g.field)
         check_int(g.n_annotators, COUNT, file=file, record=record, field=g.field)
