@@ -91,15 +91,14 @@ def check_listing(infos: list[zipfile.ZipInfo], display: str, limits: ArchiveLim
         raise InputError(
             display, f"has {len(infos)} members; at most {limits.max_members} are accepted", field="members"
         )
-    total = 0
+    total = sum(info.file_size for info in infos)
+    if total > limits.max_total_bytes:
+        raise InputError(
+            display,
+            f"expands to {total:,} bytes, more than the {limits.max_total_bytes:,} accepted for an archive's contents",
+            field="size",
+        )
     for info in infos:
-        total += info.file_size
-        if total > limits.max_total_bytes:
-            raise InputError(
-                display,
-                f"expands to more than {limits.max_total_bytes:,} bytes (the limit for an archive's contents)",
-                field="size",
-            )
         if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
             ratio = info.file_size / max(info.compress_size, 1)
             raise InputError(
