@@ -151,6 +151,15 @@ class RunIn(serializers.Serializer):
     threshold = serializers.FloatField(min_value=0, max_value=1, default=0.0)
 
 
+class ArchiveIn(serializers.Serializer):
+    file = serializers.FileField()
+    slug = serializers.SlugField(required=False, allow_blank=True, max_length=80)
+
+
+class ArchiveOut(serializers.Serializer):
+    slug = serializers.SlugField()
+
+
 class ExportQuery(serializers.Serializer):
     format = serializers.ChoiceField(choices=sorted(EXPORT_FORMATS))
 

@@ -1,9 +1,9 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
+from annotator.access import can_create_projects
 from annotator.models import Role
 from annotator.selectors.projects import projects_for_user
-from annotator.views.lead import can_create_projects
 
 
 @login_required

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotator.access import lead_project
+from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.importers import InputError
 from annotator.models import Assignment, Role
@@ -32,11 +32,6 @@ def _page(request, project, **forms):
         **project_progress(project=project),
     }
     return render(request, "annotator/lead_project.html", context, status=400 if len(forms) else 200)
-
-
-def can_create_projects(user) -> bool:
-    """Staff, and anyone who already leads a project, may start new ones."""
-    return user.is_staff or user.memberships.filter(role=Role.LEAD, active=True).exists()
 
 
 @login_required
