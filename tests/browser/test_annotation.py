@@ -313,7 +313,8 @@ def test_a_rating_form_completed_by_keyboard_only(live_server, page, tmp_path, d
         page.keyboard.press("Space")  # choose "Yes", the focused first option
         page.keyboard.press("ArrowRight")  # move the choice to "No"
         page.keyboard.press("Tab")  # next question
-    page.keyboard.press("Enter")  # the focus is on Submit
+    with page.expect_navigation():  # wait for the submission itself: "networkidle" can come before it starts
+        page.keyboard.press("Enter")  # the focus is on Submit
     page.wait_for_load_state("networkidle")
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
