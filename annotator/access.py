@@ -41,8 +41,17 @@ def lead_project(request, slug: str) -> Project:
 
 
 def can_create_projects(user) -> bool:
-    """Staff, and anyone who already leads a project, may start new ones."""
+    """Staff, and anyone who already leads a project, may start new ones (or import an archive)."""
     return user.is_staff or user.memberships.filter(role=Role.LEAD, active=True).exists()
+
+
+class CanCreateProjects(BasePermission):
+    """For the API: staff and leads of a project may create projects."""
+
+    message = "only staff and project leads can create projects"
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated and can_create_projects(request.user))
 
 
 class IsProjectMember(BasePermission):

@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+import annotator.converters  # noqa: F401  (registers <id:...>)
 from annotator.views import annotate, home, lead
 
 urlpatterns = [
@@ -11,16 +12,16 @@ urlpatterns = [
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     # annotators
     path("projects/<slug:slug>/queue/", annotate.queue, name="queue"),
-    path("items/<int:assignment_id>/", annotate.annotate, name="annotate"),
-    path("items/<int:assignment_id>/draft/", annotate.draft, name="draft"),
-    path("items/<int:assignment_id>/submit/", annotate.submit, name="submit"),
+    path("items/<id:assignment_id>/", annotate.annotate, name="annotate"),
+    path("items/<id:assignment_id>/draft/", annotate.draft, name="draft"),
+    path("items/<id:assignment_id>/submit/", annotate.submit, name="submit"),
     # leads
     path("projects/new/", lead.project_new, name="project_new"),
     path("projects/<slug:slug>/manage/", lead.project_manage, name="lead_project"),
     path("projects/<slug:slug>/manage/guidelines/", lead.guidelines, name="lead_guidelines"),
     path("projects/<slug:slug>/manage/upload/", lead.upload, name="lead_upload"),
     path("projects/<slug:slug>/manage/members/", lead.member_add, name="lead_member_add"),
-    path("projects/<slug:slug>/manage/members/<int:user_id>/remove/", lead.member_remove, name="lead_member_remove"),
+    path("projects/<slug:slug>/manage/members/<id:user_id>/remove/", lead.member_remove, name="lead_member_remove"),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
-    path("projects/<slug:slug>/manage/items/<int:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
+    path("projects/<slug:slug>/manage/items/<id:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
 ]

@@ -8,6 +8,15 @@ from annotator.models import AssignmentStatus, Criterion, Dialogue, Post, Projec
 from scoring.app.models import Run
 
 
+class TokenIn(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
+
+
+class TokenOut(serializers.Serializer):
+    token = serializers.CharField()
+
+
 class CriterionOut(serializers.ModelSerializer):
     class Meta:
         model = Criterion
@@ -182,6 +191,15 @@ class RunIn(serializers.Serializer):
         help_text="Breakdown projects only: the DBDC3 evaluation script's -t. A turn's gold label is its most "
         "frequent label if that label's share of the annotators is at least t, otherwise NB.",
     )
+
+
+class ArchiveIn(serializers.Serializer):
+    file = serializers.FileField()
+    slug = serializers.SlugField(required=False, allow_blank=True, max_length=80)
+
+
+class ArchiveOut(serializers.Serializer):
+    slug = serializers.SlugField()
 
 
 class ExportQuery(serializers.Serializer):

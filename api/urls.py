@@ -1,14 +1,15 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from api.views import assignments, projects, runs
+import annotator.converters  # noqa: F401  (registers <id:...>)
+from api.views import archive, assignments, auth, projects, runs
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path("auth/token/", auth.TokenObtain.as_view(), name="api-token"),
     path("projects/", projects.ProjectList.as_view(), name="api-projects"),
+    path("archives/", archive.ArchiveImport.as_view(), name="api-archive-import"),
     path("projects/<slug:slug>/", projects.ProjectDetail.as_view(), name="api-project"),
     path("projects/<slug:slug>/dialogues/", projects.DialogueList.as_view(), name="api-dialogues"),
     path("projects/<slug:slug>/dialogues/import/", projects.DialogueImport.as_view(), name="api-dialogues-import"),
@@ -16,12 +17,11 @@ urlpatterns = [
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),
+    path("projects/<slug:slug>/archive/", archive.ProjectArchive.as_view(), name="api-archive"),
     path("projects/<slug:slug>/runs/", runs.RunListCreate.as_view(), name="api-runs"),
-    path("projects/<slug:slug>/runs/<int:pk>/", runs.RunDetail.as_view(), name="api-run"),
-    path(
-        "projects/<slug:slug>/runs/<int:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"
-    ),
+    path("projects/<slug:slug>/runs/<id:pk>/", runs.RunDetail.as_view(), name="api-run"),
+    path("projects/<slug:slug>/runs/<id:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
     path("assignments/", assignments.AssignmentList.as_view(), name="api-assignments"),
-    path("assignments/<int:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),
-    path("assignments/<int:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),
+    path("assignments/<id:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),
+    path("assignments/<id:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),
 ]

@@ -117,6 +117,7 @@ def main() -> None:
     port = free_port()
     server_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
     server_env["ALLOWED_HOSTS"] = "127.0.0.1,localhost"
+    server_env["API_WRITE_RATE"] = "1000000/minute"  # the bench measures capacity, not the per-user rate limit
     gunicorn = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "gunicorn"),

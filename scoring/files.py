@@ -6,6 +6,13 @@ ways, so the importers and the run readers share this walker. Each file comes ba
 relative to the source's root, and its bytes. Folder entries and operating-system litter
 (hidden files, ``__MACOSX``) are never part of a source.
 
+Archives are opened with limits (``ArchiveLimits``): the member count, the total uncompressed
+size and the compression ratio of large members are read from the zip's directory and checked
+before any member is expanded, so a zip bomb is refused at the cost of reading its listing. The
+sizes in the directory bound what is expanded: ``zipfile`` never returns more than a member's
+declared size (a member that holds more fails its CRC check). Every unreadable archive or member
+(bad CRC, corrupt deflate data, encryption, an unsupported method) is an ``InputError``.
+
 >>> import io, zipfile
 >>> buffer = io.BytesIO()
 >>> with zipfile.ZipFile(buffer, "w") as archive:
@@ -13,17 +20,57 @@ relative to the source's root, and its bytes. Folder entries and operating-syste
 ...     archive.writestr("__MACOSX/run/._a.json", b"")
 >>> [f.display for f in expand_archives([("run.zip", buffer.getvalue())])]
 ['run.zip:run/a.json']
+>>> list(expand_archives([("run.zip", buffer.getvalue())], ArchiveLimits(max_members=1)))
+Traceback (most recent call last):
+...
+scoring.errors.InputError: run.zip: field members: has 2 members; at most 1 are accepted
 """
 
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from scoring.errors import InputError
+
+# What a broken or hostile zip raises from ``zipfile`` besides BadZipFile: truncated data,
+# corrupt deflate streams, encrypted members (RuntimeError), unsupported methods, bad headers.
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+    OverflowError,
+    struct.error,
+)
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """Bounds for opening a zip: members, total uncompressed bytes, and the compression ratio.
+
+    The ratio applies to members larger than ``ratio_floor`` bytes (tiny files compress oddly;
+    their size is bounded by the total). Real collections stay far inside the defaults: the
+    DBDC3 release has 1,567 members, 104 MB in all, and a largest ratio of 43:1.
+    """
+
+    max_members: int = 10_000
+    max_total_bytes: int = 1 << 30
+    max_ratio: float = 100.0
+    ratio_floor: int = 1 << 20
+
+
+DEFAULT_LIMITS = ArchiveLimits()
 
 
 class SourceFile(NamedTuple):
@@ -38,19 +85,59 @@ def is_litter(relative: str) -> bool:
     return relative.endswith("/") or any(p.startswith(".") or p == "__MACOSX" for p in parts)
 
 
-def _zip_members(archive_file, display: str) -> Iterator[SourceFile]:
+def check_listing(infos: list[zipfile.ZipInfo], display: str, limits: ArchiveLimits) -> None:
+    """Refuse an archive whose directory exceeds ``limits`` (nothing is expanded to find out)."""
+    if len(infos) > limits.max_members:
+        raise InputError(
+            display, f"has {len(infos)} members; at most {limits.max_members} are accepted", field="members"
+        )
+    total = sum(info.file_size for info in infos)
+    if total > limits.max_total_bytes:
+        raise InputError(
+            display,
+            f"expands to {total:,} bytes, more than the {limits.max_total_bytes:,} accepted for an archive's contents",
+            field="size",
+        )
+    for info in infos:
+        if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            ratio = info.file_size / max(info.compress_size, 1)
+            raise InputError(
+                f"{display}:{info.filename}",
+                f"compresses {ratio:,.0f}:1, more than the {limits.max_ratio:,.0f}:1 accepted (a zip bomb?)",
+                field="compression",
+            )
+
+
+def _open_zip(archive_file, display: str) -> zipfile.ZipFile:
     try:
-        archive = zipfile.ZipFile(archive_file)
-    except zipfile.BadZipFile as exc:
+        return zipfile.ZipFile(archive_file)
+    except ZIP_ERRORS as exc:
         raise InputError(display, f"not a readable zip: {exc}") from None
+
+
+def check_archive(archive_file, display: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+    """Open a zip (a path or a file object) and check its listing against ``limits``."""
+    with _open_zip(archive_file, display) as archive:
+        check_listing(archive.infolist(), display, limits)
+
+
+def _zip_members(archive_file, display: str, limits: ArchiveLimits) -> Iterator[SourceFile]:
+    archive = _open_zip(archive_file, display)
     with archive:
-        for info in sorted(archive.infolist(), key=lambda i: i.filename):
+        infos = archive.infolist()
+        check_listing(infos, display, limits)
+        for info in sorted(infos, key=lambda i: i.filename):
             if info.is_dir() or is_litter(info.filename):
                 continue
-            yield SourceFile(f"{display}:{info.filename}", info.filename, archive.read(info))
+            member = f"{display}:{info.filename}"
+            try:
+                content = archive.read(info)
+            except ZIP_ERRORS as exc:
+                raise InputError(member, f"cannot be read from the zip: {exc}") from None
+            yield SourceFile(member, info.filename, content)
 
 
-def walk_path(path: Path | str) -> Iterator[SourceFile]:
+def walk_path(path: Path | str, limits: ArchiveLimits = DEFAULT_LIMITS) -> Iterator[SourceFile]:
     """Every file of ``path``: the file itself, a folder's files (sorted) or a zip's members."""
     path = Path(path)
     if not path.exists():
@@ -61,15 +148,29 @@ def walk_path(path: Path | str) -> Iterator[SourceFile]:
             if not is_litter(relative):
                 yield SourceFile(str(file), relative, file.read_bytes())
     elif path.name.lower().endswith(".zip"):
-        yield from _zip_members(path, str(path))
+        yield from _zip_members(path, str(path), limits)
     else:
         yield SourceFile(str(path), path.name, path.read_bytes())
 
 
-def expand_archives(files: Iterable[tuple[str, bytes]]) -> Iterator[SourceFile]:
+def is_zip(raw: bytes) -> bool:
+    try:
+        return zipfile.is_zipfile(io.BytesIO(raw))
+    except ZIP_ERRORS:
+        return False
+
+
+def expand_archives(files: Iterable[tuple[str, bytes]], limits: ArchiveLimits = DEFAULT_LIMITS) -> Iterator[SourceFile]:
     """Uploaded files as given, with every zip among them replaced by its members."""
     for name, raw in files:
-        if zipfile.is_zipfile(io.BytesIO(raw)):
-            yield from _zip_members(io.BytesIO(raw), name)
+        if is_zip(raw):
+            yield from _zip_members(io.BytesIO(raw), name, limits)
         else:
             yield SourceFile(name, Path(name).name, raw)
+
+
+def check_archives(files: Iterable[tuple[str, bytes]], limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+    """Check every zip among uploaded files against ``limits`` (before they are stored for later)."""
+    for name, raw in files:
+        if is_zip(raw):
+            check_archive(io.BytesIO(raw), name, limits)

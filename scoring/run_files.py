@@ -22,6 +22,8 @@ def _load_json(raw: bytes | str, source: str):
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(source, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(source, "malformed JSON: nested too deeply to read") from None
 
 
 def _distribution(
@@ -123,7 +125,7 @@ def read_stc3_run(
     labels = {"customer": customer_labels, "helpdesk": helpdesk_labels}
     seen = set()
     for i, record in enumerate(data):
-        if not isinstance(record, dict) or "id" not in record:
+        if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
             raise InputError(source, "expected an object with an id", field=f"[{i}]")
         did = str(record["id"])
         if did not in gold_turns:
@@ -218,7 +220,7 @@ def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
     counts: dict[tuple[str, int], np.ndarray] = {}
     for name, raw in files:
         record = _load_json(raw, name)
-        if not isinstance(record, dict) or "dialogue-id" not in record:
+        if not isinstance(record, dict) or not isinstance(record.get("dialogue-id"), (str, int)):
             raise InputError(name, "expected an object with dialogue-id", field="dialogue-id")
         did = str(record["dialogue-id"])
         if did in dialogue_turns:

@@ -50,6 +50,15 @@ def tasks_in_process(request):
 
 
 @pytest.fixture(autouse=True)
+def fresh_cache():
+    """Rate limits count in the cache: each test starts with none used."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def fresh_structure_cache():
     """Rolled-back tests hand SQLite's ids out again, so no test sees another's cached criteria."""
     from annotator.selectors.structure import structure_cache_clear

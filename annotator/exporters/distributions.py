@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
 from annotator.models import Project, Unit
 from annotator.selectors.judgement_arrays import project_judgements
 from scoring.gold import gold_distribution
+
+from .cells import SafeCsvWriter
 
 
 def distribution_records(project: Project) -> dict:
@@ -52,7 +53,7 @@ def export_distributions_json(project: Project) -> bytes:
 
 def export_distributions_csv(project: Project) -> bytes:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeCsvWriter(buffer, lineterminator="\n")
     writer.writerow(["criterion", "dialogue", "unit", "speaker", "n", "value", "count", "probability"])
     for key, entry in distribution_records(project)["criteria"].items():
         for item in entry["items"]:

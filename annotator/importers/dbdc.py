@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 
 from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost, require
+from .limits import ANNOTATOR_KEY, check_text
 
 DEFAULT_ANNOTATION_EXTRA = {"comment": "", "ungrammatical-sentence": ""}
 TURN_FIELDS = ("turn-index", "speaker", "utterance", "annotations")
@@ -25,6 +26,8 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         raise InputError(display, f"not UTF-8 text: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InputError(display, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(display, "malformed JSON: nested too deeply to read") from None
     if not isinstance(record, dict):
         raise InputError(display, "expected a JSON object with dialogue-id and turns")
     external_id = str(require(record, "dialogue-id", (str, int), file=display, record=None, path=""))
@@ -59,11 +62,18 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         for a, annotation in enumerate(annotations):
             apath = f"{path}.annotations[{a}]"
             annotator = require(annotation, "annotator-id", (str, int), file=display, record=external_id, path=apath)
+            annotator = check_text(
+                str(annotator),
+                file=display,
+                record=external_id,
+                field=f"{apath}.annotator-id",
+                max_length=ANNOTATOR_KEY,
+            )
             label = require(annotation, "breakdown", str, file=display, record=external_id, path=apath)
             extra = {k: v for k, v in annotation.items() if k not in ("annotator-id", "breakdown")}
             parsed.judgements.append(
                 ParsedJudgement(
-                    str(annotator),
+                    annotator,
                     "breakdown",
                     p,
                     label,

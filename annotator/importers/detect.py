@@ -10,6 +10,7 @@ from scoring.files import walk_path
 from .base import InputError, ParsedDialogue
 from .dbdc import iter_dbdc_members
 from .jsonl import read_jsonl
+from .limits import archive_limits, check_record
 from .nlpcc import read_nlpcc
 from .stc3 import read_stc3
 
@@ -48,7 +49,11 @@ def detect_format(path: Path) -> str:
 
 
 def read_source(path: Path, fmt: str = "auto", language: str | None = None) -> Iterator[ParsedDialogue]:
-    """Parsed dialogues from one path, in source order."""
+    """Parsed dialogues from one path, in source order, each checked against the database's limits."""
+    return map(check_record, _read_source(path, fmt, language))
+
+
+def _read_source(path: Path, fmt: str, language: str | None) -> Iterator[ParsedDialogue]:
     if not path.exists():
         raise InputError(str(path), "does not exist")
     if fmt == "auto":
@@ -58,7 +63,7 @@ def read_source(path: Path, fmt: str = "auto", language: str | None = None) -> I
     if fmt == "stc3":
         return read_stc3(path, display=display, language=lang)
     if fmt == "dbdc":
-        return iter_dbdc_members(walk_path(path), language=lang)
+        return iter_dbdc_members(walk_path(path, archive_limits()), language=lang)
     if fmt == "nlpcc":
         return read_nlpcc(path, display=display, language=lang)
     if fmt == "jsonl":

@@ -7,12 +7,15 @@ the summary block after it (system, severe errors, number of test items) is chec
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
 from annotator.presets import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR
+from scoring.files import check_archive
 
 from .base import InputError, ParsedDialogue, ParsedGoldCount, ParsedPost
+from .limits import EXTERNAL_ID, archive_limits, check_text
 
 QUESTION, REPLY, SYSTEM, N_ANNOTATORS, NONE_OF_ABOVE = "问题", "回答", "机器人", "参与总人数", "以上均不选"
 COUNT_COLUMNS = [(NLPCC_SEVERE_ERROR[0], NLPCC_SEVERE_ERROR[2])] + [(key, col) for key, _a, _q, col in NLPCC_QUESTIONS]
@@ -21,36 +24,43 @@ COUNT_COLUMNS = [(NLPCC_SEVERE_ERROR[0], NLPCC_SEVERE_ERROR[2])] + [(key, col) f
 def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
     import openpyxl
 
+    check_archive(path, display, archive_limits())  # an xlsx is a zip: no bombs through the workbook either
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises several unrelated types for a broken file
         raise InputError(display, f"not a readable xlsx workbook: {exc}") from None
     try:
-        if not workbook.worksheets:
-            raise InputError(display, "the workbook has no sheet")
-        rows = workbook.worksheets[0].iter_rows(values_only=True)
-        header = [str(c).strip() if c is not None else "" for c in next(rows, ())]
-        required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(display, f"missing column(s) {', '.join(missing)}", field="header")
-        col = {name: header.index(name) for name in header if name}
-        severe_total: dict[str, int] = {}
-        items_total: dict[str, int] = {}
-        for row_number, row in enumerate(rows, start=2):
-            if all(c is None or str(c).strip() == "" for c in row):
-                _check_summary(rows, display, severe_total, items_total)
-                return
-            item = parse_nlpcc_row(row, col, row_number=row_number, display=display, language=language)
-            system = item.source_meta["system"]
-            severe = next(
-                g.count for g in item.gold_counts if g.criterion == NLPCC_SEVERE_ERROR[0] and g.value == "yes"
-            )
-            severe_total[system] = severe_total.get(system, 0) + severe
-            items_total[system] = items_total.get(system, 0) + item.source_meta["annotators"]
-            yield item
+        yield from _read_rows(workbook, display, language)
+    except InputError:
+        raise
+    except Exception as exc:  # a damaged sheet fails while rows are read, with openpyxl's or the XML parser's errors
+        raise InputError(display, f"not a readable xlsx workbook: {type(exc).__name__}: {exc}") from None
     finally:
         workbook.close()
+
+
+def _read_rows(workbook, display: str, language: str) -> Iterator[ParsedDialogue]:
+    if not workbook.worksheets:
+        raise InputError(display, "the workbook has no sheet")
+    rows = workbook.worksheets[0].iter_rows(values_only=True)
+    header = [str(c).strip() if c is not None else "" for c in next(rows, ())]
+    required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(display, f"missing column(s) {', '.join(missing)}", field="header")
+    col = {name: header.index(name) for name in header if name}
+    severe_total: dict[str, int] = {}
+    items_total: dict[str, int] = {}
+    for row_number, row in enumerate(rows, start=2):
+        if all(c is None or str(c).strip() == "" for c in row):
+            _check_summary(rows, display, severe_total, items_total)
+            return
+        item = parse_nlpcc_row(row, col, row_number=row_number, display=display, language=language)
+        system = item.source_meta["system"]
+        severe = next(g.count for g in item.gold_counts if g.criterion == NLPCC_SEVERE_ERROR[0] and g.value == "yes")
+        severe_total[system] = severe_total.get(system, 0) + severe
+        items_total[system] = items_total.get(system, 0) + item.source_meta["annotators"]
+        yield item
 
 
 def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display: str, language: str) -> ParsedDialogue:
@@ -62,13 +72,7 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
 
     def count(name: str, field: str) -> int:
         value = cell(name)
-        if (
-            value is None
-            or isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or value != int(value)
-            or value < 0
-        ):
+        if not _is_whole(value) or value < 0:
             raise InputError(display, f"expected a non-negative whole count, got {value!r}", record=record, field=field)
         return int(value)
 
@@ -76,6 +80,7 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
     for name, value in ((QUESTION, question), (REPLY, reply), (SYSTEM, system)):
         if value is None or str(value).strip() == "":
             raise InputError(display, "is empty", record=record, field=name)
+    check_text(str(system), file=display, record=record, field=SYSTEM, max_length=EXTERNAL_ID - 5)
     n = count(N_ANNOTATORS, N_ANNOTATORS)
     if n == 0:
         raise InputError(display, "must be at least 1", record=record, field=N_ANNOTATORS)
@@ -103,21 +108,46 @@ def _check_summary(rows, display: str, severe_total: dict[str, int], items_total
     header = next(rows, None)
     if header is None:
         return
-    for _row_number, row in enumerate(rows):
+    for offset, row in enumerate(rows):
         if not row or row[0] is None:
             continue
         system = str(row[0])
         if system not in severe_total:
             raise InputError(display, f"summary names system {system!r}, which has no items", field="summary")
-        if row[1] is not None and int(row[1]) != severe_total[system]:
+        where = f"summary row {offset + 1}"
+        severe = _summary_count(row, 1, display=display, record=where, field=header_name(header, 1))
+        if severe is not None and severe != severe_total[system]:
             raise InputError(
                 display,
-                f"summary says {int(row[1])} severe errors for {system}, items add up to {severe_total[system]}",
+                f"summary says {severe} severe errors for {system}, items add up to {severe_total[system]}",
                 field="summary",
             )
-        if len(row) > 2 and row[2] is not None and int(row[2]) != items_total[system]:
+        items = _summary_count(row, 2, display=display, record=where, field=header_name(header, 2))
+        if items is not None and items != items_total[system]:
             raise InputError(
                 display,
-                f"summary says {int(row[2])} judged items for {system}, items add up to {items_total[system]}",
+                f"summary says {items} judged items for {system}, items add up to {items_total[system]}",
                 field="summary",
             )
+
+
+def header_name(header: tuple, index: int) -> str:
+    name = header[index] if index < len(header) and header[index] is not None else f"column {index + 1}"
+    return f"summary.{name}"
+
+
+def _summary_count(row: tuple, index: int, *, display: str, record: str, field: str) -> int | None:
+    """A whole count from the summary block, None for an empty cell; text or fractions are an error."""
+    value = row[index] if index < len(row) else None
+    if value is None:
+        return None
+    if not _is_whole(value):
+        raise InputError(display, f"expected a whole count, got {value!r}", record=record, field=field)
+    return int(value)
+
+
+def _is_whole(value) -> bool:
+    """A number with no fraction (Excel stores counts as floats); text, booleans, NaN and infinity are not."""
+    return (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value == int(value)
+    )

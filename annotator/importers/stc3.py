@@ -24,6 +24,8 @@ def read_stc3(path: Path, *, display: str, language: str) -> Iterator[ParsedDial
         raise InputError(display, f"malformed JSON: {exc}") from None
     except UnicodeDecodeError as exc:
         raise InputError(display, f"not UTF-8 text: {exc}") from None
+    except RecursionError:
+        raise InputError(display, "malformed JSON: nested too deeply to read") from None
     if not isinstance(data, list):
         raise InputError(display, "expected a JSON list of dialogues")
     for index, record in enumerate(data):
@@ -100,5 +102,12 @@ def parse_stc3_dialogue(record: object, *, index: int, display: str, language: s
                     field=f"{path}.nugget",
                 )
             for t, label in enumerate(nuggets):
-                parsed.judgements.append(ParsedJudgement(annotator, "nugget", t, str(label), f"{path}.nugget[{t}]"))
+                if not isinstance(label, str):
+                    raise InputError(
+                        display,
+                        f"expected a label string, got {type(label).__name__}",
+                        record=external_id,
+                        field=f"{path}.nugget[{t}]",
+                    )
+                parsed.judgements.append(ParsedJudgement(annotator, "nugget", t, label, f"{path}.nugget[{t}]"))
     return parsed

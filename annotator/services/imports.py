@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection, transaction
@@ -96,6 +97,7 @@ def dialogues_import_upload(
     Error messages name the uploaded file, not the temporary path.
     """
     name = re.sub(r"[^\w.+-]", "_", Path(str(uploaded.name)).name)[-100:].lstrip(".") or "upload"
+    upload_check_size(name=name, size=uploaded.size)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
         with open(path, "wb") as out:
@@ -106,6 +108,13 @@ def dialogues_import_upload(
         except InputError as exc:
             exc.file = exc.file.replace(f"{tmp}/", "")
             raise
+
+
+def upload_check_size(*, name: str, size: int | None) -> None:
+    """Refuse an uploaded file larger than ``UPLOAD_MAX_BYTES`` (the middleware refuses larger requests unread)."""
+    limit = settings.UPLOAD_MAX_BYTES
+    if size is not None and size > limit:
+        raise InputError(name, f"is {size:,} bytes; uploads are limited to {limit:,} bytes (UPLOAD_MAX_MB)")
 
 
 def _safe_username(text: str) -> str:
@@ -182,7 +191,8 @@ class _BatchWriter:
             return
         User = get_user_model()
         prefix = f"{self.project.slug}.imported."
-        wanted = {k: prefix + _safe_username(k) for k in missing}
+        # usernames hold 150 characters: room for the suffix that tells two truncated keys apart
+        wanted = {k: (prefix + _safe_username(k))[:140] for k in missing}
         taken = set(User.objects.filter(username__in=wanted.values()).values_list("username", flat=True))
         users = []
         for key in missing:

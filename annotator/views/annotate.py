@@ -9,6 +9,8 @@ sent to the login page with the item (never the POST-only URL) as the page to co
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from functools import wraps
 
 from django.contrib import messages
@@ -86,6 +88,9 @@ def _wants_json(request) -> bool:
 
 
 def _name_to_given(name: str, value, base=None) -> Given:
+    for given in (value, base):
+        if given is not None and (isinstance(given, bool) or not isinstance(given, (str, int, float))):
+            raise SubmissionError([f"the value of {name!r} must be a string, not {_json_kind(given)}"])
     try:
         _j, key, unit = name.split(":", 2)
         if _j != "j":
@@ -101,9 +106,9 @@ def _order(value, what: str) -> list[int] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise SubmissionError([f"the {what} is not a JSON list"]) from None
-    if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+    if not isinstance(value, list) or not all(type(i) is int and 0 <= i < 1 << 31 for i in value):
         raise SubmissionError([f"the {what} must be a list of turn numbers"])
     return value
 
@@ -111,11 +116,43 @@ def _order(value, what: str) -> list[int] | None:
 def _int(value, default=None):
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
 
 
-def _changes_from_json(data: dict) -> dict:
+def _seconds(raw) -> int:
+    """Seconds spent since the last save: a whole, finite, non-negative number (a missing or blank one is 0)."""
+    if raw in (None, ""):
+        return 0
+    try:
+        seconds = float(raw) if isinstance(raw, str) else raw
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+            raise ValueError
+        return max(0, min(int(seconds), 1 << 31))
+    except (TypeError, ValueError, OverflowError):
+        raise SubmissionError([f"seconds must be a finite number, not {str(raw)[:40]!r}"]) from None
+
+
+def _json_kind(value) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _json_object(request) -> Mapping:
+    """The request's body as a JSON object; ``SubmissionError`` saying why when it is not one."""
+    try:
+        data = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise SubmissionError(["the request is not JSON"]) from None
+    except RecursionError:
+        raise SubmissionError(["the request is nested too deeply"]) from None
+    if not isinstance(data, Mapping):
+        raise SubmissionError([f"the request must be a JSON object, not {_json_kind(data)}"])
+    return data
+
+
+def _changes_from_json(data: Mapping) -> dict:
     """The page's save: ``{"version", "changes": {"j:KEY:UNIT": value}, "base": {...}, "reordering",
     "reordering_base", "seconds"}``; a value "" removes the answer."""
     changes, base = data.get("changes") or {}, data.get("base") or {}
@@ -126,7 +163,7 @@ def _changes_from_json(data: dict) -> dict:
         "reordering": _order(data.get("reordering"), "reordering"),
         "reordering_base": _order(data.get("reordering_base"), "reordering base"),
         "version": _int(data.get("version")),
-        "seconds": _int(data.get("seconds"), 0),
+        "seconds": _seconds(data.get("seconds")),
     }
 
 
@@ -136,7 +173,7 @@ def _changes_from_form(data) -> dict:
         "values": [_name_to_given(name, value) for name, value in data.items() if name.startswith("j:")],
         "reordering": _order(data.get("reordering"), "reordering"),
         "version": _int(data.get("version")),
-        "seconds": _int(data.get("seconds"), 0),
+        "seconds": _seconds(data.get("seconds")),
     }
 
 
@@ -185,13 +222,9 @@ def draft(request, assignment_id: int):
     if request.method == "GET":
         return JsonResponse({"ok": True, **annotation_state(assignment_id), "csrf_token": get_token(request)})
     try:
-        data = json.loads(request.body or b"{}")
-        if not isinstance(data, dict):
-            raise SubmissionError(["the request must be a JSON object"])
+        data = _json_object(request)
         given = _changes_from_json(data) if "changes" in data else _changes_from_form(data)
         saved = judgements_save(assignment_id=assignment_id, user=request.user, **given)
-    except json.JSONDecodeError:
-        return JsonResponse({"ok": False, "reason": "invalid", "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:
         return _refusal(assignment_id, exc)
     return _saved(request, saved, given["version"])
@@ -206,15 +239,14 @@ def submit(request, assignment_id: int):
     if request.method == "GET":
         return redirect("annotate", assignment_id=assignment_id)
     is_json = request.content_type == "application/json"
+    given = None
     try:
-        given = _changes_from_json(json.loads(request.body or b"{}")) if is_json else _changes_from_form(request.POST)
+        given = _changes_from_json(_json_object(request)) if is_json else _changes_from_form(request.POST)
         saved = judgements_save(assignment_id=assignment.pk, user=request.user, submit=True, **given)
-    except json.JSONDecodeError:
-        return JsonResponse({"ok": False, "reason": "invalid", "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:
         if is_json:
             return _refusal(assignment_id, exc)
-        if not isinstance(exc, ConflictError):
+        if given is not None and not isinstance(exc, ConflictError):
             _keep_as_draft(request, assignment, given)
         # back to the item's own URL (the address bar never stays on the POST-only URL)
         request.session[f"submit-errors:{assignment_id}"] = {"problems": exc.problems, "missing": exc.missing}

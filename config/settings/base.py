@@ -1,8 +1,10 @@
 """Settings shared by every environment; values that differ come from config.env."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 from config.env import env_bool, env_int, env_list, env_str
 
@@ -23,6 +25,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotator",
     "api",
     "scoring.app",
@@ -30,6 +33,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.limits.UploadLimitMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -37,6 +42,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a refused login into the lockout answer
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -70,6 +76,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out account or address before the password
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Failed logins (page and API token), tracked per account and per client address by django-axes: after
+# LOGIN_FAILURE_LIMIT failures in a row either is locked for LOGIN_LOCKOUT_MINUTES, even with the right
+# password. Admins lift a lockout by deleting its "access attempt" in the admin (or manage.py axes_reset).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 30))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lockout lasts the configured time, not longer
+AXES_LOCKOUT_CALLABLE = "config.limits.lockout_response"
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -87,6 +108,38 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
+
+# Uploads and archives (see config.limits and scoring.files.ArchiveLimits).
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 200) * 1024 * 1024  # a larger request is refused (413) unread
+ARCHIVE_MAX_BYTES = env_int("ARCHIVE_MAX_MB", 1024) * 1024 * 1024  # total uncompressed size of a zip's members
+ARCHIVE_MAX_RATIO = float(env_str("ARCHIVE_MAX_RATIO", "100"))  # compression ratio of a member over 1 MiB
+ARCHIVE_MAX_MEMBERS = env_int("ARCHIVE_MAX_MEMBERS", 10000)
+
+# Content-Security-Policy (django-csp): scripts, styles and everything else only from this site; pages wire
+# their behaviour through data-* attributes and json_script, never inline scripts or handlers.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+SECURE_REFERRER_POLICY = "same-origin"
+
+# Throttles use the cache: one Redis shared by every web process in production (CACHE_URL), else per process.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -151,6 +204,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": [],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.WriteRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "writes": env_str("API_WRITE_RATE", "300/minute"),  # per user, unsafe methods only
+        "login": env_str("API_LOGIN_RATE", "20/minute"),  # per client address, the token endpoint
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -161,6 +219,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64"}},  # annotator.converters
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
         "RunStatusEnum": "scoring.app.models.RunStatus",

@@ -1,17 +1,18 @@
 from django.urls import path
 
+import annotator.converters  # noqa: F401  (registers <id:...>)
 from scoring.app.views import dashboard, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
     path("projects/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
     path(
-        "projects/<slug:slug>/dialogues/<int:dialogue_id>/judgements/",
+        "projects/<slug:slug>/dialogues/<id:dialogue_id>/judgements/",
         dashboard.dialogue_judgements,
         name="dialogue_judgements",
     ),
     path("projects/<slug:slug>/runs/", runs.runs_page, name="leaderboard"),
-    path("projects/<slug:slug>/runs/<int:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),
+    path("projects/<slug:slug>/runs/<id:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),
     path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
     path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
 ]

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.http import HttpRequest
 
 from annotator.exporters import export_gold
 from annotator.presets import PRESETS, CriterionSpec, PresetSpec
@@ -61,7 +62,7 @@ def test_a_new_preset_works_end_to_end(politeness, client):
     # when both annotators open and submit their first item
     for n, person in enumerate(annotators):
         assignment = person.assignments.filter(dialogue__project=project).order_by("queue_rank").first()
-        client.login(username=person.username, password=PASSWORD)
+        client.login(request=HttpRequest(), username=person.username, password=PASSWORD)  # axes needs a request
         page = client.get(f"/items/{assignment.pk}/")
         assert page.status_code == 200 and b"Is this turn fluent?" in page.content
         posts = assignment.dialogue.posts.count()

@@ -92,3 +92,24 @@ def test_no_operation_answers_with_a_server_error_for_an_annotator_of_every_pres
     tested, failures = fuzz({"Authorization": f"Token {Token.objects.create(user=annotator).key}"}, slugs, ids)
     assert tested >= 15
     assert failures == []
+
+
+def test_no_operation_answers_with_a_server_error_for_an_outsider(keep_test_connection):
+    # given a user who belongs to no project, pointed at real projects and at other people's assignments
+    slugs, ids = [], []
+    for preset in ("stc3", "coherence"):
+        work = project_with_work(preset, slug=f"fuzz-out-{preset}", annotators=1)
+        slugs.append(work.project.slug)
+        ids += [a.pk for a in work.assignments_of(work.annotators[0])]
+    outsider = user_make("fuzz-outsider")
+    tested, failures = fuzz({"Authorization": f"Token {Token.objects.create(user=outsider).key}"}, slugs, ids)
+    assert tested >= 15
+    assert failures == []
+
+
+def test_no_operation_answers_with_a_server_error_for_anonymous_requests(keep_test_connection):
+    work = project_with_work("dbdc", slug="fuzz-anon", annotators=1)
+    ids = [a.pk for a in work.assignments_of(work.annotators[0])]
+    tested, failures = fuzz({}, ["fuzz-anon"], ids)
+    assert tested >= 15
+    assert failures == []

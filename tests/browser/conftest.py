@@ -40,10 +40,19 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A page of a fresh context; any Content-Security-Policy violation it reports fails the test."""
     context = browser.new_context(viewport={"width": 1200, "height": 800})
     page = context.new_page()
+    violations: list[str] = []
+
+    def note_violation(message) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(message.text)
+
+    page.on("console", note_violation)
     yield page
     context.close()
+    assert violations == [], f"the page broke its Content-Security-Policy: {violations}"
 
 
 @pytest.fixture

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from playwright.sync_api import expect
 
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
 from annotator.services.assignment import assignments_create_balanced
@@ -296,7 +298,8 @@ def test_queue_progress_and_resume_after_reload(live_server, page, screenshot, t
     page.get_by_role("link", name="Start the next item").click()
     page.select_option('select[name="j:nugget:0"]', "CNUG")
     radio(page, "A", 0, "-1")
-    page.wait_for_function("document.getElementById('save-status').textContent.startsWith('Draft saved')")
+    # a locator assertion, not wait_for_function: the page's Content-Security-Policy forbids evaluating strings
+    expect(page.locator("#save-status")).to_have_text(re.compile(r"^Draft saved"))
     url = page.url
     page.reload()
     assert page.locator('select[name="j:nugget:0"]').input_value() == "CNUG"

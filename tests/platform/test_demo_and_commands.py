@@ -4,6 +4,7 @@ import json
 
 import pytest
 from django.contrib.auth import authenticate
+from django.http import HttpRequest
 
 from annotator.models import Dialogue, Membership, Project
 from annotator.services.demo import DEMO_ANNOTATORS, DEMO_LEAD, demo_load
@@ -20,9 +21,9 @@ def test_demo_creates_a_project_per_preset_and_is_idempotent():
     demo_load()
     assert {p.slug: p.dialogues.count() for p in Project.objects.all()} == counts
     # the README's credentials work
-    assert authenticate(username=DEMO_LEAD[0], password=DEMO_LEAD[1]) is not None
+    assert authenticate(HttpRequest(), username=DEMO_LEAD[0], password=DEMO_LEAD[1]) is not None
     for username, password in DEMO_ANNOTATORS:
-        user = authenticate(username=username, password=password)
+        user = authenticate(HttpRequest(), username=username, password=password)  # axes needs a request
         assert user is not None and Membership.objects.filter(user=user, role="annotator").count() == 5
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotator.models import AssignmentStatus, Judgement, Project
+from annotator.models import AssignmentStatus, Dialogue, Judgement, Project
 from scoring.app.models import ProjectStatistics, StatisticsJob
 from scoring.app.services.statistics import judgements_fingerprint
 
@@ -22,9 +22,8 @@ def freshness(*, project: Project) -> dict:
     }
 
 
-def dialogue_judgements_side_by_side(*, project: Project, dialogue_id: int) -> dict:
+def dialogue_judgements_side_by_side(*, dialogue: Dialogue) -> dict:
     """Every submitted judgement of one dialogue: rows are units, columns annotators (lead-only view)."""
-    dialogue = project.dialogues.get(pk=dialogue_id)
     rows = Judgement.objects.filter(
         assignment__dialogue=dialogue, assignment__status=AssignmentStatus.SUBMITTED
     ).values_list("criterion__key", "criterion__position", "unit", "assignment__annotator__username", "value")

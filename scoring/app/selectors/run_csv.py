@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import io
 
+from annotator.exporters.cells import SafeCsvWriter
 from scoring.app.models import Run
 
 
 def per_dialogue_csv(run: Run) -> str:
-    """One row per dialogue, one column per metric, for download."""
+    """One row per dialogue, one column per metric, for download; no cell can start a formula."""
     metrics = sorted({m for values in run.per_dialogue.values() for m in values if m not in ("dialogue", "annotator")})
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeCsvWriter(buffer, lineterminator="\n")
     writer.writerow(["dialogue"] + metrics)
     for dialogue, values in run.per_dialogue.items():
         writer.writerow([dialogue] + [values.get(m, "") for m in metrics])

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from annotator.importers.limits import archive_limits
 from annotator.models import Project
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run, RunKind, RunStatus
@@ -54,9 +55,9 @@ def run_score(
     if files is None:
         if path is None:
             raise InputError(project.slug, "needs a run file (a path)")
-        files = _json_files(walk_path(path))
+        files = _json_files(walk_path(path, archive_limits()))
     else:
-        files = _json_files(expand_archives(files))
+        files = _json_files(expand_archives(files, archive_limits()))
     source = str(path) if path is not None else ", ".join(n for n, _r in files)[:500]
     if not files:
         raise InputError(source or "run", "contains no JSON files")

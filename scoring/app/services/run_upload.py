@@ -8,13 +8,16 @@ from pathlib import Path
 
 from django.db import transaction
 
+from annotator.importers.limits import archive_limits
 from annotator.models import Project
 from annotator.presets import RunScheme
+from annotator.services.imports import upload_check_size
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.run_scoring import run_scheme, run_score
 from scoring.app.services.schedule import safe_enqueue
 from scoring.errors import InputError
+from scoring.files import check_archives
 
 
 def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], options: dict | None = None) -> Run:
@@ -23,6 +26,8 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
         raise InputError("run", "needs a name", field="name")
     if not files:
         raise InputError(name, "has no files", field="files")
+    upload_check_size(name=name, size=sum(len(raw) for _f, raw in files))
+    check_archives(files, archive_limits())  # a zip bomb is refused now, not by the worker later
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         used: set[str] = set()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
+from annotator.models import Dialogue
 from annotator.selectors.progress import project_progress
 from scoring.app.selectors.dashboard import dialogue_judgements_side_by_side, freshness
 from scoring.app.services.schedule import statistics_request
@@ -82,8 +83,9 @@ def recompute(request, slug: str):
 @login_required
 def dialogue_judgements(request, slug: str, dialogue_id: int):
     project = lead_project(request, slug)
+    dialogue = get_object_or_404(Dialogue, pk=dialogue_id, project=project)  # another project's id is a 404 too
     return render(
         request,
         "scoring/dialogue_judgements.html",
-        {"project": project, **dialogue_judgements_side_by_side(project=project, dialogue_id=dialogue_id)},
+        {"project": project, **dialogue_judgements_side_by_side(dialogue=dialogue)},
     )

@@ -1,0 +1,54 @@
+"""A project's full archive over the API: download it (leads), or create a project from one."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.access import CanCreateProjects, IsProjectLead
+from annotator.models import Role
+from annotator.services.imports import upload_check_size
+from annotator.services.projects import membership_add
+from api import serializers as s
+from api.errors import FormatIsAParameter
+from scoring.app.selectors.project_archive import project_archive
+from scoring.app.services.project_archive import project_archive_import
+
+
+class ProjectArchive(APIView):
+    """The project's full archive (a zip): the same bytes as ``manage.py export_project`` (leads)."""
+
+    content_negotiation_class = FormatIsAParameter
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(responses={200: OpenApiResponse(OpenApiTypes.BINARY)})
+    def get(self, request, slug: str):
+        response = HttpResponse(project_archive(request.project), content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{request.project.slug}-archive.zip"'
+        return response
+
+
+class ArchiveImport(APIView):
+    """Create a project from an archive (staff and leads), optionally under another ``slug``; you become its lead."""
+
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [CanCreateProjects]
+
+    @extend_schema(request=s.ArchiveIn, responses={201: s.ArchiveOut})
+    def post(self, request):
+        given = s.ArchiveIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        upload = given.validated_data["file"]
+        upload_check_size(name=upload.name, size=upload.size)
+        with transaction.atomic():
+            project = project_archive_import(
+                raw=upload.read(), display=upload.name, slug=given.validated_data.get("slug") or None
+            )
+            membership_add(project=project, user=request.user, role=Role.LEAD)
+        return Response(s.ArchiveOut({"slug": project.slug}).data, status=status.HTTP_201_CREATED)
