@@ -1,17 +1,20 @@
-"""An annotator's own assignments, as the API reads them."""
+"""An annotator's own assignments, as the API reads them: only in projects they are still an active
+member of; units and the reordering in the frame the annotator sees (``ShownFrame``)."""
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.http import Http404
 
+from annotator.access import MembershipEnded, active_membership_of_annotator
 from annotator.models import Assignment, Reordering
 
 
 def own_assignments(*, user) -> QuerySet[Assignment]:
-    """The user's assignments (not imported ones), in queue order, with dialogue and project joined."""
+    """The user's assignments (not imported ones) in projects they are an active member of, in queue
+    order, with dialogue and project joined."""
     return (
-        Assignment.objects.filter(annotator=user, imported=False)
+        Assignment.objects.filter(active_membership_of_annotator(), annotator=user, imported=False)
         .select_related("dialogue__project")
         .order_by("queue_rank", "pk")
     )
@@ -20,12 +23,20 @@ def own_assignments(*, user) -> QuerySet[Assignment]:
 def own_assignment_detail(*, user, assignment_id: int) -> dict:
     """One of the user's assignments as plain data: its fields, saved judgements and saved reordering.
 
-    Raises ``Http404`` for an assignment that is not the user's. Nothing is attached to the
-    model instance (the reverse one-to-one ``assignment.reordering`` must stay untouched).
+    Raises ``Http404`` for an assignment that is not the user's and ``MembershipEnded`` once the
+    user was removed from its project. Nothing is attached to the model instance (the reverse
+    one-to-one ``assignment.reordering`` must stay untouched).
     """
-    assignment = own_assignments(user=user).filter(pk=assignment_id).first()
+    assignment = (
+        Assignment.objects.filter(annotator=user, imported=False, pk=assignment_id)
+        .select_related("dialogue__project")
+        .annotate(member_active=active_membership_of_annotator())
+        .first()
+    )
     if assignment is None:
         raise Http404("no such assignment of yours")
+    if not assignment.member_active:
+        raise MembershipEnded(assignment.dialogue.project.slug)
     judgements = [
         {"criterion": k, "unit": u, "value": v}
         for k, u, v in assignment.judgements.order_by("criterion__position", "unit").values_list(

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotator.models import Assignment, AssignmentStatus, Dialogue, Judgement, Project, Reordering
+from annotator.access import MembershipEnded
+from annotator.models import Assignment, AssignmentStatus, Dialogue, Judgement, Membership, Project, Reordering
 from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.services.units import UnitError, check_value, required_units, unit_speaker
@@ -120,20 +121,24 @@ def judgements_save(
 
 
 # The row lock, and what a save and its callers' answers (the API's AssignmentOut) read: the
-# assignment with its dialogue's id and project. The dialogue's source metadata and the project's
-# guidelines stay in the database.
+# assignment with its dialogue's id and project, and whether the annotator is still an active member
+# of the project (the same rule as annotator.access; one more index lookup on the membership's
+# unique (project, user) key). The dialogue's source metadata and the project's guidelines stay in
+# the database.
 LOCK_SQL = """
     SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
            a.shown_order, d.external_id AS dialogue_external_id, d.project_id AS dialogue_project_id,
-           p.slug AS project_slug, p.preset AS project_preset
+           p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active
     FROM {assignment} a JOIN {dialogue} d ON d.id = a.dialogue_id JOIN {project} p ON p.id = d.project_id
+    LEFT JOIN {membership} m ON m.project_id = d.project_id AND m.user_id = a.annotator_id
     WHERE a.id = %s AND a.annotator_id = %s AND NOT a.imported{lock}
 """
 
 
 def _lock_own_assignment(assignment_id: int, user) -> Assignment:
     """The user's own (not imported) assignment, locked until the transaction ends, with its dialogue
-    and project attached; ``Assignment.DoesNotExist`` otherwise.
+    and project attached; ``Assignment.DoesNotExist`` otherwise, and ``MembershipEnded`` when the
+    user is no longer an active member of the project.
 
     Plain SQL for the reason ``_store`` gives: compiling the equivalent ORM query (select_related,
     only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
@@ -143,12 +148,15 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
         assignment=Assignment._meta.db_table,
         dialogue=Dialogue._meta.db_table,
         project=Project._meta.db_table,
+        membership=Membership._meta.db_table,
         lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
     )
     found = list(Assignment.objects.raw(sql, [assignment_id, user.pk]))
     if not found:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
     assignment = found[0]
+    if not assignment.member_active:
+        raise MembershipEnded(assignment.project_slug)
     db = connection.alias
     dialogue = Dialogue.from_db(
         db,

@@ -10,7 +10,7 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotator.access import member_project, own_assignment
+from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page
 from annotator.selectors.queue import annotator_queue
@@ -73,14 +73,17 @@ def _given_from(data) -> tuple[list[Given], list[int] | None, int]:
 @login_required
 @require_POST
 def draft(request, assignment_id: int):
-    """Autosave (JSON in, JSON out). 409 once the item is submitted, 400 on invalid values."""
-    own_assignment(request, assignment_id)
+    """Autosave (JSON in, JSON out). 409 once the item is submitted, 400 on invalid values, 403 once
+    the annotator was removed from the project."""
     try:
+        own_assignment(request, assignment_id)
         data = json.loads(request.body or b"{}")
         values, reordering, seconds = _given_from(data)
         saved = judgements_save(
             assignment_id=assignment_id, user=request.user, values=values, reordering=reordering, seconds=seconds
         )
+    except MembershipEnded as exc:
+        return JsonResponse({"ok": False, "problems": [str(exc)]}, status=403)
     except json.JSONDecodeError:
         return JsonResponse({"ok": False, "problems": ["the request is not JSON"]}, status=400)
     except SubmissionError as exc:

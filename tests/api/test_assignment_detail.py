@@ -5,29 +5,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.presets import PRESETS
-from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.services.judgements import Given, judgements_save
-from annotator.services.units import required_units
-from tests.factories import project_with_work
+from annotator.services.judgements import judgements_save
+from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = pytest.mark.django_db
-
-
-def first_allowed_values(assignment) -> list[Given]:
-    """A value for every unit of every criterion: the first value allowed for the unit's speaker."""
-    shape = dialogue_shape(assignment.dialogue_id)
-    given = []
-    for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape.speakers, shape.blocks):
-            if criterion.unit == "dialogue":
-                speaker = None
-            elif criterion.unit == "turn":
-                speaker = shape.speakers[list(shape.blocks).index(unit)]
-            else:
-                speaker = shape.speakers[unit]
-            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
-            given.append(Given(criterion.key, unit, allowed[0]))
-    return given
 
 
 @pytest.mark.sqlite
