@@ -34,7 +34,9 @@ class MembershipEnded(PermissionDenied):
 def active_membership_of_annotator():
     """``Exists`` over an assignment's rows: its annotator is an active member of its dialogue's project."""
     return Exists(
-        Membership.objects.filter(project_id=OuterRef("dialogue__project_id"), user_id=OuterRef("annotator_id"), active=True)
+        Membership.objects.filter(
+            project_id=OuterRef("dialogue__project_id"), user_id=OuterRef("annotator_id"), active=True
+        )
     )
 
 

@@ -74,7 +74,7 @@ def test_the_api_refuses_reads_and_writes_with_403_and_keeps_the_gold(removed):
 
 
 def test_the_pages_refuse_with_403_and_say_why(removed):
-    work, ann, done, open_item, before = removed
+    work, ann, _done, open_item, before = removed
     client = Client()
     client.force_login(ann)
     page = client.get(reverse("annotate", args=[open_item.pk]))
