@@ -1,4 +1,8 @@
-"""What the annotation page shows: the dialogue in display order with the questions on each part."""
+"""What the annotation page shows: the dialogue in display order with the questions on each part.
+
+Turns, posts, question names and the reordering are numbered as shown (``ShownFrame``): the page of a
+permuted item carries no trace of the source order, which is the reordering's answer key.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from dataclasses import dataclass, field
 
 from annotator.models import Assignment, Criterion, Reordering, Unit
 from annotator.presets import PRESETS
-from annotator.services.units import POST_UNITS, required_units
+from annotator.services.units import POST_UNITS, ShownFrame, required_units
 
 
 @dataclass
@@ -66,10 +70,19 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     criteria = list(project.criteria.all())
     posts = list(dialogue.posts.order_by("position").values_list("position", "speaker", "text", "utterance_block"))
     speakers, blocks_of = [p[1] for p in posts], [p[3] for p in posts]
-    stored = {(k, u): v for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")}
+    frame = ShownFrame.of(blocks_of, assignment.shown_order)
+    shown_block = {source: k for k, source in enumerate(frame.blocks)}
+    shown_post = {source: k for k, source in enumerate(frame.posts)}
+    kinds = {c.key: c.unit for c in criteria}
+    stored = {
+        (k, frame.to_shown(kinds[k], u)): v
+        for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")
+        if k in kinds
+    }
     incremental = spec.incremental
 
     def question(criterion: Criterion, unit: int, speaker: str) -> Question:
+        """``unit`` as shown."""
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
         return Question(
             criterion,
@@ -81,23 +94,23 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
             criterion.key == incremental,
         )
 
-    blocks: dict[int, BlockView] = {}
+    blocks: dict[int, BlockView] = {}  # by source block; each view numbered as shown
+    post_views: dict[int, tuple[PostView, str]] = {}  # by source position
     for position, speaker, text, block in posts:
-        view = blocks.setdefault(block, BlockView(block, speaker, []))
-        view.posts.append(PostView(position, text))
+        view = blocks.setdefault(block, BlockView(shown_block[block], speaker, []))
+        view.posts.append(PostView(shown_post[position], text))
+        post_views[position] = (view.posts[-1], speaker)
     for criterion in criteria:
-        units = set(required_units(criterion, speakers, blocks_of))
+        units = required_units(criterion, speakers, blocks_of)
         if criterion.unit in POST_UNITS:
-            for b in blocks.values():
-                for p in b.posts:
-                    if p.position in units:
-                        p.questions.append(question(criterion, p.position, b.speaker))
+            for position in units:
+                post, speaker = post_views[position]
+                post.questions.append(question(criterion, post.position, speaker))
         elif criterion.unit == Unit.TURN:
-            for b in blocks.values():
-                if b.index in units:
-                    b.questions.append(question(criterion, b.index, b.speaker))
-    order = assignment.shown_order or sorted(blocks)
-    shown = [blocks[i] for i in order]
+            for block in units:
+                view = blocks[block]
+                view.questions.append(question(criterion, view.index, view.speaker))
+    shown = [blocks[i] for i in frame.blocks]
     # Incremental criteria: each part appears once every earlier judged unit of that criterion is answered.
     steps = 0
     for b in shown:
@@ -113,10 +126,9 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
             {"turn": b.index, "speaker": b.speaker, "text": " ".join(p.text for p in b.posts)} for b in shown
         ]
         saved = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
-        reorder_value = saved
         if saved:
-            by_turn = {t["turn"]: t for t in reorder_turns}
-            reorder_turns = [by_turn[i] for i in saved]
+            reorder_value = frame.order_to_shown(saved)
+            reorder_turns = [reorder_turns[i] for i in reorder_value]
     return AnnotationPage(
         assignment,
         shown,
@@ -124,5 +136,5 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         steps if incremental else 0,
         reorder_turns,
         reorder_value,
-        blocks[0].speaker if blocks else "",
+        shown[0].speaker if shown else "",
     )

@@ -8,6 +8,8 @@ from django.http import Http404
 
 from annotator.access import MembershipEnded, active_membership_of_annotator
 from annotator.models import Assignment, Reordering
+from annotator.selectors.structure import dialogue_shape
+from annotator.services.units import ShownFrame
 
 
 def own_assignments(*, user) -> QuerySet[Assignment]:
@@ -21,7 +23,8 @@ def own_assignments(*, user) -> QuerySet[Assignment]:
 
 
 def own_assignment_detail(*, user, assignment_id: int) -> dict:
-    """One of the user's assignments as plain data: its fields, saved judgements and saved reordering.
+    """One of the user's assignments as plain data: its fields, saved judgements and saved reordering,
+    units and turns numbered as shown to the annotator.
 
     Raises ``Http404`` for an assignment that is not the user's and ``MembershipEnded`` once the
     user was removed from its project. Nothing is attached to the model instance (the reverse
@@ -37,12 +40,12 @@ def own_assignment_detail(*, user, assignment_id: int) -> dict:
         raise Http404("no such assignment of yours")
     if not assignment.member_active:
         raise MembershipEnded(assignment.dialogue.project.slug)
-    judgements = [
-        {"criterion": k, "unit": u, "value": v}
-        for k, u, v in assignment.judgements.order_by("criterion__position", "unit").values_list(
-            "criterion__key", "unit", "value"
-        )
-    ]
+    frame = ShownFrame.of(dialogue_shape(assignment.dialogue_id).blocks, assignment.shown_order)
+    rows = assignment.judgements.values_list(
+        "criterion__key", "criterion__unit", "criterion__position", "unit", "value"
+    )
+    shown = sorted((position, key, frame.to_shown(kind, unit), value) for key, kind, position, unit, value in rows)
+    judgements = [{"criterion": key, "unit": unit, "value": value} for _position, key, unit, value in shown]
     reordering = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
     return {
         "id": assignment.pk,
@@ -50,10 +53,9 @@ def own_assignment_detail(*, user, assignment_id: int) -> dict:
         "dialogue": assignment.dialogue.external_id,
         "dialogue_id": assignment.dialogue_id,
         "status": assignment.status,
-        "shown_order": assignment.shown_order,
         "started_at": assignment.started_at,
         "submitted_at": assignment.submitted_at,
         "seconds_spent": assignment.seconds_spent,
         "judgements": judgements,
-        "reordering": reordering,
+        "reordering": None if reordering is None else frame.order_to_shown(reordering),
     }

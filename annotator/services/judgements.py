@@ -18,7 +18,7 @@ from annotator.access import MembershipEnded
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Judgement, Membership, Project, Reordering
 from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.services.units import UnitError, check_value, required_units, unit_speaker
+from annotator.services.units import ShownFrame, UnitError, check_value, required_units, unit_speaker
 from scoring.app.services.schedule import statistics_request_on_commit
 
 
@@ -65,6 +65,8 @@ def judgements_save(
 ) -> Assignment:
     """Save the annotator's judgements for their assignment (a draft, or the submission).
 
+    Units and the reordering are numbered as the annotator sees the item (``ShownFrame``: turns
+    and posts by their place in the shown dialogue); they are stored under the source positions.
     Every value is checked against its criterion; a submission must also be complete. On any
     problem nothing is saved and ``SubmissionError`` lists the problems. A submitted assignment is
     read-only until a lead reopens it, except that repeating the identical submission succeeds
@@ -77,6 +79,9 @@ def judgements_save(
         criteria = project_criteria(project.pk)
         shape = dialogue_shape(assignment.dialogue_id)
         speakers, blocks = shape.speakers, shape.blocks
+        frame = None if assignment.shown_order is None else ShownFrame.of(blocks, assignment.shown_order)
+        if frame is not None and frame.is_identity:
+            frame = None
         problems: list[str] = []
         given: dict[tuple[str, int], str] = {}
         for v in values:
@@ -85,13 +90,16 @@ def judgements_save(
                 problems.append(f"unknown criterion {v.criterion!r}")
                 continue
             try:
-                check_value(criterion, unit_speaker(criterion, v.unit, speakers, blocks), v.value)
+                unit = v.unit if frame is None else frame.to_source(criterion.unit, v.unit)
+                check_value(criterion, unit_speaker(criterion, unit, speakers, blocks), v.value)
             except UnitError as exc:
                 problems.append(str(exc))
                 continue
-            given[(v.criterion, v.unit)] = v.value
+            given[(v.criterion, unit)] = v.value
         needs_reordering = PRESETS[project.preset].reordering
         if reordering is not None:
+            if frame is not None:
+                reordering = frame.order_to_source(reordering)
             problems += reordering_problems(reordering, shape.turn_speakers)
         if assignment.status == AssignmentStatus.SUBMITTED:
             if submit and not problems and _same_as_stored(assignment, given, reordering):
@@ -101,6 +109,8 @@ def judgements_save(
             for criterion in criteria.values():
                 missing = [u for u in required_units(criterion, speakers, blocks) if (criterion.key, u) not in given]
                 if missing:
+                    if frame is not None:  # name the unit as the annotator sees it
+                        missing = sorted(frame.to_shown(criterion.unit, u) for u in missing)
                     where = "" if criterion.unit == "dialogue" else f" for {len(missing)} unit(s) (first: {missing[0]})"
                     problems.append(f"{criterion.label} ({criterion.key}) is missing{where}")
             if needs_reordering and reordering is None:

@@ -125,7 +125,8 @@ def test_reordering_is_checked_against_the_constraints(make_project, make_user, 
         judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[0, 2, 1, 3])
     values = [Given("overall", 0, "5")] + [Given("turn_coherence", t, "4") for t in range(4)]
     judgements_save(assignment_id=item.pk, user=user, values=values, reordering=[2, 1, 0, 3], submit=True)
-    assert Reordering.objects.get(assignment=item).submitted_order == [2, 1, 0, 3]
+    # turns given as shown, stored as the source's
+    assert Reordering.objects.get(assignment=item).submitted_order == [item.shown_order[i] for i in [2, 1, 0, 3]]
 
 
 @pytest.mark.sqlite

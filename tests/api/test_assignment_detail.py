@@ -21,7 +21,7 @@ def test_detail_answers_with_the_saved_draft(preset):
     values = first_allowed_values(assignment)
     reordering = None
     if PRESETS[preset].reordering:
-        reordering = list(assignment.shown_order)  # any valid order: the one shown is one
+        reordering = list(range(len(assignment.shown_order)))  # any valid order: the one shown (numbered as shown)
     judgements_save(assignment_id=assignment.pk, user=annotator, values=values, reordering=reordering, seconds=7)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotator).key}")
