@@ -168,10 +168,11 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
     if not assignment.member_active:
         raise MembershipEnded(assignment.project_slug)
     db = connection.alias
+    # from_db takes the values in the model's field order (id, project, external_id), whatever the names' order
     dialogue = Dialogue.from_db(
         db,
-        ["id", "external_id", "project_id"],
-        [assignment.dialogue_id, assignment.dialogue_external_id, assignment.dialogue_project_id],
+        ["id", "project_id", "external_id"],
+        [assignment.dialogue_id, assignment.dialogue_project_id, assignment.dialogue_external_id],
     )
     dialogue.project = Project.from_db(
         db,
