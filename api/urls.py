@@ -1,18 +1,22 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
-from api.views import assignments, projects, runs
+from api.views import assignments, auth, projects, runs
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("auth/token/", auth.TokenObtain.as_view(), name="api-token"),
     path("projects/", projects.ProjectList.as_view(), name="api-projects"),
     path("projects/<slug:slug>/", projects.ProjectDetail.as_view(), name="api-project"),
     path("projects/<slug:slug>/dialogues/", projects.DialogueList.as_view(), name="api-dialogues"),
     path("projects/<slug:slug>/dialogues/import/", projects.DialogueImport.as_view(), name="api-dialogues-import"),
     path("projects/<slug:slug>/dialogues/<str:external_id>/", projects.DialogueDetail.as_view(), name="api-dialogue"),
+    path(
+        "projects/<slug:slug>/members/<int:user_id>/tokens/revoke/",
+        auth.MemberTokensRevoke.as_view(),
+        name="api-member-tokens-revoke",
+    ),
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),

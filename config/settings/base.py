@@ -75,6 +75,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # not a check: Django tells it about every saved password change, and it revokes the user's API tokens
+    {"NAME": "annotator.services.accounts.RevokeTokensOnPasswordChange"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -115,11 +117,13 @@ WORKER_NICENESS = env_int("WORKER_NICENESS", 10)  # 0-19; see config.celery.lowe
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
+API_TOKEN_LIFETIME_HOURS = env_int("API_TOKEN_LIFETIME_HOURS", 0)  # 0: tokens last until revoked
 
 REST_FRAMEWORK = {
+    # the token first: a missing, revoked or expired token answers 401 with WWW-Authenticate: Token
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
