@@ -118,6 +118,7 @@ STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
 API_TOKEN_LIFETIME_HOURS = env_int("API_TOKEN_LIFETIME_HOURS", 0)  # 0: tokens last until revoked
+DEMO_ALLOWED = True  # manage.py demo: accounts with published passwords; never in production
 
 REST_FRAMEWORK = {
     # the token first: a missing, revoked or expired token answers 401 with WWW-Authenticate: Token

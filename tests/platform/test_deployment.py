@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,3 +67,36 @@ def test_docker_compose_services_refer_to_real_things():
     for service in services.values():
         for volume in service.get("volumes", []):
             assert volume.split(":")[0] in volumes
+
+
+PRODUCTION = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    "SECRET_KEY": "a-long-random-production-secret-key-with-enough-entropy-1234567890",
+    "ALLOWED_HOSTS": "eval.example.org,testserver",
+}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_demo_refuses_to_run_with_the_production_settings():
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import database_url
+
+    result = run_manage("demo", DATABASE_URL=database_url(), **PRODUCTION)
+    assert result.returncode != 0 and "does not run with these settings" in result.stderr
+    assert not get_user_model().objects.filter(username="lead").exists()
+
+
+def test_the_browsable_api_is_off_in_production():
+    code = (
+        "from django.test import Client\n"
+        "r = Client().get('/api/projects/', HTTP_ACCEPT='text/html', secure=True)\n"
+        "print(r.status_code, r['Content-Type'])\n"
+        "r = Client().get('/api/projects/?format=api', secure=True)\n"
+        "print(r.status_code, r['Content-Type'])\n"
+    )
+    result = run_manage("shell", "-c", code, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    answers = [line.split(" ", 1) for line in result.stdout.splitlines() if line[:3].isdigit()]
+    # a browser asking for HTML gets JSON (406: not offered), and ?format=api is no renderer at all
+    assert answers == [["406", "application/json"], ["404", "application/json"]], result.stdout
