@@ -121,6 +121,7 @@ class RunOut(serializers.ModelSerializer):
             "options",
             "scores",
             "created_at",
+            "queued_at",
             "scored_at",
         ]
 

@@ -22,6 +22,7 @@ urlpatterns = [
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),
     path("projects/<slug:slug>/runs/", runs.RunListCreate.as_view(), name="api-runs"),
     path("projects/<slug:slug>/runs/<int:pk>/", runs.RunDetail.as_view(), name="api-run"),
+    path("projects/<slug:slug>/runs/<int:pk>/rescore/", runs.RunRescore.as_view(), name="api-run-rescore"),
     path(
         "projects/<slug:slug>/runs/<int:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"
     ),

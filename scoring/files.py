@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -47,7 +48,13 @@ def _zip_members(archive_file, display: str) -> Iterator[SourceFile]:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
             if info.is_dir() or is_litter(info.filename):
                 continue
-            yield SourceFile(f"{display}:{info.filename}", info.filename, archive.read(info))
+            member = f"{display}:{info.filename}"
+            try:
+                content = archive.read(info)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+                # a bad CRC, truncated or corrupt data, an unsupported compression, an encrypted member
+                raise InputError(member, f"cannot be read from the zip: {exc}") from None
+            yield SourceFile(member, info.filename, content)
 
 
 def walk_path(path: Path | str) -> Iterator[SourceFile]:

@@ -21,6 +21,8 @@ def _load_json(raw: bytes | str, source: str):
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(source, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(source, "JSON nested too deeply to read") from None
 
 
 def _distribution(
@@ -35,7 +37,7 @@ def _distribution(
         len(obj) <= len(keys)
         and all(type(v) in (int, float) and v >= 0 and math.isfinite(v) for v in out)
         and obj.keys() <= set(keys)
-        and sum(out) > 0
+        and 0 < sum(out) < math.inf
     ):
         return [float(v) for v in out]
     for key in obj:
@@ -51,6 +53,10 @@ def _distribution(
             raise InputError(source, f"probability {value!r} is not a number", record=record, field=f"{field}.{key}")
         if value < 0:
             raise InputError(source, f"probability {value!r} is negative", record=record, field=f"{field}.{key}")
+    if sum(out) > 0:  # every value finite, and their sum is not
+        raise InputError(
+            source, "probabilities too large: their sum is not a finite number", record=record, field=field
+        )
     raise InputError(source, "probabilities sum to zero", record=record, field=field)
 
 

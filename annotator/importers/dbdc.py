@@ -22,6 +22,8 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         raise InputError(display, f"not UTF-8 text: {exc}") from None
     except json.JSONDecodeError as exc:
         raise InputError(display, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(display, "JSON nested too deeply to read") from None
     if not isinstance(record, dict):
         raise InputError(display, "expected a JSON object with dialogue-id and turns")
     external_id = str(require(record, "dialogue-id", (str, int), file=display, record=None, path=""))

@@ -25,6 +25,8 @@ def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(display, f"malformed JSON: {exc}", field=f"line {line_number}") from None
+            except RecursionError:
+                raise InputError(display, "JSON nested too deeply to read", field=f"line {line_number}") from None
             record_id = f"line {line_number}"
             external_id = str(require(record, "id", (str, int), file=display, record=record_id, path=""))
             turns = require(record, "turns", list, file=display, record=external_id, path="")

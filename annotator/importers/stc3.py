@@ -22,6 +22,8 @@ def read_stc3(path: Path, *, display: str, language: str) -> Iterator[ParsedDial
             data = json.load(fh)
     except json.JSONDecodeError as exc:
         raise InputError(display, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(display, "JSON nested too deeply to read") from None
     except UnicodeDecodeError as exc:
         raise InputError(display, f"not UTF-8 text: {exc}") from None
     if not isinstance(data, list):

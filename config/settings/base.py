@@ -117,6 +117,11 @@ WORKER_NICENESS = env_int("WORKER_NICENESS", 10)  # 0-19; see config.celery.lowe
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
+RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", 60)  # how often beat re-sends runs that never reached the workers
+RUN_REQUEUE_AFTER_SECONDS = env_int("RUN_REQUEUE_AFTER_SECONDS", 3600)  # ...or were sent this long ago, still pending
+CELERY_BEAT_SCHEDULE = {
+    "requeue-unqueued-runs": {"task": "scoring.app.tasks.requeue_unqueued_runs", "schedule": RUN_SWEEP_SECONDS},
+}
 API_TOKEN_LIFETIME_HOURS = env_int("API_TOKEN_LIFETIME_HOURS", 0)  # 0: tokens last until revoked
 DEMO_ALLOWED = True  # manage.py demo: accounts with published passwords; never in production
 

@@ -40,6 +40,9 @@ class Run(models.Model):
     status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.SCORED)
     error = models.TextField(blank=True)
     source = models.BinaryField(null=True, blank=True, help_text="Uploaded files as a zip, kept until scored.")
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When scoring was last handed to the workers; empty while it could not be."
+    )
     source_name = models.CharField(max_length=500, blank=True)
     options = models.JSONField(default=dict, blank=True)
     scores = models.JSONField(default=dict, blank=True)

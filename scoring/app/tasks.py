@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from scoring.app.models import StatisticsJob
 from scoring.app.services.compare import comparisons_refresh
-from scoring.app.services.run_upload import run_score_stored
+from scoring.app.services.run_upload import run_score_stored, runs_requeue
 from scoring.app.services.statistics import statistics_recompute
 
 TRANSIENT = (OperationalError, InterfaceError)
@@ -46,3 +46,9 @@ def refresh_run_comparisons(self, project_id: int) -> int:
     from annotator.models import Project
 
     return comparisons_refresh(project=Project.objects.get(pk=project_id))
+
+
+@shared_task(bind=True, **RETRY)
+def requeue_unqueued_runs(self) -> int:
+    """The periodic sweep (Celery beat, ``RUN_SWEEP_SECONDS``): runs whose scoring never reached the workers."""
+    return runs_requeue()
