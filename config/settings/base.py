@@ -116,6 +116,8 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 WORKER_NICENESS = env_int("WORKER_NICENESS", 10)  # 0-19; see config.celery.lower_cpu_priority
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
+# a pending recomputation not started this long after it was due is sent again (its worker died)
+STATISTICS_TAKEOVER_GRACE_SECONDS = float(env_str("STATISTICS_TAKEOVER_GRACE_SECONDS", "60"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
 RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", 60)  # how often beat re-sends runs that never reached the workers
 RUN_REQUEUE_AFTER_SECONDS = env_int("RUN_REQUEUE_AFTER_SECONDS", 3600)  # ...or were sent this long ago, still pending

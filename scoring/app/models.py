@@ -64,6 +64,9 @@ class StatisticsJob(models.Model):
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics_job")
     pending = models.BooleanField(default=False)
     requested_at = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the pending recomputation was due to start on a worker."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_duration = models.FloatField(default=0.0, help_text="Seconds the last finished recomputation took.")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 
 import numpy as np
 import pytest
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
@@ -169,3 +172,60 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(make_project, 
     finally:
         stop_worker(worker)
     assert ProjectStatistics.objects.get(project=project).n_judgements == 22
+
+
+def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, make_user, tmp_path, settings):
+    """SIGKILL the worker that holds the delayed recomputation, start another, submit: fresh statistics
+    within seconds (not after Redis's one-hour visibility timeout)."""
+    from annotator.models import Assignment
+    from annotator.services.assignment import assignments_create_balanced
+    from config.celery import app
+    from tests.factories import first_allowed_values
+
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    project = make_project("stc3", slug="takeover", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", [stc3_dialogues()[1]])])
+    ann = make_user("ann")
+    membership_add(project=project, user=ann, role="annotator")
+    assignments_create_balanced(project=project)
+    item = Assignment.objects.get(annotator=ann)
+    settings.STATISTICS_DEBOUNCE_SECONDS = 2
+    settings.STATISTICS_TAKEOVER_GRACE_SECONDS = 1
+    default_queue = app.conf.task_default_queue
+    app.conf.task_default_queue = "takeover"  # only this test's workers take the recomputation
+    log = tmp_path / "doomed.log"
+    doomed = start_worker(database_url(), log, queue="takeover", name="doomed-worker")
+    rescuer = None
+    try:
+        # given a worker that received the delayed recomputation and holds it until its countdown ends
+        requested = timezone.now()
+        assert statistics_request(project_id=project.pk)
+        assert wait_for(lambda: "recompute_statistics" in log.read_text() and "received" in log.read_text(), 30)
+        # when it is killed (no chance to give the message back) and another worker starts
+        os.kill(doomed.pid, signal.SIGKILL)
+        doomed.wait(timeout=30)
+        rescuer = start_worker(database_url(), tmp_path / "rescuer.log", queue="takeover", name="rescue-worker")
+        job = StatisticsJob.objects.get(project=project)
+        assert job.pending and job.recomputations == 0  # the lost recomputation never ran
+        overdue = requested + timedelta(seconds=2 + settings.STATISTICS_TAKEOVER_GRACE_SECONDS + 0.5)
+        while timezone.now() <= overdue:
+            time.sleep(0.2)
+        # and the annotator submits
+        api = APIClient()
+        api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ann).key}")
+        body = {
+            "judgements": [
+                {"criterion": v.criterion, "unit": v.unit, "value": v.value} for v in first_allowed_values(item)
+            ],
+            "submit": True,
+        }
+        assert api.post(f"/api/assignments/{item.pk}/judgements/", body, format="json").status_code == 200
+        # then the statistics cover the submission within seconds: 2 imported annotations x 5 units + 5
+        assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=15).exists(), 30)
+    finally:
+        app.conf.task_default_queue = default_queue
+        if doomed.poll() is None:
+            doomed.kill()
+        if rescuer is not None:
+            stop_worker(rescuer)
