@@ -229,3 +229,59 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
             doomed.kill()
         if rescuer is not None:
             stop_worker(rescuer)
+
+
+def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
+    celery_worker_process, make_project, make_user, tmp_path
+):
+    """Uploaded while the broker was down, a run waits for nothing: the leaderboard visit (one project)
+    and the beat sweep (the other) hand it to the real worker."""
+    from django.test import Client
+
+    from scoring.app.tasks import requeue_unqueued_runs
+
+    source = write_json(tmp_path / "s.json", stc3_dialogues())
+    run_file = write_json(tmp_path / "run.json", random_stc3_run(stc3_dialogues(), 8))
+    projects = [make_project("stc3", slug=slug) for slug in ("down-page", "down-sweep")]
+    for project in projects:
+        dialogues_import(project=project, paths=[source])
+    # an app process whose broker is down (nothing listens on port 9) takes both uploads
+    code = (
+        "from annotator.models import Project\n"
+        "from scoring.app.services.run_upload import run_upload\n"
+        f"raw = open({str(run_file)!r}, 'rb').read()\n"
+        "for slug in ('down-page', 'down-sweep'):\n"
+        "    run_upload(project=Project.objects.get(slug=slug), name='sys', files=[('run.json', raw)])\n"
+        "print('uploaded')\n"
+    )
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url(),
+        CELERY_BROKER_URL="redis://127.0.0.1:9/0",
+        CELERY_RESULT_BACKEND="redis://127.0.0.1:9/1",
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0 and "uploaded" in result.stdout, result.stderr
+    assert "could not send scoring.app.tasks.score_uploaded_run" in result.stderr
+    runs = {r.project.slug: r for r in Run.objects.select_related("project")}
+    assert all(r.status == "pending" and r.queued_at is None for r in runs.values())
+    time.sleep(1.0)
+    assert Run.objects.filter(status="pending").count() == 2  # nothing reached the worker
+    # Redis is back: the lead opens one project's leaderboard...
+    lead = make_user("lead")
+    membership_add(project=projects[0], user=lead, role="lead")
+    client = Client()
+    client.force_login(lead)
+    assert client.get("/projects/down-page/runs/").status_code == 200
+    assert wait_for(lambda: Run.objects.get(pk=runs["down-page"].pk).status == "scored", 60)
+    # ...and beat's sweep, run by the worker, sends the other
+    assert requeue_unqueued_runs.delay().get(timeout=60) == 1
+    assert wait_for(lambda: Run.objects.get(pk=runs["down-sweep"].pk).status == "scored", 60)
