@@ -18,6 +18,7 @@ relative to the source's root, and its bytes. Folder entries and operating-syste
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
@@ -39,6 +40,30 @@ def is_litter(relative: str) -> bool:
     return relative.endswith("/") or any(p.startswith(".") or p == "__MACOSX" for p in parts)
 
 
+def member_path(name: str, display: str) -> str:
+    """A zip member's name as a path relative to the archive's root, ``./`` parts dropped.
+
+    Names that would reach outside the root when extracted - absolute paths (``/etc/x``, ``C:/x``,
+    backslashes for separators) or ``..`` parts - are refused with ``InputError``, never skipped.
+
+    >>> member_path("./logs/a.log.json", "in.zip")
+    'logs/a.log.json'
+    >>> member_path("../a.log.json", "in.zip")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.errors.InputError: in.zip:../a.log.json: unsafe member name ...
+    """
+    parts = name.split("/")
+    if name.startswith("/") or "\\" in name or re.match(r"^[A-Za-z]:", name) or ".." in parts:
+        raise InputError(
+            f"{display}:{name}",
+            "unsafe member name (an absolute path or a '..' part would write outside the folder it is "
+            "extracted to); rename it",
+        )
+    kept = [p for p in parts[:-1] if p not in ("", ".")] + parts[-1:]
+    return "/".join(kept)
+
+
 def _zip_members(archive_file, display: str) -> Iterator[SourceFile]:
     try:
         archive = zipfile.ZipFile(archive_file)
@@ -46,15 +71,16 @@ def _zip_members(archive_file, display: str) -> Iterator[SourceFile]:
         raise InputError(display, f"not a readable zip: {exc}") from None
     with archive:
         for info in sorted(archive.infolist(), key=lambda i: i.filename):
-            if info.is_dir() or is_litter(info.filename):
+            relative = member_path(info.filename, display)
+            if info.is_dir() or is_litter(relative):
                 continue
-            member = f"{display}:{info.filename}"
+            member = f"{display}:{relative}"
             try:
                 content = archive.read(info)
             except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
                 # a bad CRC, truncated or corrupt data, an unsupported compression, an encrypted member
                 raise InputError(member, f"cannot be read from the zip: {exc}") from None
-            yield SourceFile(member, info.filename, content)
+            yield SourceFile(member, relative, content)
 
 
 def walk_path(path: Path | str) -> Iterator[SourceFile]:
