@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
 from annotator.exporters import EXPORT_FORMATS, export_gold
+from annotator.filenames import attachment
 from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, projects_with_role
 from annotator.services.imports import dialogues_import_upload
 from api import serializers as s
@@ -136,5 +137,5 @@ class ProjectExport(APIView):
         fmt = query.validated_data["format"]
         _fn, content_type, extension = EXPORT_FORMATS[fmt]
         response = HttpResponse(export_gold(project=project, fmt=fmt), content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="{project.slug}-{fmt}.{extension}"'
+        response["Content-Disposition"] = attachment(f"{project.slug}-{fmt}.{extension}")
         return response

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
+from annotator.filenames import attachment
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
@@ -72,7 +73,7 @@ class RunPerDialogue(APIView):
         run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         if request.query_params.get("format") == "csv":
             response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
-            response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'
+            response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
             return response
         return Response(run.per_dialogue)
 

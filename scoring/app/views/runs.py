@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
+from annotator.filenames import attachment
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv
@@ -68,7 +69,7 @@ def runs_page(request, slug: str):
 def run_per_dialogue(request, slug: str, run_id: int):
     run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=run_id)
     response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'
+    response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
     return response
 
 
