@@ -2,13 +2,17 @@
 
 Annotators open their own assignments, members their projects, leads their projects' lead
 pages. Someone without a membership learns nothing (404); a member without the role gets 403.
+Every read and write of an assignment needs an *active* membership of its project: a member the
+lead removed gets 403 with ``MembershipEnded``'s message (their work submitted before stays).
 The page helpers take the request and return the object or raise; the DRF permission
-classes below wrap the same checks for the API.
+classes below wrap the same checks for the API, and the save's row lock
+(``annotator.services.judgements``) checks the same condition in its one query.
 """
 
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework.permissions import BasePermission
@@ -16,19 +20,48 @@ from rest_framework.permissions import BasePermission
 from annotator.models import Assignment, Membership, Project, Role
 
 
-def own_assignment(request, assignment_id: int) -> Assignment:
-    """The user's own assignment; anyone else's answers 404 (its existence is not revealed)."""
-    return get_object_or_404(
-        Assignment.objects.select_related("dialogue__project"), pk=assignment_id, annotator=request.user
+class MembershipEnded(PermissionDenied):
+    """The user was removed from the project (membership inactive): 403 with a message saying so."""
+
+    def __init__(self, project_slug: str):
+        self.project_slug = project_slug
+        super().__init__(
+            f"You are no longer a member of project {project_slug}: a project lead removed you. "
+            "The work you submitted before stays; you cannot open or change its items any more."
+        )
+
+
+def active_membership_of_annotator():
+    """``Exists`` over an assignment's rows: its annotator is an active member of its dialogue's project."""
+    return Exists(
+        Membership.objects.filter(
+            project_id=OuterRef("dialogue__project_id"), user_id=OuterRef("annotator_id"), active=True
+        )
     )
 
 
+def own_assignment(request, assignment_id: int) -> Assignment:
+    """The user's own assignment; anyone else's answers 404 (its existence is not revealed), and
+    ``MembershipEnded`` (403) once the user is no longer an active member of its project."""
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("dialogue__project").annotate(member_active=active_membership_of_annotator()),
+        pk=assignment_id,
+        annotator=request.user,
+    )
+    if not assignment.member_active:
+        raise MembershipEnded(assignment.dialogue.project.slug)
+    return assignment
+
+
 def member_project(request, slug: str) -> tuple[Project, Membership]:
-    """The project and the user's active membership of it; 404 for anyone without one."""
+    """The project and the user's active membership of it; 404 for anyone who never was a member,
+    ``MembershipEnded`` (403) for a member the lead removed."""
     project = get_object_or_404(Project, slug=slug)
-    membership = Membership.objects.filter(project=project, user=request.user, active=True).first()
+    membership = Membership.objects.filter(project=project, user=request.user).first()
     if membership is None:
         raise Http404("no such project")
+    if not membership.active:
+        raise MembershipEnded(project.slug)
     return project, membership
 
 

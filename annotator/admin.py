@@ -1,6 +1,9 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
 from annotator.models import (
+    AccountSettings,
     Assignment,
     Criterion,
     Dialogue,
@@ -11,6 +14,7 @@ from annotator.models import (
     Project,
     Reordering,
 )
+from annotator.services.accounts import tokens_revoke
 
 # Judgements refer to a criterion's key, unit, scale and speaker and to a post's speaker and block,
 # and saves cache them per process (annotator.selectors.structure): they are fixed once created.
@@ -108,3 +112,25 @@ class GoldCountAdmin(admin.ModelAdmin):
     list_display = ("dialogue", "criterion", "unit", "value", "count", "n_annotators")
     list_filter = ("criterion__project", "criterion__key")
     raw_id_fields = ("dialogue",)
+
+
+@admin.register(AccountSettings)
+class AccountSettingsAdmin(admin.ModelAdmin):
+    list_display = ("user", "findable_by_leads")
+    search_fields = ("user__username",)
+
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserWithTokensAdmin(UserAdmin):
+    """Django's user admin with the "revoke API tokens" action (a password change revokes them too)."""
+
+    actions = ["revoke_api_tokens"]
+
+    @admin.action(description="Revoke the API tokens of the selected users")
+    def revoke_api_tokens(self, request, queryset):
+        revoked = sum(tokens_revoke(user_id=pk) for pk in queryset.values_list("pk", flat=True))
+        self.message_user(request, f"Revoked {revoked} API token(s).", messages.SUCCESS)

@@ -39,10 +39,22 @@ class UploadForm(forms.Form):
 
 
 class MemberForm(forms.Form):
-    username = forms.CharField(max_length=150)
+    username = forms.CharField(
+        max_length=150,
+        help_text="The exact username of an account whose owner agreed to be added by leads (on their Account "
+        "page), or the username of a new account.",
+    )
     password = forms.CharField(
         required=False,
         widget=forms.PasswordInput,
         help_text="Only for a new account; leave empty to add an existing user.",
     )
     role = forms.ChoiceField(choices=Role.choices, initial=Role.ANNOTATOR)
+
+
+class AccountSettingsForm(forms.Form):
+    findable_by_leads = forms.BooleanField(
+        required=False,
+        label="Project leads may add me to their projects by my exact username",
+        help_text="Leads never see a list of accounts; they need your username, which you give them.",
+    )

@@ -55,6 +55,18 @@ class Membership(models.Model):
         return f"{self.user} ({self.role}) in {self.project}"
 
 
+class AccountSettings(models.Model):
+    """A user's own choices about their account."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings")
+    findable_by_leads = models.BooleanField(
+        default=False, help_text="Project leads may add this account to their projects by its exact username."
+    )
+
+    def __str__(self) -> str:
+        return f"account settings of {self.user}"
+
+
 class Unit(models.TextChoices):
     DIALOGUE = "dialogue", "Dialogue"
     POST = "post", "Post"

@@ -10,6 +10,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("accounts/settings/", home.account_settings, name="account_settings"),
     # annotators
     path("projects/<slug:slug>/queue/", annotate.queue, name="queue"),
     path("items/<id:assignment_id>/", annotate.annotate, name="annotate"),
@@ -22,6 +23,11 @@ urlpatterns = [
     path("projects/<slug:slug>/manage/upload/", lead.upload, name="lead_upload"),
     path("projects/<slug:slug>/manage/members/", lead.member_add, name="lead_member_add"),
     path("projects/<slug:slug>/manage/members/<id:user_id>/remove/", lead.member_remove, name="lead_member_remove"),
+    path(
+        "projects/<slug:slug>/manage/members/<id:user_id>/tokens/revoke/",
+        lead.member_tokens,
+        name="lead_member_tokens",
+    ),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
     path("projects/<slug:slug>/manage/items/<id:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
 ]

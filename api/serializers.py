@@ -82,12 +82,6 @@ class AssignmentOut(serializers.Serializer):
     dialogue = serializers.CharField(source="dialogue.external_id", read_only=True)
     dialogue_id = serializers.IntegerField(read_only=True)
     status = serializers.ChoiceField(choices=AssignmentStatus.choices, read_only=True)
-    shown_order = serializers.ListField(
-        child=serializers.IntegerField(),
-        read_only=True,
-        allow_null=True,
-        help_text="Ordering tasks: original positions in shown order.",
-    )
     started_at = serializers.DateTimeField(read_only=True, allow_null=True)
     submitted_at = serializers.DateTimeField(read_only=True, allow_null=True)
     seconds_spent = serializers.IntegerField(read_only=True)
@@ -104,17 +98,14 @@ class AssignmentDetailOut(serializers.Serializer):
     dialogue = serializers.CharField()
     dialogue_id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=AssignmentStatus.choices)
-    shown_order = serializers.ListField(
-        child=serializers.IntegerField(),
-        allow_null=True,
-        help_text="Ordering tasks: original positions in shown order.",
-    )
     started_at = serializers.DateTimeField(allow_null=True)
     submitted_at = serializers.DateTimeField(allow_null=True)
     seconds_spent = serializers.IntegerField()
     version = serializers.IntegerField(help_text="Counts the saves of this item; send it back with your next save.")
-    judgements = JudgementOut(many=True)
-    reordering = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    judgements = JudgementOut(many=True, help_text="Units numbered as shown to you (see the dialogue's posts).")
+    reordering = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="Shown turn numbers in your order."
+    )
 
 
 class JudgementIn(serializers.Serializer):
@@ -175,6 +166,7 @@ class RunOut(serializers.ModelSerializer):
             "options",
             "scores",
             "created_at",
+            "queued_at",
             "scored_at",
         ]
 

@@ -7,3 +7,8 @@ urlpatterns = [
     path("", include("annotator.urls")),
     path("", include("scoring.app.urls")),
 ]
+
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

@@ -29,6 +29,7 @@ scoring.errors.InputError: run.zip: field members: has 2 members; at most 1 are 
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zipfile
 import zlib
@@ -85,6 +86,30 @@ def is_litter(relative: str) -> bool:
     return relative.endswith("/") or any(p.startswith(".") or p == "__MACOSX" for p in parts)
 
 
+def member_path(name: str, display: str) -> str:
+    """A zip member's name as a path relative to the archive's root, ``./`` parts dropped.
+
+    Names that would reach outside the root when extracted - absolute paths (``/etc/x``, ``C:/x``,
+    backslashes for separators) or ``..`` parts - are refused with ``InputError``, never skipped.
+
+    >>> member_path("./logs/a.log.json", "in.zip")
+    'logs/a.log.json'
+    >>> member_path("../a.log.json", "in.zip")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.errors.InputError: in.zip:../a.log.json: unsafe member name ...
+    """
+    parts = name.split("/")
+    if name.startswith("/") or "\\" in name or re.match(r"^[A-Za-z]:", name) or ".." in parts:
+        raise InputError(
+            f"{display}:{name}",
+            "unsafe member name (an absolute path or a '..' part would write outside the folder it is "
+            "extracted to); rename it",
+        )
+    kept = [p for p in parts[:-1] if p not in ("", ".")] + parts[-1:]
+    return "/".join(kept)
+
+
 def check_listing(infos: list[zipfile.ZipInfo], display: str, limits: ArchiveLimits) -> None:
     """Refuse an archive whose directory exceeds ``limits`` (nothing is expanded to find out)."""
     if len(infos) > limits.max_members:
@@ -127,14 +152,15 @@ def _zip_members(archive_file, display: str, limits: ArchiveLimits) -> Iterator[
         infos = archive.infolist()
         check_listing(infos, display, limits)
         for info in sorted(infos, key=lambda i: i.filename):
-            if info.is_dir() or is_litter(info.filename):
+            relative = member_path(info.filename, display)
+            if info.is_dir() or is_litter(relative):
                 continue
-            member = f"{display}:{info.filename}"
+            member = f"{display}:{relative}"
             try:
                 content = archive.read(info)
             except ZIP_ERRORS as exc:
                 raise InputError(member, f"cannot be read from the zip: {exc}") from None
-            yield SourceFile(member, info.filename, content)
+            yield SourceFile(member, relative, content)
 
 
 def walk_path(path: Path | str, limits: ArchiveLimits = DEFAULT_LIMITS) -> Iterator[SourceFile]:

@@ -38,7 +38,7 @@ def _distribution(
         len(obj) <= len(keys)
         and all(type(v) in (int, float) and v >= 0 and math.isfinite(v) for v in out)
         and obj.keys() <= set(keys)
-        and sum(out) > 0
+        and 0 < sum(out) < math.inf
     ):
         return [float(v) for v in out]
     for key in obj:
@@ -54,6 +54,10 @@ def _distribution(
             raise InputError(source, f"probability {value!r} is not a number", record=record, field=f"{field}.{key}")
         if value < 0:
             raise InputError(source, f"probability {value!r} is negative", record=record, field=f"{field}.{key}")
+    if sum(out) > 0:  # every value finite, and their sum is not
+        raise InputError(
+            source, "probabilities too large: their sum is not a finite number", record=record, field=field
+        )
     raise InputError(source, "probabilities sum to zero", record=record, field=field)
 
 
@@ -77,8 +81,10 @@ def _distributions(objs: list, labels: Sequence[str]) -> np.ndarray | None:
     if any(not set(map(type, column)) <= {int, float} for column in columns):
         return None  # strings, booleans, nulls, lists: never coerced
     values = np.array(columns, dtype=float).T
-    if not (np.isfinite(values).all() and (values >= 0).all() and (values.sum(axis=1) > 0).all()):
-        return None
+    with np.errstate(over="ignore"):
+        sums = values.sum(axis=1)
+    if not (np.isfinite(values).all() and (values >= 0).all() and (sums > 0).all() and np.isfinite(sums).all()):
+        return None  # not a number, negative, all zero, or a sum too large to hold
     return values
 
 

@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 
 from annotator.models import Assignment, Project, Role
+from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.demo import DEMO_DIR, DEMO_PROJECTS
 from annotator.services.imports import dialogues_import
+from annotator.services.judgements import Given
 from annotator.services.projects import membership_add, project_create
+from annotator.services.units import required_units, unit_rule
 
 DEMO_FILES = {preset: files for _slug, preset, _name, files in DEMO_PROJECTS}
 PASSWORD = "pw-for-tests-1"
@@ -65,3 +68,25 @@ def project_with_work(
     if assign:
         assignments_create_balanced(project=project, seed=0)
     return ProjectWithWork(project, lead, people)
+
+
+def first_allowed_values(assignment) -> list[Given]:
+    """A value for every unit of every criterion: the first value allowed for the unit's speaker.
+
+    Units are numbered as the annotator sees them; the presets whose items are permuted (coherence)
+    ask the same question of every speaker's turns, so the source's speakers give the same values.
+    """
+    shape = dialogue_shape(assignment.dialogue_id)
+    rule = unit_rule(assignment.dialogue.project.preset)
+    given = []
+    for criterion in project_criteria(assignment.dialogue.project_id).values():
+        for unit in required_units(criterion, shape, rule=rule):
+            if criterion.unit == "dialogue":
+                speaker = None
+            elif criterion.unit == "turn":
+                speaker = shape.speakers[list(shape.blocks).index(unit)]
+            else:
+                speaker = shape.speakers[unit]
+            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
+            given.append(Given(criterion.key, unit, allowed[0]))
+    return given

@@ -7,6 +7,7 @@ import json
 import zipfile
 from collections import defaultdict
 
+from annotator.filenames import unique_names
 from annotator.importers.dbdc import DEFAULT_ANNOTATION_EXTRA
 from annotator.models import AssignmentStatus, Criterion, Judgement, Project, Unit
 from annotator.selectors.structure import project_shapes
@@ -16,11 +17,14 @@ from .common import annotator_names, posts_by_dialogue
 
 
 def dbdc_records(project: Project) -> list[tuple[str, dict]]:
-    """(path inside the zip, dialogue object) per dialogue, in import order.
+    """(name inside the zip, dialogue object) per dialogue, in import order.
 
     Labels of a turn come in the order they were stored, which for an import is the source's. Only
     the turns the criterion asks about carry labels (``annotator.services.units``): a label left on
     another turn (an opening prompt judged before the DBDC3 rule applied) is not exported.
+    Member names are ``ID.log.json`` built from the dialogue id made safe (``annotator.filenames``:
+    no separators, no ``..``, no absolute paths, so extracting the zip writes nothing outside its
+    folder) and numbered where two ids would give one name.
     """
     posts = posts_by_dialogue(project)
     names = annotator_names(project)
@@ -50,9 +54,9 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
             {"annotator-id": annotator, "breakdown": value, **(DEFAULT_ANNOTATION_EXTRA if extra is None else extra)}
         )
     out = []
-    for dialogue_id, external_id, meta in project.dialogues.order_by("position", "pk").values_list(
-        "pk", "external_id", "source_meta"
-    ):
+    dialogues = list(project.dialogues.order_by("position", "pk").values_list("pk", "external_id", "source_meta"))
+    members = unique_names([external_id for _pk, external_id, _meta in dialogues], ".log.json")
+    for (dialogue_id, external_id, meta), member in zip(dialogues, members):
         turns = []
         for position, speaker, text, _block, turn_index, post_meta in posts[dialogue_id]:
             turn = {"turn-index": position if turn_index is None else turn_index, "speaker": speaker}
@@ -62,7 +66,7 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
             turns.append(turn)
         fields = {"dialogue-id": external_id, **meta.get("fields", {}), "turns": turns}
         order = meta.get("keys") or list(fields)
-        out.append((meta.get("file") or f"{external_id}.log.json", {k: fields[k] for k in order if k in fields}))
+        out.append((member, {k: fields[k] for k in order if k in fields}))
     return out
 
 

@@ -1,4 +1,8 @@
-"""What the annotation page shows: the dialogue in display order with the questions on each part."""
+"""What the annotation page shows: the dialogue in display order with the questions on each part.
+
+Turns, posts, question names and the reordering are numbered as shown (``ShownFrame``): the page of a
+permuted item carries no trace of the source order, which is the reordering's answer key.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ from dataclasses import dataclass, field
 
 from annotator.models import Assignment, Criterion, Judgement, Reordering, Unit
 from annotator.presets import PRESETS
-from annotator.selectors.structure import DialogueShape
-from annotator.services.units import POST_UNITS, required_units, unit_names
+from annotator.selectors.structure import DialogueShape, dialogue_shape
+from annotator.services.units import POST_UNITS, ShownFrame, required_units, unit_names
 
 NAVIGATION_KEYS = {"j", "k"}  # keys that move between questions never choose a value
 
@@ -95,11 +99,20 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         )
     )
     shape = DialogueShape.of_posts((p[1], p[3], p[4]) for p in posts)
-    stored = {(k, u): v for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")}
+    frame = ShownFrame.of(shape.blocks, assignment.shown_order)
+    shown_block = {source: k for k, source in enumerate(frame.blocks)}
+    shown_post = {source: k for k, source in enumerate(frame.posts)}
+    kinds = {c.key: c.unit for c in criteria}
+    stored = {
+        (k, frame.to_shown(kinds[k], u)): v
+        for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")
+        if k in kinds
+    }
     incremental = spec.incremental
     names: dict[str, dict[int, str]] = {}
 
-    def question(criterion: Criterion, unit: int, speaker: str) -> Question:
+    def question(criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
+        """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
         if criterion.unit not in names:
             names[criterion.unit] = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
@@ -111,26 +124,26 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
             stored.get((criterion.key, unit)),
             _widget(criterion),
             criterion.key == incremental,
-            names[criterion.unit].get(unit, ""),
+            names[criterion.unit].get(unit if source_unit is None else source_unit, ""),
         )
 
-    blocks: dict[int, BlockView] = {}
+    blocks: dict[int, BlockView] = {}  # by source block; each view numbered as shown
+    post_views: dict[int, tuple[PostView, str]] = {}  # by source position
     for position, speaker, text, block, _annotated in posts:
-        view = blocks.setdefault(block, BlockView(block, speaker, []))
-        view.posts.append(PostView(position, text))
+        view = blocks.setdefault(block, BlockView(shown_block[block], speaker, []))
+        view.posts.append(PostView(shown_post[position], text))
+        post_views[position] = (view.posts[-1], speaker)
     for criterion in criteria:
-        units = set(required_units(criterion, shape, rule=spec.units))
+        units = required_units(criterion, shape, rule=spec.units)
         if criterion.unit in POST_UNITS:
-            for b in blocks.values():
-                for p in b.posts:
-                    if p.position in units:
-                        p.questions.append(question(criterion, p.position, b.speaker))
+            for position in units:
+                post, speaker = post_views[position]
+                post.questions.append(question(criterion, post.position, speaker, position))
         elif criterion.unit == Unit.TURN:
-            for b in blocks.values():
-                if b.index in units:
-                    b.questions.append(question(criterion, b.index, b.speaker))
-    order = assignment.shown_order or sorted(blocks)
-    shown = [blocks[i] for i in order]
+            for block in units:
+                view = blocks[block]
+                view.questions.append(question(criterion, view.index, view.speaker, block))
+    shown = [blocks[i] for i in frame.blocks]
     # Incremental criteria: each part appears once every earlier judged unit of that criterion is answered.
     steps = 0
     for b in shown:
@@ -146,10 +159,9 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
             {"turn": b.index, "speaker": b.speaker, "text": " ".join(p.text for p in b.posts)} for b in shown
         ]
         saved = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
-        reorder_value = saved
         if saved:
-            by_turn = {t["turn"]: t for t in reorder_turns}
-            reorder_turns = [by_turn[i] for i in saved]
+            reorder_value = frame.order_to_shown(saved)
+            reorder_turns = [reorder_turns[i] for i in reorder_value]
     return AnnotationPage(
         assignment,
         shown,
@@ -157,7 +169,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         steps if incremental else 0,
         reorder_turns,
         reorder_value,
-        blocks[0].speaker if blocks else "",
+        shown[0].speaker if shown else "",
         "System turn"
         if incremental and any(c.key == incremental and c.unit == Unit.SYSTEM_TURN for c in criteria)
         else "Turn",
@@ -166,13 +178,18 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
 
 def annotation_state(assignment_id: int) -> dict:
     """What is saved for an assignment, as the page's script holds it: the version, the status, the
-    answers by form field (``j:KEY:UNIT`` -> value) and the reordering (three small queries)."""
-    version, status = Assignment.objects.filter(pk=assignment_id).values_list("version", "status").get()
-    answers = Judgement.objects.filter(assignment_id=assignment_id).values_list("criterion__key", "unit", "value")
+    answers by form field (``j:KEY:UNIT`` -> value) and the reordering, numbered as shown (a few small queries)."""
+    version, status, shown_order, dialogue_id = (
+        Assignment.objects.filter(pk=assignment_id).values_list("version", "status", "shown_order", "dialogue_id").get()
+    )
+    answers = Judgement.objects.filter(assignment_id=assignment_id).values_list(
+        "criterion__key", "criterion__unit", "unit", "value"
+    )
     order = Reordering.objects.filter(assignment_id=assignment_id).values_list("submitted_order", flat=True).first()
+    frame = ShownFrame.of(dialogue_shape(dialogue_id).blocks, shown_order)
     return {
         "version": version,
         "status": status,
-        "judgements": {f"j:{key}:{unit}": value for key, unit, value in answers},
-        "reordering": order,
+        "judgements": {f"j:{key}:{frame.to_shown(kind, unit)}": value for key, kind, unit, value in answers},
+        "reordering": frame.order_to_shown(order) if order else order,
     }

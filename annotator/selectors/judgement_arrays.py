@@ -59,6 +59,14 @@ class CriterionJudgements:
         return [i for i, v in enumerate(self.values) if v in allowed]
 
 
+def _object_rows(fetched: list[tuple]) -> np.ndarray:
+    """Fetched 5-column rows as an (n, 5) object array (also when there are none)."""
+    rows = np.empty((len(fetched), 5), dtype=object)
+    if fetched:
+        rows[:] = fetched
+    return rows
+
+
 def _scale_values(criterion: Criterion) -> list[str]:
     return list(dict.fromkeys(criterion.allowed_values()))
 
@@ -84,30 +92,33 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
     criteria = list(project.criteria.all())
     # criteria belong to the project: filtering on them avoids joining the dialogues
     submitted = Judgement.objects.filter(criterion__project=project, assignment__status=AssignmentStatus.SUBMITTED)
+    # Rows are fetched into lists before numpy sees them: np.array(queryset) would swallow a database
+    # error raised while iterating (a lock timeout, a restarting server) and fail later on the shape,
+    # so the task would not know to retry.
     if long_form:
-        rows = np.array(
+        fetched = list(
             submitted.values_list(
                 "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
-            ).order_by(),
-            dtype=object,
-        ).reshape(-1, 5)
-        aggregated = np.empty((0, 5), dtype=object)
+            ).order_by()
+        )
+        rows = _object_rows(fetched)
+        aggregated = _object_rows([])
     else:
-        rows = np.empty((0, 5), dtype=object)
-        aggregated = np.array(
-            submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
-            .annotate(n=Count("pk"))
-            .order_by(),
-            dtype=object,
-        ).reshape(-1, 5)
-    gold = np.array(
+        rows = _object_rows([])
+        aggregated = _object_rows(
+            list(
+                submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
+                .annotate(n=Count("pk"))
+                .order_by()
+            )
+        )
+    gold = _object_rows(
         list(
             GoldCount.objects.filter(dialogue__project=project)
             .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
             .order_by()
-        ),
-        dtype=object,
-    ).reshape(-1, 5)
+        )
+    )
     if len(aggregated):
         gold = np.concatenate([gold, aggregated]) if len(gold) else aggregated
     posts = (

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.http import Http404
 
-from annotator.models import AssignmentStatus, Dialogue, Membership, Project, Role
+from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, Post, Project, Role, Unit
+from annotator.services.units import ShownFrame
 
 
 def projects_for_user(*, user) -> QuerySet[Project]:
@@ -49,3 +51,37 @@ def dialogues_visible(*, user, project: Project, membership: Membership) -> Quer
     if membership.role != Role.LEAD:
         dialogues = dialogues.filter(assignments__annotator=user, assignments__imported=False)
     return dialogues
+
+
+def dialogue_as_shown(*, user, project: Project, membership: Membership, external_id: str) -> dict:
+    """One dialogue a member may read, as plain data with its posts: in source order for leads; for an
+    annotator as their item shows it (a reordering item's turns in the shown order, posts and turns
+    numbered as shown, so that the source order - the answer key - stays on the server).
+
+    Raises ``Http404`` for a dialogue the member may not read.
+    """
+    dialogue = (
+        dialogues_visible(user=user, project=project, membership=membership)
+        .filter(external_id=external_id)
+        .values("id", "external_id", "language", "position")
+        .first()
+    )
+    if dialogue is None:
+        raise Http404("no such dialogue")
+    posts = list(
+        Post.objects.filter(dialogue_id=dialogue["id"])
+        .order_by("position")
+        .values("position", "speaker", "text", "utterance_block")
+    )
+    if membership.role != Role.LEAD:
+        shown_order = (
+            Assignment.objects.filter(annotator=user, dialogue_id=dialogue["id"], imported=False)
+            .values_list("shown_order", flat=True)
+            .first()
+        )
+        frame = ShownFrame.of([p["utterance_block"] for p in posts], shown_order)
+        posts = [
+            dict(posts[source], position=k, utterance_block=frame.to_shown(Unit.TURN, posts[source]["utterance_block"]))
+            for k, source in enumerate(frame.posts)
+        ]
+    return {**dialogue, "n_posts": len(posts), "posts": posts}

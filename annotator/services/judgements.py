@@ -23,10 +23,21 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotator.models import Assignment, AssignmentStatus, Criterion, Dialogue, Judgement, Project, Reordering
+from annotator.access import MembershipEnded
+from annotator.models import (
+    Assignment,
+    AssignmentStatus,
+    Criterion,
+    Dialogue,
+    Judgement,
+    Membership,
+    Project,
+    Reordering,
+)
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape, dialogue_shape, project_criteria
 from annotator.services.units import (
+    ShownFrame,
     UnitError,
     check_value,
     names_list,
@@ -111,6 +122,8 @@ def judgements_save(
 ) -> Assignment:
     """Merge the annotator's judgements into their assignment (a draft, or with ``submit`` the submission).
 
+    Units and the reordering are numbered as the annotator sees the item (``ShownFrame``: turns
+    and posts by their place in the shown dialogue); they are stored under the source positions.
     Every value is checked against its criterion; a submission must also be complete (the stored
     judgements with these merged in). With ``version`` older than the stored one, answers changed
     elsewhere since are compared with each ``base`` (see the module docstring). On any problem nothing
@@ -125,6 +138,7 @@ def judgements_save(
         criteria = project_criteria(project.pk)
         shape = dialogue_shape(assignment.dialogue_id)
         rule = unit_rule(project.preset)
+        frame = ShownFrame.of(shape.blocks, assignment.shown_order)
         problems: list[str] = []
         given: dict[tuple[str, int], Given] = {}
         for v in values:
@@ -133,15 +147,19 @@ def judgements_save(
                 problems.append(f"unknown criterion {v.criterion!r}")
                 continue
             try:
-                speaker = unit_speaker(criterion, v.unit, shape, rule=rule)
+                unit = frame.to_source(criterion.unit, v.unit)
+                speaker = unit_speaker(criterion, unit, shape, rule=rule)
                 if v.value != "":
                     check_value(criterion, speaker, v.value)
             except UnitError as exc:
                 problems.append(str(exc))
                 continue
-            given[(v.criterion, v.unit)] = v
+            given[(v.criterion, unit)] = v
         if reordering is not None:
+            reordering = frame.order_to_source(reordering)
             problems += reordering_problems(reordering, shape.turn_speakers)
+        if reordering_base is not None:
+            reordering_base = frame.order_to_source(reordering_base)
         stale = version is not None and version != assignment.version
         stored: dict[tuple[str, int], str] = {}
         stored_order = None
@@ -195,7 +213,10 @@ def _check_conflicts(
     reordering_base: list[int] | None,
     stored_order: list[int] | None,
 ) -> None:
-    """Raise ``ConflictError`` for every answer this stale save changes that was also changed elsewhere."""
+    """Raise ``ConflictError`` for every answer this stale save changes that was also changed elsewhere.
+
+    The conflicts name units and orders as the annotator sees them (``ShownFrame``)."""
+    frame = ShownFrame.of(shape.blocks, assignment.shown_order)
     conflicts: list[Conflict] = []
     problems: list[str] = []
     names: dict[str, dict[int, str]] = {}
@@ -206,13 +227,17 @@ def _check_conflicts(
         criterion = criteria[key]
         if criterion.unit not in names:
             names[criterion.unit] = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
-        conflicts.append(Conflict(f"j:{key}:{unit}", key, unit, now_stored or "", g.value))
+        shown = frame.to_shown(criterion.unit, unit)
+        conflicts.append(Conflict(f"j:{key}:{shown}", key, shown, now_stored or "", g.value))
         problems.append(
             f"{criterion.label} for {names[criterion.unit][unit]}: "
             f"{_value_label(criterion, now_stored)} there, {_value_label(criterion, g.value)} here"
         )
     if reordering is not None and stored_order not in (reordering_base, reordering):
-        conflicts.append(Conflict("reordering", "", 0, json.dumps(stored_order), json.dumps(reordering)))
+        theirs = frame.order_to_shown(stored_order) if stored_order is not None else None
+        conflicts.append(
+            Conflict("reordering", "", 0, json.dumps(theirs), json.dumps(frame.order_to_shown(reordering)))
+        )
         problems.append("the order of the turns was changed there and here")
     if conflicts:
         raise ConflictError(
@@ -247,7 +272,8 @@ def _check_complete(
             continue
         rank = shown_rank(criterion.unit, shape.blocks, assignment.shown_order)
         units.sort(key=rank.__getitem__)
-        missing += [f"j:{criterion.key}:{u}" for u in units]
+        frame = ShownFrame.of(shape.blocks, assignment.shown_order)
+        missing += [f"j:{criterion.key}:{frame.to_shown(criterion.unit, u)}" for u in units]
         names = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
         problems.append(f"{criterion.label} is missing for {names_list([names[u] for u in units])}")
     if PRESETS[assignment.dialogue.project.preset].reordering and reordering is None and stored_order is None:
@@ -258,20 +284,24 @@ def _check_complete(
 
 
 # The row lock, and what a save and its callers' answers (the API's AssignmentOut) read: the
-# assignment with its dialogue's id and project. The dialogue's source metadata and the project's
-# guidelines stay in the database.
+# assignment with its dialogue's id and project, and whether the annotator is still an active member
+# of the project (the same rule as annotator.access; one more index lookup on the membership's
+# unique (project, user) key). The dialogue's source metadata and the project's guidelines stay in
+# the database.
 LOCK_SQL = """
     SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
            a.shown_order, a.version, d.external_id AS dialogue_external_id, d.project_id AS dialogue_project_id,
-           p.slug AS project_slug, p.preset AS project_preset
+           p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active
     FROM {assignment} a JOIN {dialogue} d ON d.id = a.dialogue_id JOIN {project} p ON p.id = d.project_id
+    LEFT JOIN {membership} m ON m.project_id = d.project_id AND m.user_id = a.annotator_id
     WHERE a.id = %s AND a.annotator_id = %s AND NOT a.imported{lock}
 """
 
 
 def _lock_own_assignment(assignment_id: int, user) -> Assignment:
     """The user's own (not imported) assignment, locked until the transaction ends, with its dialogue
-    and project attached; ``Assignment.DoesNotExist`` otherwise.
+    and project attached; ``Assignment.DoesNotExist`` otherwise, and ``MembershipEnded`` when the
+    user is no longer an active member of the project.
 
     Plain SQL for the reason ``_store`` gives: compiling the equivalent ORM query (select_related,
     only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
@@ -281,17 +311,21 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
         assignment=Assignment._meta.db_table,
         dialogue=Dialogue._meta.db_table,
         project=Project._meta.db_table,
+        membership=Membership._meta.db_table,
         lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
     )
     found = list(Assignment.objects.raw(sql, [assignment_id, user.pk]))
     if not found:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
     assignment = found[0]
+    if not assignment.member_active:
+        raise MembershipEnded(assignment.project_slug)
     db = connection.alias
+    # from_db takes the values in the model's field order (id, project, external_id), whatever the names' order
     dialogue = Dialogue.from_db(
         db,
-        ["id", "external_id", "project_id"],
-        [assignment.dialogue_id, assignment.dialogue_external_id, assignment.dialogue_project_id],
+        ["id", "project_id", "external_id"],
+        [assignment.dialogue_id, assignment.dialogue_project_id, assignment.dialogue_external_id],
     )
     dialogue.project = Project.from_db(
         db,

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from annotator.models import Criterion, Membership, Project, Role
 from annotator.presets import PRESETS
-from annotator.services.accounts import AccountError, account_create
 
 
 @transaction.atomic
@@ -66,19 +64,6 @@ def project_create_led(
     project = project_create(slug=slug, preset=preset, name=name, annotators_per_dialogue=annotators_per_dialogue)
     membership_add(project=project, user=lead, role=Role.LEAD)
     return project
-
-
-def member_add_by_username(*, project: Project, username: str, password: str, role: str) -> Membership:
-    """Add the user ``username`` to ``project``; a new account is created when ``password`` is given.
-
-    Raises ``AccountError`` (``annotator.services.accounts``) naming the form field on a refusal.
-    """
-    user = get_user_model().objects.filter(username=username).first()
-    if user is None:
-        if not password:
-            raise AccountError("password", ["There is no such user yet: give a password to create the account."])
-        user = account_create(username=username, password=password)
-    return membership_add(project=project, user=user, role=role)
 
 
 def membership_add(*, project: Project, user: AbstractBaseUser, role: str) -> Membership:

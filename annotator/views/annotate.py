@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from annotator.access import member_project, own_assignment
+from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.queue import annotator_queue
@@ -217,14 +217,17 @@ def _saved(request, saved: Assignment, sent_version: int | None, **extra) -> Jso
 @require_http_methods(["GET", "POST"])
 def draft(request, assignment_id: int):
     """Autosave. GET: the saved state (version, answers, a fresh CSRF token). POST (JSON): merge the
-    changes; 409 on a conflict or once the item is submitted, 400 on invalid values, 401 signed out."""
-    own_assignment(request, assignment_id)
-    if request.method == "GET":
-        return JsonResponse({"ok": True, **annotation_state(assignment_id), "csrf_token": get_token(request)})
+    changes; 409 on a conflict or once the item is submitted, 400 on invalid values, 401 signed out,
+    403 once the annotator was removed from the project."""
     try:
+        own_assignment(request, assignment_id)
+        if request.method == "GET":
+            return JsonResponse({"ok": True, **annotation_state(assignment_id), "csrf_token": get_token(request)})
         data = _json_object(request)
         given = _changes_from_json(data) if "changes" in data else _changes_from_form(data)
         saved = judgements_save(assignment_id=assignment_id, user=request.user, **given)
+    except MembershipEnded as exc:
+        return JsonResponse({"ok": False, "reason": "removed", "problems": [str(exc)]}, status=403)
     except SubmissionError as exc:
         return _refusal(assignment_id, exc)
     return _saved(request, saved, given["version"])
@@ -234,15 +237,24 @@ def draft(request, assignment_id: int):
 @require_http_methods(["GET", "POST"])
 def submit(request, assignment_id: int):
     """The submission: JSON from the page's script (answers JSON), or a plain form post (redirects).
-    A GET (an old bookmark, a login redirect) goes to the item's page."""
-    assignment = own_assignment(request, assignment_id)
+    A GET (an old bookmark, a login redirect) goes to the item's page. A removed annotator gets 403."""
+    is_json = request.content_type == "application/json"
+    try:
+        assignment = own_assignment(request, assignment_id)
+    except MembershipEnded as exc:
+        if is_json:
+            return JsonResponse({"ok": False, "reason": "removed", "problems": [str(exc)]}, status=403)
+        raise
     if request.method == "GET":
         return redirect("annotate", assignment_id=assignment_id)
-    is_json = request.content_type == "application/json"
     given = None
     try:
         given = _changes_from_json(_json_object(request)) if is_json else _changes_from_form(request.POST)
         saved = judgements_save(assignment_id=assignment.pk, user=request.user, submit=True, **given)
+    except MembershipEnded as exc:
+        if is_json:
+            return JsonResponse({"ok": False, "reason": "removed", "problems": [str(exc)]}, status=403)
+        raise
     except SubmissionError as exc:
         if is_json:
             return _refusal(assignment_id, exc)

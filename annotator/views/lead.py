@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.importers import InputError
-from annotator.models import Assignment
+from annotator.models import Assignment, Membership
 from annotator.selectors.progress import project_progress
-from annotator.services.accounts import AccountError
+from annotator.services.accounts import member_tokens_revoke, membership_add_account
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import_upload
 from annotator.services.judgements import assignment_reopen
-from annotator.services.projects import member_add_by_username, membership_remove, project_create_led
+from annotator.services.projects import membership_remove, project_create_led
 
 
 def _page(request, project, **forms):
@@ -92,16 +93,16 @@ def member_add(request, slug: str):
     form = MemberForm(request.POST)
     if not form.is_valid():
         return _page(request, project, member_form=form)
-    username = form.cleaned_data["username"]
+    username, role = form.cleaned_data["username"], form.cleaned_data["role"]
     try:
-        member_add_by_username(
-            project=project, username=username, password=form.cleaned_data["password"], role=form.cleaned_data["role"]
+        membership_add_account(
+            project=project, actor=request.user, username=username, password=form.cleaned_data["password"], role=role
         )
-    except AccountError as exc:
-        for message in exc.messages:
-            form.add_error(exc.field, message)
+    except ValidationError as exc:
+        for field, problems in exc.message_dict.items():
+            form.add_error(field, problems)
         return _page(request, project, member_form=form)
-    messages.success(request, f"{username} is now {form.cleaned_data['role']} of {project.slug}.")
+    messages.success(request, f"{username} is now {role} of {project.slug}.")
     return redirect("lead_project", slug=slug)
 
 
@@ -112,6 +113,19 @@ def member_remove(request, slug: str, user_id: int):
     if user_id != request.user.pk:  # a lead cannot remove themselves here
         membership_remove(project=project, user_id=user_id)
     messages.success(request, "Removed the member; run the assignment to hand their unfinished work to others.")
+    return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def member_tokens(request, slug: str, user_id: int):
+    """Revoke a member's API tokens (a lost laptop, a leaked script)."""
+    project = lead_project(request, slug)
+    try:
+        revoked = member_tokens_revoke(project=project, user_id=user_id)
+    except Membership.DoesNotExist:
+        raise Http404("no such member") from None
+    messages.success(request, f"Revoked {revoked} API token(s); the member asks for a new one with their password.")
     return redirect("lead_project", slug=slug)
 
 

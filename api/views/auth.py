@@ -1,15 +1,19 @@
-"""The API token for a username and password, throttled per address and locked out like the login page."""
+"""API tokens: obtain one with a username and password (throttled per address and locked out like the login
+page); leads revoke their members' tokens."""
 
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
-from rest_framework import status
-from rest_framework.authtoken.models import Token
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.access import IsProjectLead
+from annotator.models import Membership
+from annotator.services.accounts import member_tokens_revoke, token_issue
 from api import serializers as s
 from api.throttles import LoginRateThrottle
 from config.limits import lockout_message
@@ -37,5 +41,18 @@ class TokenObtain(APIView):
                 {"detail": "Unable to log in with the username and password given."},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        token, _created = Token.objects.get_or_create(user=user)
-        return Response(s.TokenOut({"token": token.key}).data)
+        return Response(s.TokenOut({"token": token_issue(user=user).key}).data)
+
+
+class MemberTokensRevoke(APIView):
+    """Revoke a member's API tokens (leads): their requests answer 401 until they ask for a new token."""
+
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(request=None, responses={200: inline_serializer("Revoked", {"revoked": serializers.IntegerField()})})
+    def post(self, request, slug: str, user_id: int):
+        try:
+            revoked = member_tokens_revoke(project=request.project, user_id=user_id)
+        except Membership.DoesNotExist:
+            raise NotFound("no such member of this project") from None
+        return Response({"revoked": revoked}, status=status.HTTP_200_OK)

@@ -14,7 +14,8 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
 from annotator.exporters import EXPORT_FORMATS, export_gold
-from annotator.selectors.projects import dialogues_visible, projects_with_role
+from annotator.filenames import attachment
+from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, projects_with_role
 from annotator.services.imports import dialogues_import_upload
 from api import serializers as s
 from api.errors import FormatIsAParameter
@@ -61,20 +62,19 @@ class DialogueList(generics.ListAPIView):
         return dialogues.filter(**filters.validated_data).annotate(n_posts=Count("posts")).order_by("position", "pk")
 
 
-class DialogueDetail(generics.RetrieveAPIView):
-    serializer_class = s.DialogueDetailOut
+class DialogueDetail(APIView):
+    """A dialogue with its posts; an annotator reads it as their item shows it (turns numbered as shown)."""
+
     permission_classes = [IsProjectMember]
-    lookup_field = "external_id"
 
-    def get_object(self):
-        if "\x00" in self.kwargs["external_id"]:  # no id contains NUL, and PostgreSQL refuses to compare with it
+    @extend_schema(responses=s.DialogueDetailOut)
+    def get(self, request, slug: str, external_id: str):
+        if "\x00" in external_id:  # no id contains NUL, and PostgreSQL refuses to compare with it
             raise Http404("no such dialogue")
-        return super().get_object()
-
-    def get_queryset(self):
-        return dialogues_visible(
-            user=self.request.user, project=self.request.project, membership=self.request.membership
-        ).prefetch_related("posts")
+        dialogue = dialogue_as_shown(
+            user=request.user, project=request.project, membership=request.membership, external_id=external_id
+        )
+        return Response(s.DialogueDetailOut(dialogue).data)
 
 
 class DialogueImport(APIView):
@@ -139,5 +139,5 @@ class ProjectExport(APIView):
         fmt = query.validated_data["format"]
         _fn, content_type, extension = EXPORT_FORMATS[fmt]
         response = HttpResponse(export_gold(project=project, fmt=fmt), content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="{project.slug}-{fmt}.{extension}"'
+        response["Content-Disposition"] = attachment(f"{project.slug}-{fmt}.{extension}")
         return response

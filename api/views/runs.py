@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -12,11 +12,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
+from annotator.filenames import attachment
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
 from scoring.app.selectors.run_csv import per_dialogue_csv
-from scoring.app.services.run_upload import run_upload
+from scoring.app.services.run_upload import run_rescore, run_upload
 
 
 class RunListCreate(generics.ListAPIView):
@@ -72,6 +73,22 @@ class RunPerDialogue(APIView):
         run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         if request.query_params.get("format") == "csv":
             response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
-            response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'
+            response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
             return response
         return Response(run.per_dialogue)
+
+
+class RunRescore(APIView):
+    """Score a run again (leads): a run still waiting is sent to the workers again; a rejected one is
+    scored afresh."""
+
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(request=None, responses={202: s.RunOut})
+    def post(self, request, slug: str, pk: int):
+        try:
+            run = run_rescore(project=request.project, run_id=pk)
+        except Run.DoesNotExist:
+            raise Http404("no such run") from None
+        run.refresh_from_db()
+        return Response(s.RunOut(run).data, status=status.HTTP_202_ACCEPTED)

@@ -13,6 +13,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 SECRET_KEY = env_str("SECRET_KEY", "insecure-local-development-key-change-me")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+# peers whose X-Forwarded-* headers are believed (config.proxy): a reverse proxy on this machine by default
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", ["127.0.0.1", "::1"])
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -32,6 +34,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.proxy.TrustedProxyHeaders",  # before anything reads the scheme
     "django.middleware.security.SecurityMiddleware",
     "config.limits.UploadLimitMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -96,6 +99,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # not a check: Django tells it about every saved password change, and it revokes the user's API tokens
+    {"NAME": "annotator.services.accounts.RevokeTokensOnPasswordChange"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -191,12 +196,22 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 WORKER_NICENESS = env_int("WORKER_NICENESS", 10)  # 0-19; see config.celery.lower_cpu_priority
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
+# a pending recomputation not started this long after it was due is sent again (its worker died)
+STATISTICS_TAKEOVER_GRACE_SECONDS = float(env_str("STATISTICS_TAKEOVER_GRACE_SECONDS", "60"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
+RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", 60)  # how often beat re-sends runs that never reached the workers
+RUN_REQUEUE_AFTER_SECONDS = env_int("RUN_REQUEUE_AFTER_SECONDS", 3600)  # ...or were sent this long ago, still pending
+CELERY_BEAT_SCHEDULE = {
+    "requeue-unqueued-runs": {"task": "scoring.app.tasks.requeue_unqueued_runs", "schedule": RUN_SWEEP_SECONDS},
+}
+API_TOKEN_LIFETIME_HOURS = env_int("API_TOKEN_LIFETIME_HOURS", 0)  # 0: tokens last until revoked
+DEMO_ALLOWED = True  # manage.py demo: accounts with published passwords; never in production
 
 REST_FRAMEWORK = {
+    # the token first: a missing, revoked or expired token answers 401 with WWW-Authenticate: Token
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",

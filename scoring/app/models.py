@@ -56,6 +56,9 @@ class Run(models.Model):
     status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.SCORED)
     error = models.TextField(blank=True)
     source = models.BinaryField(null=True, blank=True, help_text="Uploaded files as a zip, kept until scored.")
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When scoring was last handed to the workers; empty while it could not be."
+    )
     source_name = models.CharField(max_length=500, blank=True)
     options = models.JSONField(default=dict, blank=True)
     scores = models.JSONField(default=dict, blank=True)
@@ -77,6 +80,9 @@ class StatisticsJob(models.Model):
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics_job")
     pending = models.BooleanField(default=False)
     requested_at = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the pending recomputation was due to start on a worker."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     last_duration = models.FloatField(default=0.0, help_text="Seconds the last finished recomputation took.")

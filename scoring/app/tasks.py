@@ -6,7 +6,7 @@ from django.db import InterfaceError, OperationalError
 
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from scoring.app.services.compare import comparisons_refresh
-from scoring.app.services.run_upload import run_score_stored
+from scoring.app.services.run_upload import run_score_stored, runs_requeue
 from scoring.app.services.schedule import statistics_job_run
 
 TRANSIENT = (OperationalError, InterfaceError)
@@ -41,3 +41,9 @@ def refresh_run_comparisons(self, project_id: int) -> int:
     from annotator.models import Project
 
     return comparisons_refresh(project=Project.objects.get(pk=project_id))
+
+
+@shared_task(bind=True, **RETRY, **limits("interactive"))
+def requeue_unqueued_runs(self) -> int:
+    """The periodic sweep (Celery beat, ``RUN_SWEEP_SECONDS``): runs whose scoring never reached the workers."""
+    return runs_requeue()

@@ -134,7 +134,8 @@ def test_reordering_is_checked_against_the_constraints(make_project, make_user, 
         judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[0, 2, 1, 3])
     values = [Given("overall", 0, "5")] + [Given("turn_coherence", t, "4") for t in range(4)]
     judgements_save(assignment_id=item.pk, user=user, values=values, reordering=[2, 1, 0, 3], submit=True)
-    assert Reordering.objects.get(assignment=item).submitted_order == [2, 1, 0, 3]
+    # turns given as shown, stored as the source's
+    assert Reordering.objects.get(assignment=item).submitted_order == [item.shown_order[i] for i in [2, 1, 0, 3]]
 
 
 @pytest.mark.sqlite
@@ -292,7 +293,7 @@ def test_missing_turns_are_named_in_the_order_shown_with_their_speakers(make_pro
     assignments_create_balanced(project=project, sets=1)
     item = Assignment.objects.get(annotator=user)
     shown = item.shown_order
-    rated = [Given("turn_coherence", t, "4") for t in shown[:2]]
+    rated = [Given("turn_coherence", k, "4") for k in range(2)]  # units as the annotator sees them
     # when the item is submitted
     with pytest.raises(SubmissionError) as error:
         judgements_save(assignment_id=item.pk, user=user, values=rated, submit=True)
@@ -304,7 +305,7 @@ def test_missing_turns_are_named_in_the_order_shown_with_their_speakers(make_pro
         f"Turn coherence is missing for {turns[0]}, {turns[1]}, {turns[2]} and {turns[3]}",
         "the reordering is missing",
     ]
-    assert error.value.missing == ["j:overall:0"] + [f"j:turn_coherence:{t}" for t in shown[2:]] + ["reordering"]
+    assert error.value.missing == ["j:overall:0"] + [f"j:turn_coherence:{k}" for k in range(2, 6)] + ["reordering"]
 
 
 @pytest.mark.sqlite
@@ -323,7 +324,11 @@ def test_a_stale_reordering_changed_elsewhere_is_a_conflict(make_project, make_u
     with pytest.raises(ConflictError) as error:
         judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[2, 1, 0, 3], version=0)
     assert [c.name for c in error.value.conflicts] == ["reordering"]
-    assert Reordering.objects.get(assignment=item).submitted_order == [0, 3, 2, 1]
+    # orders are sent as shown and stored as source turns (the answer key stays on the server)
+    from annotator.services.units import ShownFrame
+
+    stored = ShownFrame.of([0, 1, 2, 3], item.shown_order).order_to_source([0, 3, 2, 1])
+    assert Reordering.objects.get(assignment=item).submitted_order == stored
 
 
 @pytest.mark.sqlite

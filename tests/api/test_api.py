@@ -241,3 +241,20 @@ def test_odd_uploads_are_client_errors(world):
         response = lead.post("/api/projects/p2/dialogues/import/", {"file": upload, "format": fmt}, format="multipart")
         assert response.status_code == 400, (name, response.content)
     assert world["other_project"].dialogues.count() == 0
+
+
+@pytest.mark.sqlite
+def test_a_save_names_the_dialogue_by_its_external_id(world):
+    # given an annotator's item
+    item = Assignment.objects.filter(annotator=world["ann"]).select_related("dialogue").first()
+    # when they save a draft through the API
+    saved = client_for(world["ann"]).post(
+        f"/api/assignments/{item.pk}/judgements/",
+        {"judgements": [{"criterion": "A", "unit": 0, "value": "1"}]},
+        format="json",
+    )
+    # then the answer names the dialogue as the list and the detail do
+    assert saved.status_code == 200, saved.content
+    body = saved.json()
+    assert body["dialogue"] == item.dialogue.external_id and body["project"] == "p1"
+    assert body["dialogue_id"] == item.dialogue_id

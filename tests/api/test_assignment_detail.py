@@ -5,30 +5,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.presets import PRESETS
-from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.services.judgements import Given, judgements_save
-from annotator.services.units import required_units, unit_rule
-from tests.factories import project_with_work
+from annotator.services.judgements import judgements_save
+from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = pytest.mark.django_db
-
-
-def first_allowed_values(assignment) -> list[Given]:
-    """A value for every unit of every criterion: the first value allowed for the unit's speaker."""
-    shape = dialogue_shape(assignment.dialogue_id)
-    rule = unit_rule(assignment.dialogue.project.preset)
-    given = []
-    for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape, rule=rule):
-            if criterion.unit == "dialogue":
-                speaker = None
-            elif criterion.unit == "turn":
-                speaker = shape.speakers[list(shape.blocks).index(unit)]
-            else:
-                speaker = shape.speakers[unit]
-            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
-            given.append(Given(criterion.key, unit, allowed[0]))
-    return given
 
 
 @pytest.mark.sqlite
@@ -41,7 +21,7 @@ def test_detail_answers_with_the_saved_draft(preset):
     values = first_allowed_values(assignment)
     reordering = None
     if PRESETS[preset].reordering:
-        reordering = list(assignment.shown_order)  # any valid order: the one shown is one
+        reordering = list(range(len(assignment.shown_order)))  # any valid order: the one shown (numbered as shown)
     judgements_save(assignment_id=assignment.pk, user=annotator, values=values, reordering=reordering, seconds=7)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=annotator).key}")

@@ -11,8 +11,7 @@ from annotator.presets import PRESETS
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add
-from tests.api.test_assignment_detail import first_allowed_values
-from tests.factories import project_with_work, user_make
+from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +83,7 @@ def test_no_operation_answers_with_a_server_error_for_an_annotator_of_every_pres
             assignment_id=mine[0].pk,
             user=annotator,
             values=first_allowed_values(mine[0]),
-            reordering=list(mine[0].shown_order) if PRESETS[preset].reordering else None,
+            reordering=list(range(len(mine[0].shown_order))) if PRESETS[preset].reordering else None,
         )
         slugs.append(work.project.slug)
         ids += [a.pk for a in mine]

@@ -153,16 +153,16 @@ def test_coherence_turn_by_turn_then_overall_then_reordering_by_drag(
     _p, _u, item = setup_item(tmp_path, django_user_model, "coherence", COHERENCE)
     login(page, live_server, "ann")
     open_item(page, live_server, item)
-    shown = item.shown_order
+    shown = item.shown_order  # source turns in shown order: the server's secret, the page numbers turns as shown
     blocks = page.locator("article.block")
     # only the first turn is visible; the next appears once the current one is rated
     assert [blocks.nth(i).is_visible() for i in range(6)] == [True] + [False] * 5
     assert not page.get_by_role("button", name="Submit").is_visible()
-    for position, turn in enumerate(shown):
-        radio(page, "turn_coherence", turn, str(1 + position % 5))
+    for position in range(6):
+        radio(page, "turn_coherence", position, str(1 + position % 5))
         if position + 1 < 6:
             assert blocks.nth(position + 1).is_visible()
-    radio(page, "turn_coherence", shown[0], "5")  # earlier ratings can be changed
+    radio(page, "turn_coherence", 0, "5")  # earlier ratings can be changed
     radio(page, "overall", 0, "6")
     # drag the first A turn below a B turn: the order breaks the constraints and submit is disabled
     items = page.locator("#reorder-list li")
@@ -175,14 +175,15 @@ def test_coherence_turn_by_turn_then_overall_then_reordering_by_drag(
         page.locator("#reorder-status").inner_text() in ("The order is valid.", "")
         or "Moved" in page.locator("#reorder-status").inner_text()
     )
-    # now put the turns back in their original order using drags
+    # now put the turns back in their original order using drags (the test knows the key; the page does not)
+    original = [shown.index(t) for t in range(6)]  # shown numbers in source order
     for target in range(6):
         current = [int(x) for x in page.locator("#reorder-list li").evaluate_all("els => els.map(e => e.dataset.turn)")]
-        index = current.index(target)
+        index = current.index(original[target])
         if index != target:
             page.locator("#reorder-list li").nth(index).drag_to(page.locator("#reorder-list li").nth(target))
     final = [int(x) for x in page.locator("#reorder-list li").evaluate_all("els => els.map(e => e.dataset.turn)")]
-    assert final == list(range(6))
+    assert final == original
     assert page.get_by_role("button", name="Submit").is_enabled()
     screenshot("annotate-coherence")
     submit_and_wait(page)
@@ -198,12 +199,15 @@ def test_reordering_with_move_buttons_only(live_server, page, tmp_path, django_u
     _p, _u, item = setup_item(tmp_path, django_user_model, "coherence", COHERENCE)
     login(page, live_server, "ann")
     open_item(page, live_server, item)
-    for turn in item.shown_order:
-        radio(page, "turn_coherence", turn, "3")
+    shown = item.shown_order  # the test knows the key to check the result; the page numbers turns as shown
+    for position in range(6):
+        radio(page, "turn_coherence", position, "3")
     radio(page, "overall", 0, "4")
 
-    def current():
-        return [int(x) for x in page.locator("#reorder-list li").evaluate_all("els => els.map(e => e.dataset.turn)")]
+    def current():  # source turns in the list's order
+        return [
+            shown[int(x)] for x in page.locator("#reorder-list li").evaluate_all("els => els.map(e => e.dataset.turn)")
+        ]
 
     # moving a turn by one place breaks alternation: the live message says so and submit is disabled
     page.locator("#reorder-list li").nth(0).get_by_role("button", name="Move down").click()
@@ -214,10 +218,12 @@ def test_reordering_with_move_buttons_only(live_server, page, tmp_path, django_u
     while current() != list(range(6)):
         order = current()
         i = next(i for i in range(2, 6) if order[i] < order[i - 2])
-        row = page.locator(f'#reorder-list li[data-turn="{order[i]}"]')
+        row = page.locator(f'#reorder-list li[data-turn="{shown.index(order[i])}"]')
         row.get_by_role("button", name="Move up").click()
         row.get_by_role("button", name="Move up").click()
-        page.locator(f'#reorder-list li[data-turn="{order[i - 2]}"]').get_by_role("button", name="Move down").click()
+        page.locator(f'#reorder-list li[data-turn="{shown.index(order[i - 2])}"]').get_by_role(
+            "button", name="Move down"
+        ).click()
     assert (
         "valid" in page.locator("#reorder-status").inner_text()
         or "Moved" in page.locator("#reorder-status").inner_text()

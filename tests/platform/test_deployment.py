@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,9 +47,19 @@ def test_migrations_are_committed():
 def test_docker_compose_services_refer_to_real_things():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert set(services) == {"web", "worker-interactive", "worker-heavy", "worker-exports", "db", "redis"}
+    assert set(services) == {
+        "proxy",
+        "web",
+        "worker-interactive",
+        "worker-heavy",
+        "worker-exports",
+        "beat",
+        "db",
+        "redis",
+    }
     assert (ROOT / "Dockerfile").exists()
-    assert "gunicorn config.wsgi:application" in services["web"]["command"]
+    assert "gunicorn -c config/gunicorn.py config.wsgi:application" in services["web"]["command"]
+    assert services["beat"]["command"].startswith("celery -A config beat")
     # a worker service per queue, and every queue the routes name is served
     from django.conf import settings
 
@@ -66,12 +77,110 @@ def test_docker_compose_services_refer_to_real_things():
     assert celery_app.main == "dialeval"
     settings_module = services["web"]["environment"]["DJANGO_SETTINGS_MODULE"]
     assert (ROOT / (settings_module.replace(".", "/") + ".py")).exists()
-    # every variable the app services set is one the settings read
+    # every variable the app services set is one the settings (or gunicorn's config) read
     settings_text = "".join(p.read_text() for p in (ROOT / "config" / "settings").glob("*.py"))
+    settings_text += (ROOT / "config" / "gunicorn.py").read_text()
     for name in services["web"]["environment"]:
         if name != "DJANGO_SETTINGS_MODULE":
             assert re.search(rf'["\']{name}["\']', settings_text), f"{name} is not read by the settings"
     volumes = set(compose["volumes"])
     for service in services.values():
         for volume in service.get("volumes", []):
-            assert volume.split(":")[0] in volumes
+            source = volume.split(":")[0]
+            assert source in volumes or (ROOT / source).exists(), volume
+    # beat's schedule names a task the workers have
+    from django.conf import settings
+
+    import scoring.app.tasks  # noqa: F401  (the workers import it by autodiscovery)
+
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in celery_app.tasks
+
+
+def test_only_the_tls_proxy_is_published_and_only_it_is_trusted():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    # one way in: the proxy's ports; gunicorn is reachable only on the networks
+    assert {name for name, service in services.items() if service.get("ports")} == {"proxy"}
+    assert sorted(services["proxy"]["ports"]) == ["443:443", "80:80"]
+    # the edge network holds the proxy and web alone, and it is what the app trusts forwarded headers from
+    on_edge = {name for name, service in services.items() if "edge" in service.get("networks", [])}
+    assert on_edge == {"proxy", "web"}
+    subnet = compose["networks"]["edge"]["ipam"]["config"][0]["subnet"]
+    assert services["web"]["environment"]["TRUSTED_PROXIES"] == subnet
+    # Caddy terminates TLS (self-signed by default) and forwards to gunicorn
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text()
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
+    assert "tls {$TLS_MODE:internal}" in caddyfile and services["proxy"]["environment"]["TLS_MODE"].endswith(
+        ":-internal}"
+    )
+    assert "reverse_proxy web:8000" in caddyfile
+
+
+def compose_default(value: str) -> str:
+    """``${NAME:-default}`` as docker compose reads it with NAME unset."""
+    found = re.fullmatch(r"\$\{\w+:-(.*)\}", value)
+    return found.group(1) if found else value
+
+
+def gunicorn_config(**env) -> dict[str, str]:
+    full_env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL",)}
+    full_env.update(env, DJANGO_SETTINGS_MODULE="config.settings.test")
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "--print-config", "config.wsgi:application"],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return {
+        k.strip(): v.strip() for k, v in (line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
+    }
+
+
+def test_gunicorn_waits_as_long_as_the_longest_page_and_trusts_only_the_proxy():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    web_env = compose["services"]["web"]["environment"]
+    subnet = compose_default(compose["networks"]["edge"]["ipam"]["config"][0]["subnet"])
+    config = gunicorn_config(TRUSTED_PROXIES=subnet, GUNICORN_TIMEOUT=compose_default(web_env["GUNICORN_TIMEOUT"]))
+    timeout = int(config["timeout"].strip())
+    assert timeout >= 300 and web_env["GUNICORN_TIMEOUT"] == "${GUNICORN_TIMEOUT:-300}"
+    assert config["forwarded_allow_ips"].strip() == f"['{subnet}']"
+    # and the proxy waits for gunicorn at least as long
+    proxy_timeout = re.search(r"PROXY_TIMEOUT:-(\d+)s", compose["services"]["proxy"]["environment"]["PROXY_TIMEOUT"])
+    assert int(proxy_timeout.group(1)) > timeout
+
+
+PRODUCTION = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    "SECRET_KEY": "a-long-random-production-secret-key-with-enough-entropy-1234567890",
+    "ALLOWED_HOSTS": "eval.example.org,testserver",
+}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_demo_refuses_to_run_with_the_production_settings():
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import database_url
+
+    result = run_manage("demo", DATABASE_URL=database_url(), **PRODUCTION)
+    assert result.returncode != 0 and "does not run with these settings" in result.stderr
+    assert not get_user_model().objects.filter(username="lead").exists()
+
+
+def test_the_browsable_api_is_off_in_production():
+    code = (
+        "from django.test import Client\n"
+        "r = Client().get('/api/projects/', HTTP_ACCEPT='text/html', secure=True)\n"
+        "print(r.status_code, r['Content-Type'])\n"
+        "r = Client().get('/api/projects/?format=api', secure=True)\n"
+        "print(r.status_code, r['Content-Type'])\n"
+    )
+    result = run_manage("shell", "-c", code, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    answers = [line.split(" ", 1) for line in result.stdout.splitlines() if line[:3].isdigit()]
+    # a browser asking for HTML gets JSON (406: not offered), and ?format=api is no renderer at all
+    assert answers == [["406", "application/json"], ["404", "application/json"]], result.stdout

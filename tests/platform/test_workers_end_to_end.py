@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 
 import numpy as np
 import pytest
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
@@ -169,3 +172,116 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(make_project, 
     finally:
         stop_worker(worker)
     assert ProjectStatistics.objects.get(project=project).n_judgements == 22
+
+
+def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, make_user, tmp_path, settings):
+    """SIGKILL the worker that holds the delayed recomputation, start another, submit: fresh statistics
+    within seconds (not after Redis's one-hour visibility timeout)."""
+    from annotator.models import Assignment
+    from annotator.services.assignment import assignments_create_balanced
+    from config.celery import app
+    from tests.factories import first_allowed_values
+
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    project = make_project("stc3", slug="takeover", annotators_per_dialogue=1)
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", [stc3_dialogues()[1]])])
+    ann = make_user("ann")
+    membership_add(project=project, user=ann, role="annotator")
+    assignments_create_balanced(project=project)
+    item = Assignment.objects.get(annotator=ann)
+    settings.STATISTICS_DEBOUNCE_SECONDS = 2
+    settings.STATISTICS_TAKEOVER_GRACE_SECONDS = 1
+    default_queue = app.conf.task_default_queue
+    app.conf.task_default_queue = "takeover"  # only this test's workers take the recomputation
+    log = tmp_path / "doomed.log"
+    doomed = start_worker(database_url(), log, queue="takeover", name="doomed-worker")
+    rescuer = None
+    try:
+        # given a worker that received the delayed recomputation and holds it until its countdown ends
+        requested = timezone.now()
+        assert statistics_request(project_id=project.pk)
+        assert wait_for(lambda: "recompute_statistics" in log.read_text() and "received" in log.read_text(), 30)
+        # when it is killed (no chance to give the message back) and another worker starts
+        os.kill(doomed.pid, signal.SIGKILL)
+        doomed.wait(timeout=30)
+        rescuer = start_worker(database_url(), tmp_path / "rescuer.log", queue="takeover", name="rescue-worker")
+        job = StatisticsJob.objects.get(project=project)
+        assert job.pending and job.recomputations == 0  # the lost recomputation never ran
+        overdue = requested + timedelta(seconds=2 + settings.STATISTICS_TAKEOVER_GRACE_SECONDS + 0.5)
+        while timezone.now() <= overdue:
+            time.sleep(0.2)
+        # and the annotator submits
+        api = APIClient()
+        api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ann).key}")
+        body = {
+            "judgements": [
+                {"criterion": v.criterion, "unit": v.unit, "value": v.value} for v in first_allowed_values(item)
+            ],
+            "submit": True,
+        }
+        assert api.post(f"/api/assignments/{item.pk}/judgements/", body, format="json").status_code == 200
+        # then the statistics cover the submission within seconds: 2 imported annotations x 5 units + 5
+        assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=15).exists(), 30)
+    finally:
+        app.conf.task_default_queue = default_queue
+        if doomed.poll() is None:
+            doomed.kill()
+        if rescuer is not None:
+            stop_worker(rescuer)
+
+
+def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
+    celery_worker_process, make_project, make_user, tmp_path
+):
+    """Uploaded while the broker was down, a run waits for nothing: the leaderboard visit (one project)
+    and the beat sweep (the other) hand it to the real worker."""
+    from django.test import Client
+
+    from scoring.app.tasks import requeue_unqueued_runs
+
+    source = write_json(tmp_path / "s.json", stc3_dialogues())
+    run_file = write_json(tmp_path / "run.json", random_stc3_run(stc3_dialogues(), 8))
+    projects = [make_project("stc3", slug=slug) for slug in ("down-page", "down-sweep")]
+    for project in projects:
+        dialogues_import(project=project, paths=[source])
+    # an app process whose broker is down (nothing listens on port 9) takes both uploads
+    code = (
+        "from annotator.models import Project\n"
+        "from scoring.app.services.run_upload import run_upload\n"
+        f"raw = open({str(run_file)!r}, 'rb').read()\n"
+        "for slug in ('down-page', 'down-sweep'):\n"
+        "    run_upload(project=Project.objects.get(slug=slug), name='sys', files=[('run.json', raw)])\n"
+        "print('uploaded')\n"
+    )
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url(),
+        CELERY_BROKER_URL="redis://127.0.0.1:9/0",
+        CELERY_RESULT_BACKEND="redis://127.0.0.1:9/1",
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0 and "uploaded" in result.stdout, result.stderr
+    assert "could not send scoring.app.tasks.score_uploaded_run" in result.stderr
+    runs = {r.project.slug: r for r in Run.objects.select_related("project")}
+    assert all(r.status == "pending" and r.queued_at is None for r in runs.values())
+    time.sleep(1.0)
+    assert Run.objects.filter(status="pending").count() == 2  # nothing reached the worker
+    # Redis is back: the lead opens one project's leaderboard...
+    lead = make_user("lead")
+    membership_add(project=projects[0], user=lead, role="lead")
+    client = Client()
+    client.force_login(lead)
+    assert client.get("/projects/down-page/runs/").status_code == 200
+    assert wait_for(lambda: Run.objects.get(pk=runs["down-page"].pk).status == "scored", 60)
+    # ...and beat's sweep, run by the worker, sends the other
+    assert requeue_unqueued_runs.delay().get(timeout=60) == 1
+    assert wait_for(lambda: Run.objects.get(pk=runs["down-sweep"].pk).status == "scored", 60)

@@ -11,8 +11,7 @@ from annotator.services.judgements import judgements_save
 from scoring.app.models import GoldCache
 from scoring.app.services.gold_cache import gold_arrays
 from scoring.app.services.statistics import statistics_recompute
-from tests.api.test_assignment_detail import first_allowed_values
-from tests.factories import project_with_work
+from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
 

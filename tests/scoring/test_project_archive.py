@@ -24,8 +24,7 @@ from scoring.app.services.project_archive import project_archive_import
 from scoring.app.services.run_scoring import run_score
 from scoring.app.services.run_upload import run_upload
 from scoring.errors import InputError
-from tests.api.test_assignment_detail import first_allowed_values
-from tests.factories import project_with_work, user_make
+from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx
 from tests.reference_scoring import random_stc3_run
 

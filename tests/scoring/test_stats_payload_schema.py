@@ -11,8 +11,7 @@ from annotator.presets import PRESETS
 from annotator.services.judgements import judgements_save
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.statistics import project_statistics
-from tests.api.test_assignment_detail import first_allowed_values
-from tests.factories import project_with_work
+from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = pytest.mark.django_db
 

@@ -60,7 +60,16 @@ def project_archive_data(project: Project) -> dict:
     for post in (
         Post.objects.filter(dialogue__project=project)
         .order_by("dialogue_id", "position")
-        .values("dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta")
+        .values(
+            "dialogue_id",
+            "position",
+            "speaker",
+            "text",
+            "utterance_block",
+            "source_turn_index",
+            "source_annotated",
+            "source_meta",
+        )
         .iterator(chunk_size=5000)
     ):
         posts.setdefault(post.pop("dialogue_id"), []).append(post)
@@ -95,6 +104,8 @@ def project_archive_data(project: Project) -> dict:
             "shown_order",
             "permutation_set",
             "queue_rank",
+            "version",
+            "reopen_reason",
             "reordering__submitted_order",
             "reordering__updated_at",
         )
@@ -112,6 +123,8 @@ def project_archive_data(project: Project) -> dict:
                 "shown_order": a["shown_order"],
                 "permutation_set": a["permutation_set"],
                 "queue_rank": a["queue_rank"],
+                "version": a["version"],
+                "reopen_reason": a["reopen_reason"],
                 "reordering": None
                 if a["reordering__updated_at"] is None
                 else {

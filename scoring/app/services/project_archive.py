@@ -40,8 +40,9 @@ from annotator.models import (
     Unit,
 )
 from annotator.presets import PRESETS
+from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
-from annotator.services.units import UnitError, check_value, unit_speaker
+from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.selectors.project_archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, ARCHIVE_VERSION
 from scoring.errors import InputError
@@ -281,13 +282,16 @@ def _dialogues(r: _Reader, document: dict, project: Project) -> tuple[dict[str, 
                     source_turn_index=r.integer(
                         post, "source_turn_index", external_id, where, (-(2**31), 2**31 - 1), optional=True
                     ),
+                    source_annotated=r.get(post, "source_annotated", bool, external_id, where, optional=True),
                     source_meta=r.json(post, "source_meta", external_id, where, dict),
                 )
             )
         if sorted(p.position for p in posts) != list(range(len(posts))):
             raise r.fail("post positions must be 0, 1, 2, ...", external_id, "posts")
-        speakers = [p.speaker for p in sorted(posts, key=lambda p: p.position)]
-        shapes[external_id] = (speakers, utterance_blocks(speakers))
+        ordered = sorted(posts, key=lambda p: p.position)
+        speakers = [p.speaker for p in ordered]
+        blocks = utterance_blocks(speakers)
+        shapes[external_id] = DialogueShape.of_posts(zip(speakers, blocks, (p.source_annotated for p in ordered)))
         posts_of.append(posts)
     dialogues = Dialogue.objects.bulk_create(rows, batch_size=2000)
     for dialogue, when in zip(dialogues, created):
@@ -324,6 +328,8 @@ def _assignments(r: _Reader, document: dict, dialogues: dict[str, Dialogue], use
                 shown_order=r.int_list(a.get("shown_order"), external_id, f"{where}.shown_order"),
                 permutation_set=r.integer(a, "permutation_set", external_id, where, SMALL, optional=True),
                 queue_rank=r.integer(a, "queue_rank", external_id, where),
+                version=r.integer(a, "version", external_id, where, optional=True) or 0,
+                reopen_reason=r.get(a, "reopen_reason", str, external_id, where, optional=True) or "",
             )
         )
         reordering = r.get(a, "reordering", dict, external_id, where, optional=True)
@@ -341,9 +347,8 @@ def _assignments(r: _Reader, document: dict, dialogues: dict[str, Dialogue], use
 
 
 def _check_unit(r: _Reader, criterion: Criterion, unit: int, value: str, shape, record: str, field: str) -> None:
-    speakers, blocks = shape
     try:
-        check_value(criterion, unit_speaker(criterion, unit, speakers, blocks), value)
+        check_value(criterion, unit_speaker(criterion, unit, shape, rule=unit_rule(criterion.project.preset)), value)
     except UnitError as exc:
         raise r.fail(str(exc), record, field) from None
 

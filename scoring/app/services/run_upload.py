@@ -1,12 +1,23 @@
-"""Uploaded runs: kept as a zip of their files, queued, and scored by a worker."""
+"""Uploaded runs: kept as a zip of their files, queued, and scored by a worker.
+
+A run never stays "Waiting to be scored": a file that makes a reader fail in any way rejects the
+run with the reader's message, and a run whose scoring could not be handed to the workers (the
+broker was down) is handed over again by the periodic sweep (``runs_requeue`` from Celery beat)
+or when a lead opens the leaderboard; the lead can also ask to score a run again.
+"""
 
 from __future__ import annotations
 
 import io
+import logging
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
-from django.db import transaction
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from annotator.importers.limits import archive_limits
 from annotator.models import Project
@@ -18,6 +29,8 @@ from scoring.app.services.run_scoring import run_scheme, run_score
 from scoring.app.services.schedule import safe_enqueue
 from scoring.errors import InputError
 from scoring.files import check_archives
+
+log = logging.getLogger(__name__)
 
 
 def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], options: dict | None = None) -> Run:
@@ -48,20 +61,61 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
                 "error": "",
                 "source": buffer.getvalue(),
                 "source_name": ", ".join(Path(f).name for f, _r in files)[:500],
+                "queued_at": None,
                 "options": options or {},
                 "scores": {},
                 "per_dialogue": {},
                 "scored_at": None,
             },
         )
-        transaction.on_commit(lambda: _enqueue_scoring(run.pk))
+        transaction.on_commit(lambda: run_enqueue(run_id=run.pk))
     return run
 
 
-def _enqueue_scoring(run_id: int) -> None:
+def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
+    """Hand a pending run's scoring to the workers; True if it was sent.
+
+    The run is claimed first: ``queued_at`` is set where it was empty (or older than ``sent_before``;
+    always with ``force``), so a sweep and a page visit never send it twice; if the broker cannot be
+    reached the claim is undone and the next sweep tries again. Scoring twice would be harmless
+    anyway (a scored run is skipped).
+    """
     from scoring.app.tasks import score_uploaded_run
 
-    safe_enqueue(score_uploaded_run, run_id)
+    claim = Run.objects.filter(pk=run_id, status=RunStatus.PENDING)
+    if not force:
+        unsent = Q(queued_at__isnull=True)
+        claim = claim.filter(unsent | Q(queued_at__lt=sent_before) if sent_before is not None else unsent)
+    if not claim.update(queued_at=timezone.now()):
+        return False
+    if safe_enqueue(score_uploaded_run, run_id):
+        return True
+    Run.objects.filter(pk=run_id).update(queued_at=None)
+    return False
+
+
+def runs_requeue(*, project: Project | None = None) -> int:
+    """Send again every pending run (of ``project``, or of all projects) whose scoring never reached
+    the workers, or was sent longer than ``RUN_REQUEUE_AFTER_SECONDS`` ago (a message lost with
+    the broker's data); how many were sent."""
+    stale = timezone.now() - timedelta(seconds=settings.RUN_REQUEUE_AFTER_SECONDS)
+    pending = Run.objects.filter(status=RunStatus.PENDING, source__isnull=False)
+    if project is not None:
+        pending = pending.filter(project=project)
+    ids = pending.filter(Q(queued_at__isnull=True) | Q(queued_at__lt=stale)).values_list("pk", flat=True)
+    return sum(run_enqueue(run_id=run_id, sent_before=stale) for run_id in list(ids))
+
+
+def run_rescore(*, project: Project, run_id: int) -> Run:
+    """A lead's "Score again": a pending run is sent to the workers again; a rejected one (its files
+    are kept) is scored afresh, e.g. after the gold data it was checked against changed."""
+    run = Run.objects.defer("source", "per_dialogue").get(project=project, pk=run_id)
+    if run.status == RunStatus.FAILED:
+        Run.objects.filter(pk=run.pk, status=RunStatus.FAILED, source__isnull=False).update(
+            status=RunStatus.PENDING, error="", queued_at=None
+        )
+    transaction.on_commit(lambda: run_enqueue(run_id=run.pk, force=True))
+    return run
 
 
 def run_score_stored(*, run_id: int) -> Run:
@@ -82,8 +136,18 @@ def run_score_stored(*, run_id: int) -> Run:
             threshold=options.get("threshold", 0.0),
         )
     except InputError as exc:
-        Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=str(exc), source=None)
-        run.refresh_from_db()
-        return run
+        return _reject(run, str(exc))
+    except (OperationalError, InterfaceError):
+        raise  # transient: the task retries
+    except Exception as exc:  # a reader crashed on this input: the run is rejected, never left pending
+        log.exception("run %s (%s) could not be scored", run.pk, run.name)
+        return _reject(run, f"{run.source_name}: the run could not be read ({type(exc).__name__}: {exc})")
     comparisons_refresh(project=run.project)
     return scored
+
+
+def _reject(run: Run, message: str) -> Run:
+    """Mark the run rejected with ``message``; its files stay, so that a lead can score it again."""
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=message[:5000])
+    run.refresh_from_db()
+    return run

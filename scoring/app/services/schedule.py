@@ -7,15 +7,22 @@ grows with the time the last recomputation took, so that under steady load the w
 most a tenth of their time on it. When the
 broker is down the request is logged and dropped: the judgements are saved, the dashboard shows
 its numbers as stale, and the next submission or the lead's "Recompute" schedules the work again.
+
+A worker killed while it holds the delayed recomputation (SIGKILL, out of memory) leaves the job
+pending, and Redis returns the message only after its visibility timeout (an hour). So a pending
+job that has not started by its due time plus ``STATISTICS_TAKEOVER_GRACE_SECONDS`` is taken over
+by the next request (a submission or *Recompute now*), which sends the recomputation again; running
+it twice is harmless (the second finds the judgements' fingerprint unchanged).
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from scoring.app.models import StatisticsJob
@@ -36,18 +43,23 @@ def safe_enqueue(task, *args, countdown: float | None = None) -> bool:
 def statistics_request(*, project_id: int) -> bool:
     """Ask for the project's statistics to be recomputed; True if this call scheduled the work."""
     now = timezone.now()
+    overdue = now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS)
     jobs = StatisticsJob.objects.filter(project_id=project_id)
-    if jobs.filter(pending=True).update(requested_at=now):
+    if jobs.filter(pending=True, due_at__gte=overdue).update(requested_at=now):
         return False  # already pending (the usual case in a busy hour): that recomputation covers this request
-    if not jobs.filter(pending=False).update(pending=True, requested_at=now):
+    delay = recompute_delay(project_id)
+    due = now + timedelta(seconds=delay)
+    # claim the job: idle, or pending but overdue (its worker died holding it)
+    claimable = Q(pending=False) | Q(due_at__lt=overdue) | Q(due_at__isnull=True)
+    if not jobs.filter(claimable).update(pending=True, requested_at=now, due_at=due):
         _job, created = StatisticsJob.objects.get_or_create(
-            project_id=project_id, defaults={"pending": True, "requested_at": now}
+            project_id=project_id, defaults={"pending": True, "requested_at": now, "due_at": due}
         )
         if not created:  # another request created it, or claimed it, first
             return False
     from scoring.app.tasks import recompute_statistics
 
-    if safe_enqueue(recompute_statistics, project_id, countdown=recompute_delay(project_id)):
+    if safe_enqueue(recompute_statistics, project_id, countdown=delay):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, last_error="the broker was unreachable")
     return False

@@ -5,16 +5,17 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
+from annotator.filenames import attachment
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv
-from scoring.app.services.run_upload import run_upload
+from scoring.app.services.run_upload import run_rescore, run_upload, runs_requeue
 from scoring.app.services.schedule import safe_enqueue
 from scoring.errors import InputError
 
@@ -76,6 +77,8 @@ def runs_page(request, slug: str):
         else:
             messages.success(request, f"Run {data['name']} uploaded; it is scored by a worker.")
             return redirect("leaderboard", slug=slug)
+    if request.method == "GET":
+        runs_requeue(project=project)  # runs uploaded while the broker was down go to the workers now
     context = {"project": project, "form": form, **leaderboard(project=project, metric=request.GET.get("metric"))}
     return render(request, "scoring/leaderboard.html", context, status=400 if form.errors else 200)
 
@@ -84,8 +87,21 @@ def runs_page(request, slug: str):
 def run_per_dialogue(request, slug: str, run_id: int):
     run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=run_id)
     response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="{run.name}-per-dialogue.csv"'
+    response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
     return response
+
+
+@login_required
+@require_POST
+def rescore(request, slug: str, run_id: int):
+    """ "Score again": a run still waiting goes to the workers again; a rejected one is scored afresh."""
+    project = lead_project(request, slug)
+    try:
+        run = run_rescore(project=project, run_id=run_id)
+    except Run.DoesNotExist:
+        raise Http404("no such run") from None
+    messages.success(request, f"Run {run.name} was sent to the workers to be scored again.")
+    return redirect("leaderboard", slug=slug)
 
 
 @login_required

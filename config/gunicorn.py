@@ -1,0 +1,19 @@
+"""gunicorn settings for the web service (``gunicorn -c config/gunicorn.py config.wsgi:application``).
+
+The timeout fits the longest request the pages make: importing the STC-3 Chinese training set
+(3,700 dialogues x 19 annotators, ``bench/import_stc3.py``) in the upload form takes up to a
+minute on a modest machine, and gunicorn's default of 30 s killed it. Until uploads become
+background jobs, a request may take ``GUNICORN_TIMEOUT`` seconds (default 300); the proxy in
+front waits as long. Forwarded headers are trusted from ``TRUSTED_PROXIES`` only (the same list
+``config.proxy.TrustedProxyHeaders`` reads).
+"""
+
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("GUNICORN_WORKERS", "4"))
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "300"))
+graceful_timeout = 30
+preload_app = True
+forwarded_allow_ips = os.environ.get("TRUSTED_PROXIES", "127.0.0.1,::1")
+accesslog = "-"

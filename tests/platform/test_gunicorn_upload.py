@@ -1,0 +1,83 @@
+"""The longest request the pages make - uploading the STC-3 Chinese training set (3,700 dialogues
+x 19 annotators) in the lead's upload form - completes under gunicorn with the deployment's
+configuration (``config/gunicorn.py``); gunicorn's default 30 s timeout killed it."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from annotator.models import Dialogue
+from annotator.services.projects import membership_add
+from tests.conftest import ROOT, database_url
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def gunicorn(tmp_path):
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="config.settings.test")
+    env.pop("GUNICORN_TIMEOUT", None)  # the configuration's own default
+    with open(tmp_path / "gunicorn.log", "w") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py",
+                "--bind", f"127.0.0.1:{port}", "--workers", "1", "config.wsgi:application",
+            ],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            requests.get(f"{url}/accounts/login/", timeout=2)
+            break
+        except requests.ConnectionError:
+            if process.poll() is not None:
+                raise RuntimeError((tmp_path / "gunicorn.log").read_text()) from None
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def csrf(session: requests.Session, url: str) -> str:
+    page = session.get(url, timeout=30)
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+
+
+def test_the_stc3_chinese_upload_completes_under_gunicorn(gunicorn, stc3_dir, make_project, make_user):
+    project = make_project("stc3", slug="zh")
+    lead = make_user("lead")
+    membership_add(project=project, user=lead, role="lead")
+    session = requests.Session()
+    token = csrf(session, f"{gunicorn}/accounts/login/")
+    session.post(
+        f"{gunicorn}/accounts/login/",
+        data={"username": "lead", "password": "pw-for-tests-1", "csrfmiddlewaretoken": token},
+        timeout=30,
+    )
+    token = csrf(session, f"{gunicorn}/projects/zh/manage/")
+    with open(stc3_dir / "train_data_cn.json", "rb") as upload:
+        response = session.post(
+            f"{gunicorn}/projects/zh/manage/upload/",
+            data={"csrfmiddlewaretoken": token, "format": "auto"},
+            files={"file": ("train_data_cn.json", upload, "application/json")},
+            timeout=900,
+            allow_redirects=False,
+        )
+    assert response.status_code == 302, response.text[:2000]
+    assert Dialogue.objects.filter(project=project).count() == 3700

@@ -1,0 +1,45 @@
+"""Requests coalesce while a recomputation is pending, and take it over once it is overdue."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from scoring.app.models import StatisticsJob
+from scoring.app.services.schedule import statistics_request
+
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The recomputations handed to the broker (recorded instead of sent)."""
+    calls = []
+
+    def record(task, *args, countdown=None):
+        calls.append((task.name, args, countdown))
+        return True
+
+    monkeypatch.setattr("scoring.app.services.schedule.safe_enqueue", record)
+    return calls
+
+
+def test_pending_requests_coalesce_until_overdue_then_one_takes_over(make_project, sent, settings):
+    settings.STATISTICS_DEBOUNCE_SECONDS = 3
+    settings.STATISTICS_TAKEOVER_GRACE_SECONDS = 60
+    project = make_project("stc3", slug="co")
+    assert statistics_request(project_id=project.pk)
+    assert [statistics_request(project_id=project.pk) for _ in range(3)] == [False] * 3
+    assert len(sent) == 1
+    job = StatisticsJob.objects.get(project=project)
+    assert job.pending and job.due_at is not None
+    # due, but within the grace period: a busy worker may still start it
+    StatisticsJob.objects.filter(pk=job.pk).update(due_at=timezone.now() - timedelta(seconds=30))
+    assert not statistics_request(project_id=project.pk)
+    # overdue: its worker died holding it; this request sends it again, and the next ones coalesce
+    StatisticsJob.objects.filter(pk=job.pk).update(due_at=timezone.now() - timedelta(seconds=61))
+    assert statistics_request(project_id=project.pk)
+    assert not statistics_request(project_id=project.pk)
+    assert len(sent) == 2 and sent[1][2] == 3
+    job.refresh_from_db()
+    assert job.pending and job.due_at > timezone.now()
