@@ -81,7 +81,7 @@ class PresetSpec:
     guidelines: str
     annotators_per_dialogue: int
     criteria: list[CriterionSpec]
-    speakers: tuple[str, ...]
+    speakers: tuple[str, ...]  # the speakers a dialogue may have (imports are checked); empty: any
     reordering: bool = False  # annotators also reorder a permuted dialogue
     incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
     merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
@@ -89,6 +89,7 @@ class PresetSpec:
     run_scheme: RunScheme | None = RunScheme.STC3
     leaderboard: tuple[LeaderboardColumn, ...] = ()
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
+    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
 
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
@@ -200,6 +201,7 @@ STC3 = PresetSpec(
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
     summaries=(Summary.UCH,),
+    formats=("stc3",),
     criteria=[
         CriterionSpec(
             "A",
@@ -245,7 +247,7 @@ COHERENCE = PresetSpec(
         "the first speaker stays first and the speakers must alternate."
     ),
     annotators_per_dialogue=3,
-    speakers=("A", "B"),
+    speakers=(),  # any: coherence is judged of any dialogue
     reordering=True,
     incremental="turn_coherence",
     run_scheme=RunScheme.REORDERING,
@@ -291,6 +293,7 @@ DBDC = PresetSpec(
     ),
     annotators_per_dialogue=30,
     speakers=("U", "S"),
+    formats=("dbdc",),
     criteria=[
         CriterionSpec(
             "breakdown",
@@ -368,7 +371,8 @@ NLPCC = PresetSpec(
         "offensive or unrelated nonsense."
     ),
     annotators_per_dialogue=3,
-    speakers=("user", "system"),
+    speakers=("user", "system"),  # what the NLPCC reader makes of a question and its reply
+    formats=("nlpcc",),
     criteria=[
         CriterionSpec(
             NLPCC_SEVERE_ERROR[0],
