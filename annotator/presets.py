@@ -10,7 +10,7 @@ open-domain evaluation (Shan et al. 2019).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -57,15 +57,38 @@ class Summary(StrEnum):
 
 @dataclass(frozen=True)
 class LeaderboardColumn:
-    """One metric on the leaderboard: its dotted path into ``Run.scores`` and its direction."""
+    """One metric on the leaderboard: its dotted path into ``Run.scores``, its direction, the group it is
+    listed in, and whether it is one of the few shown before a group is opened."""
 
     key: str
     label: str
     lower_is_better: bool
+    group: str = "Metrics"
+    featured: bool = True
 
 
-def _columns(group: str, names: list[str]) -> tuple[LeaderboardColumn, ...]:
-    return tuple(LeaderboardColumn(f"{group}.{n}", n, lower_is_better(n)) for n in names)
+def _columns(
+    path: str, names: list[str], group: str = "Metrics", featured: tuple[str, ...] | None = None
+) -> tuple[LeaderboardColumn, ...]:
+    return tuple(
+        LeaderboardColumn(f"{path}.{n}", n, lower_is_better(n), group, featured is None or n in featured) for n in names
+    )
+
+
+def _breakdown_columns() -> tuple[LeaderboardColumn, ...]:
+    """The 26 breakdown metrics in four families; the DBDC3 evaluation's main ones are shown first."""
+    main = ("Accuracy(NB,PB,B)", "F1(B)", "JSD(NB,PB,B)", "MSE(NB,PB,B)")
+    families = (
+        ("Accuracy", lambda n: n.startswith("Accuracy")),
+        ("F1, precision, recall", lambda n: n.startswith(("F1", "Precision", "Recall"))),
+        ("JSD", lambda n: n.startswith("JSD")),
+        ("MSE", lambda n: n.startswith("MSE")),
+    )
+    return tuple(
+        column
+        for family, member in families
+        for column in _columns("breakdown", [n for n in BREAKDOWN_METRICS if member(n)], family, main)
+    )
 
 
 @dataclass(frozen=True)
@@ -99,13 +122,15 @@ class PresetSpec:
 
 
 def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
-    """Quality metrics for each dialogue-level criterion, then the nugget metrics."""
-    return tuple(
-        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m))
+    """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
+    (DialEval's published figures) in a group of their own."""
+    columns = [
+        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m), "Quality", True)
         for c in criteria
         if c.unit == "dialogue"
         for m in STC3_QUALITY_METRICS
-    ) + _columns("nugget", STC3_NUGGET_METRICS)
+    ] + list(_columns("nugget", STC3_NUGGET_METRICS, "Nuggets"))
+    return tuple(replace(c, group="-log2 forms", featured=False) if c.key.endswith("_neglog2") else c for c in columns)
 
 
 def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
@@ -310,7 +335,7 @@ DBDC = PresetSpec(
     # judged with the dialogue shown up to the turn: the next turns appear once it is rated
     incremental="breakdown",
     run_scheme=RunScheme.DBDC,
-    leaderboard=_columns("breakdown", BREAKDOWN_METRICS),
+    leaderboard=_breakdown_columns(),
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.
@@ -392,6 +417,7 @@ NLPCC = PresetSpec(
     ],
     aspects={key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS},
     summaries=(Summary.NLPCC,),
+    run_scheme=None,  # systems are compared by the judged aspect scores of their replies (the dashboard)
 )
 
 PRESETS: dict[str, PresetSpec] = {p.key: p for p in (DCH1, STC3, COHERENCE, DBDC, NLPCC)}

@@ -1,8 +1,8 @@
-"""Runs: upload (scored by a worker), status and scores, per-dialogue scores (leads)."""
+"""Runs: upload (scored by a worker), status and scores, per-dialogue scores, deletion (leads)."""
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -16,7 +16,7 @@ from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
 from scoring.app.selectors.run_csv import per_dialogue_csv
-from scoring.app.services.run_upload import run_upload
+from scoring.app.services.run_upload import run_delete, run_upload
 
 
 class RunListCreate(generics.ListAPIView):
@@ -57,6 +57,15 @@ class RunDetail(APIView):
     def get(self, request, slug: str, pk: int):
         run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         return Response(s.RunOut(run).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, slug: str, pk: int):
+        """Delete the run; the comparisons of the others are recomputed by a worker."""
+        try:
+            run_delete(project=request.project, run_id=pk)
+        except Run.DoesNotExist:
+            raise Http404("no such run") from None
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class RunPerDialogue(APIView):

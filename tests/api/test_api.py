@@ -204,6 +204,20 @@ def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_call
     assert "dialogue nope: field id: is not in the gold data" in rejected[1]["error"]
 
 
+def test_a_lead_deletes_a_run_through_the_api(world, django_capture_on_commit_callbacks):
+    lead = client_for(world["lead"])
+    raw = io.BytesIO(json.dumps(random_stc3_run(stc3_dialogues(), 2)).encode())
+    raw.name = "run.json"
+    with django_capture_on_commit_callbacks(execute=True):
+        run_id = lead.post("/api/projects/p1/runs/", {"name": "gone", "files": [raw]}, format="multipart").json()["id"]
+    assert client_for(world["other"]).delete(f"/api/projects/p1/runs/{run_id}/").status_code == 403  # annotator
+    assert client_for(world["other"]).delete(f"/api/projects/p2/runs/{run_id}/").status_code == 404  # not p2's
+    with django_capture_on_commit_callbacks(execute=True):
+        assert lead.delete(f"/api/projects/p1/runs/{run_id}/").status_code == 204
+    assert not Run.objects.filter(pk=run_id).exists()
+    assert lead.delete(f"/api/projects/p1/runs/{run_id}/").status_code == 404
+
+
 # Queries of each list endpoint, pinned: the same with 1 dialogue per annotator and with 21.
 LIST_QUERIES = {"projects": 4, "dialogues": 5, "assignments": 3}
 
