@@ -120,7 +120,7 @@ def upload(request, slug: str):
         return _page(request, project, upload_form=form, upload_error=state["message"])
     if batch.status == ImportStatus.DONE:
         messages.success(request, state["message"])
-    return redirect(f"{reverse('lead_project', args=[slug])}?import={batch.pk}#imports")
+    return redirect(f"{reverse('lead_project', args=[slug])}?import={batch.pk}#upload-heading")
 
 
 def _batches(project):

@@ -1,6 +1,7 @@
 // Imports on the manage page: the upload button is disabled while the file uploads, and the
-// progress of an import (#import-job, data-status-url) is polled until it finishes; then the page
-// reloads to list the new batch. Wired through data-* attributes, no inline script.
+// progress of an import (#import-job, data-status-url) is polled until it finishes (its row in the
+// list of imports follows); then the page reloads to show the new batch. Wired through data-*
+// attributes, no inline script.
 (function () {
   "use strict";
   const form = document.getElementById("upload-form");
@@ -24,6 +25,13 @@
   if (form) form.querySelector("button[type=submit]").disabled = true; // one import at a time from this page
 
   function show(state) {
+    const row = document.querySelector('#import-batches tr[data-batch="' + state.id + '"]');
+    if (row) {
+      row.querySelectorAll("[data-field]").forEach(function (cell) {
+        const value = state[cell.dataset.field];
+        cell.textContent = typeof value === "number" ? value.toLocaleString("en") : value;
+      });
+    }
     job.dataset.status = state.status;
     message.textContent = state.message;
     message.classList.toggle("error", state.status === "failed");

@@ -175,7 +175,8 @@ def test_an_upload_through_the_page_runs_as_a_job(make_project, tmp_path, django
     with open(tmp_path / "s.json", "rb") as fh, django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("lead_upload", args=["upl"]), {"file": fh, "format": "auto"})
     batch = ImportBatch.objects.get(project=project)
-    assert response.status_code == 302 and response["Location"] == f"/projects/upl/manage/?import={batch.pk}#imports"
+    assert response.status_code == 302
+    assert response["Location"] == f"/projects/upl/manage/?import={batch.pk}#upload-heading"
     assert batch.status == "done" and batch.created_by == lead and project.dialogues.count() == 2
     state = client.get(reverse("lead_import_status", args=["upl", batch.pk])).json()
     assert state["status"] == "done" and state["message"] == "Imported 2 dialogues (22 judgements) from s.json."
