@@ -171,7 +171,7 @@ def test_the_dashboard_shows_the_labels_annotators_see_and_only_disputed_units(m
     assert re.findall(r"<tr><td>([^<]+)</td>", values) == ["NB", "PB", "B"]
     disputed = page.split('id="disputed-table"', 1)[1].split("</table>", 1)[0]
     assert disputed.count("<tr><td>") == 1
-    assert "<td>system turn 2</td>" in disputed and "NB 1, PB 1, B 1" in disputed
+    assert "<td>system turn 2</td>" in disputed and "NB (1), PB (1), B (1)" in disputed
     assert '"labels": ["NB", "PB", "B"]' in page  # the chart's labels
     side = client.get(reverse("dialogue_judgements", args=["dash-bd", project.dialogues.get().pk])).content.decode()
     assert "<td>system turn 4</td>" in side and "<td>NB</td>" in side and "<td>O</td>" not in side
@@ -191,7 +191,7 @@ def test_the_dashboard_names_dialogue_units_sorts_annotators_naturally_and_expla
     names = re.findall(r'<th scope="row">([^<]+)</th>', annotators)
     assert names.index("ann2") < names.index("ann10")
     disputed = page.split('id="disputed-table"', 1)[1].split("</table>", 1)[0]
-    assert "<td>A</td><td>the dialogue</td>" in disputed and "-2 1, 2 1" in disputed
+    assert "<td>A</td><td>the dialogue</td>" in disputed and "-2 (1), 2 (1)" in disputed
     payload = ProjectStatistics.objects.get(project=work.project).payload
     assert "AUCH is UCH averaged over a dialogue's annotators." in page
     assert f'<strong id="auch-mean">{payload["uch"]["auch_mean"]:.4f}</strong>' in page
