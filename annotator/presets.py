@@ -130,7 +130,9 @@ def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, 
         if c.unit == "dialogue"
         for m in STC3_QUALITY_METRICS
     ] + list(_columns("nugget", STC3_NUGGET_METRICS, "Nuggets"))
-    return tuple(replace(c, group="-log2 forms", featured=False) if c.key.endswith("_neglog2") else c for c in columns)
+    plain = [c for c in columns if not c.key.endswith("_neglog2")]
+    logs = [replace(c, group="-log2 forms", featured=False) for c in columns if c.key.endswith("_neglog2")]
+    return tuple(plain + logs)
 
 
 def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
