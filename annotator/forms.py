@@ -1,15 +1,20 @@
 from django import forms
 
-from annotator.models import Project, Role
+from annotator.models import K_MAX, K_MIN, Project, Role
 from annotator.presets import PRESETS
+
+
+def annotators_per_dialogue_field(**kwargs) -> forms.IntegerField:
+    """K, with the same bounds on the creation page and the manage page."""
+    return forms.IntegerField(min_value=K_MIN, max_value=K_MAX, label="Annotators per dialogue (K)", **kwargs)
 
 
 class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=80, help_text="Short name used in URLs and commands.")
     preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
-    annotators_per_dialogue = forms.IntegerField(
-        min_value=1, max_value=100, required=False, help_text="Leave empty for the preset's default."
+    annotators_per_dialogue = annotators_per_dialogue_field(
+        required=False, help_text="Leave empty for the preset's default."
     )
 
     def clean_slug(self):
@@ -20,6 +25,10 @@ class ProjectCreateForm(forms.Form):
 
 
 class GuidelinesForm(forms.ModelForm):
+    annotators_per_dialogue = annotators_per_dialogue_field(
+        help_text="How many different annotators judge each dialogue."
+    )
+
     class Meta:
         model = Project
         fields = ["guidelines", "annotators_per_dialogue"]
@@ -35,7 +44,11 @@ class UploadForm(forms.Form):
         ("jsonl", "JSON lines"),
     ]
     file = forms.FileField()
-    format = forms.ChoiceField(choices=FORMATS, initial="auto")
+    format = forms.ChoiceField(
+        choices=FORMATS,
+        initial="auto",
+        help_text="Detect imports the file only if its format is this project's own or JSON lines.",
+    )
 
 
 class MemberForm(forms.Form):

@@ -10,7 +10,7 @@ open-domain evaluation (Shan et al. 2019).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -79,15 +79,38 @@ class Summary(StrEnum):
 
 @dataclass(frozen=True)
 class LeaderboardColumn:
-    """One metric on the leaderboard: its dotted path into ``Run.scores`` and its direction."""
+    """One metric on the leaderboard: its dotted path into ``Run.scores``, its direction, the group it is
+    listed in, and whether it is one of the few shown before a group is opened."""
 
     key: str
     label: str
     lower_is_better: bool
+    group: str = "Metrics"
+    featured: bool = True
 
 
-def _columns(group: str, names: list[str]) -> tuple[LeaderboardColumn, ...]:
-    return tuple(LeaderboardColumn(f"{group}.{n}", n, lower_is_better(n)) for n in names)
+def _columns(
+    path: str, names: list[str], group: str = "Metrics", featured: tuple[str, ...] | None = None
+) -> tuple[LeaderboardColumn, ...]:
+    return tuple(
+        LeaderboardColumn(f"{path}.{n}", n, lower_is_better(n), group, featured is None or n in featured) for n in names
+    )
+
+
+def _breakdown_columns() -> tuple[LeaderboardColumn, ...]:
+    """The 26 breakdown metrics in four families; the DBDC3 evaluation's main ones are shown first."""
+    main = ("Accuracy(NB,PB,B)", "F1(B)", "JSD(NB,PB,B)", "MSE(NB,PB,B)")
+    families = (
+        ("Accuracy", lambda n: n.startswith("Accuracy")),
+        ("F1, precision, recall", lambda n: n.startswith(("F1", "Precision", "Recall"))),
+        ("JSD", lambda n: n.startswith("JSD")),
+        ("MSE", lambda n: n.startswith("MSE")),
+    )
+    return tuple(
+        column
+        for family, member in families
+        for column in _columns("breakdown", [n for n in BREAKDOWN_METRICS if member(n)], family, main)
+    )
 
 
 @dataclass(frozen=True)
@@ -103,7 +126,7 @@ class PresetSpec:
     guidelines: str
     annotators_per_dialogue: int
     criteria: list[CriterionSpec]
-    speakers: tuple[str, ...]
+    speakers: tuple[str, ...]  # the speakers a dialogue may have (imports are checked); empty: any
     reordering: bool = False  # annotators also reorder a permuted dialogue
     incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
     merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
@@ -112,6 +135,7 @@ class PresetSpec:
     leaderboard: tuple[LeaderboardColumn, ...] = ()
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
     units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
+    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
 
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
@@ -121,13 +145,17 @@ class PresetSpec:
 
 
 def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
-    """Quality metrics for each dialogue-level criterion, then the nugget metrics."""
-    return tuple(
-        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m))
+    """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
+    (DialEval's published figures) in a group of their own."""
+    columns = [
+        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m), "Quality", True)
         for c in criteria
         if c.unit == "dialogue"
         for m in STC3_QUALITY_METRICS
-    ) + _columns("nugget", STC3_NUGGET_METRICS)
+    ] + list(_columns("nugget", STC3_NUGGET_METRICS, "Nuggets"))
+    plain = [c for c in columns if not c.key.endswith("_neglog2")]
+    logs = [replace(c, group="-log2 forms", featured=False) for c in columns if c.key.endswith("_neglog2")]
+    return tuple(plain + logs)
 
 
 def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
@@ -223,6 +251,7 @@ STC3 = PresetSpec(
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
     summaries=(Summary.UCH,),
+    formats=("stc3",),
     criteria=[
         CriterionSpec(
             "A",
@@ -268,7 +297,7 @@ COHERENCE = PresetSpec(
         "the first speaker stays first and the speakers must alternate."
     ),
     annotators_per_dialogue=3,
-    speakers=("A", "B"),
+    speakers=(),  # any: coherence is judged of any dialogue
     reordering=True,
     incremental="turn_coherence",
     run_scheme=RunScheme.REORDERING,
@@ -314,6 +343,7 @@ DBDC = PresetSpec(
     ),
     annotators_per_dialogue=30,
     speakers=("U", "S"),
+    formats=("dbdc",),
     criteria=[
         CriterionSpec(
             "breakdown",
@@ -332,7 +362,7 @@ DBDC = PresetSpec(
     # the system turns DBDC3 annotates: not the opening prompt, which responds to nobody
     units=UnitRule.RESPONSES,
     run_scheme=RunScheme.DBDC,
-    leaderboard=_columns("breakdown", BREAKDOWN_METRICS),
+    leaderboard=_breakdown_columns(),
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.
@@ -393,7 +423,8 @@ NLPCC = PresetSpec(
         "offensive or unrelated nonsense."
     ),
     annotators_per_dialogue=3,
-    speakers=("user", "system"),
+    speakers=("user", "system"),  # what the NLPCC reader makes of a question and its reply
+    formats=("nlpcc",),
     criteria=[
         CriterionSpec(
             NLPCC_SEVERE_ERROR[0],
@@ -413,6 +444,7 @@ NLPCC = PresetSpec(
     ],
     aspects={key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS},
     summaries=(Summary.NLPCC,),
+    run_scheme=None,  # systems are compared by the judged aspect scores of their replies (the dashboard)
 )
 
 PRESETS: dict[str, PresetSpec] = {p.key: p for p in (DCH1, STC3, COHERENCE, DBDC, NLPCC)}

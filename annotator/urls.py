@@ -21,6 +21,8 @@ urlpatterns = [
     path("projects/<slug:slug>/manage/", lead.project_manage, name="lead_project"),
     path("projects/<slug:slug>/manage/guidelines/", lead.guidelines, name="lead_guidelines"),
     path("projects/<slug:slug>/manage/upload/", lead.upload, name="lead_upload"),
+    path("projects/<slug:slug>/manage/imports/<int:batch_id>/", lead.import_status, name="lead_import_status"),
+    path("projects/<slug:slug>/manage/imports/<int:batch_id>/remove/", lead.import_remove, name="lead_import_remove"),
     path("projects/<slug:slug>/manage/members/", lead.member_add, name="lead_member_add"),
     path("projects/<slug:slug>/manage/members/<id:user_id>/remove/", lead.member_remove, name="lead_member_remove"),
     path(

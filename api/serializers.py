@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from annotator.exporters import EXPORT_FORMATS
 from annotator.importers import FORMATS
-from annotator.models import AssignmentStatus, Criterion, Dialogue, Post, Project
+from annotator.models import AssignmentStatus, Criterion, Dialogue, ImportStatus, Post, Project
 from scoring.app.models import Run
 
 
@@ -59,12 +59,45 @@ class ImportIn(serializers.Serializer):
     language = serializers.CharField(required=False, allow_blank=True, max_length=20)
 
 
-class ImportOut(serializers.Serializer):
+class ImportJobOut(serializers.Serializer):
+    """An import (``annotator.selectors.imports.import_batch_status``): its progress, then its result or error."""
+
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="Where to poll this import.")
+    status = serializers.ChoiceField(choices=ImportStatus.choices)
+    status_label = serializers.CharField()
+    finished = serializers.BooleanField()
+    message = serializers.CharField(help_text="Where the import is, or its result or error, in a sentence.")
+    file_names = serializers.CharField()
+    requested_format = serializers.CharField()
+    format = serializers.CharField(help_text="The format read (detected or chosen).")
+    created_by = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    dialogues_read = serializers.IntegerField()
+    dialogues_total = serializers.IntegerField(allow_null=True)
+    dialogues_written = serializers.IntegerField()
+    rows_written = serializers.IntegerField()
+    progress = serializers.FloatField(allow_null=True, help_text="Share done, 0 to 1; null while unknown.")
     dialogues = serializers.IntegerField()
     posts = serializers.IntegerField()
     judgements = serializers.IntegerField()
     gold_counts = serializers.IntegerField()
     annotators_created = serializers.IntegerField()
+    error = serializers.CharField(allow_blank=True)
+    file = serializers.CharField(allow_null=True)
+    record = serializers.CharField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+
+
+class ImportRemovalOut(serializers.Serializer):
+    batch = serializers.IntegerField()
+    dialogues = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    submitted_judgements = serializers.IntegerField()
+    native_submitted_judgements = serializers.IntegerField()
+    draft_judgements = serializers.IntegerField()
 
 
 class JudgementOut(serializers.Serializer):

@@ -13,6 +13,8 @@ urlpatterns = [
     path("projects/<slug:slug>/", projects.ProjectDetail.as_view(), name="api-project"),
     path("projects/<slug:slug>/dialogues/", projects.DialogueList.as_view(), name="api-dialogues"),
     path("projects/<slug:slug>/dialogues/import/", projects.DialogueImport.as_view(), name="api-dialogues-import"),
+    path("projects/<slug:slug>/imports/", projects.ImportList.as_view(), name="api-imports"),
+    path("projects/<slug:slug>/imports/<int:pk>/", projects.ImportDetail.as_view(), name="api-import"),
     path("projects/<slug:slug>/dialogues/<str:external_id>/", projects.DialogueDetail.as_view(), name="api-dialogue"),
     path(
         "projects/<slug:slug>/members/<id:user_id>/tokens/revoke/",

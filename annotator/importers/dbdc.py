@@ -23,7 +23,7 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
     try:
         record = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise InputError(display, f"not UTF-8 text: {exc}") from None
+        raise InputError(display, f"is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     except json.JSONDecodeError as exc:
         raise InputError(display, f"malformed JSON: {exc}") from None
     except RecursionError:

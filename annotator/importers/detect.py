@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from .nlpcc import read_nlpcc
 from .stc3 import read_stc3
 
 FORMATS = ("auto", "stc3", "dbdc", "nlpcc", "jsonl")
+NOT_UTF8_JSON = "is not UTF-8 text, which JSON files must be; save it as UTF-8 and upload it again"
 LANGUAGE_HINTS = {"en": "en", "ja": "ja", "cn": "zh", "zh": "zh"}
 
 
@@ -39,13 +41,21 @@ def detect_format(path: Path) -> str:
     if name.endswith(".jsonl"):
         return "jsonl"
     if name.endswith(".json"):
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096).lstrip()
+        with open(path, "rb") as fh:
+            raw = fh.read(4096)
+        try:  # an incremental decoder: the 4096th byte may cut a character in two
+            head = codecs.getincrementaldecoder("utf-8")().decode(raw).lstrip("\ufeff \t\r\n")
+        except UnicodeDecodeError:
+            raise InputError(str(path), NOT_UTF8_JSON) from None
         if head.startswith("["):
             return "stc3"
         if head.startswith("{") and "dialogue-id" in head:
             return "dbdc"
-    raise InputError(str(path), "cannot tell the format; pass --format stc3|dbdc|nlpcc|jsonl")
+    raise InputError(
+        str(path),
+        "cannot tell which format this file is in; choose its format (STC-3 / DialEval JSON, "
+        "DBDC3 *.log.json or a zip of them, NLPCC xlsx, JSON lines)",
+    )
 
 
 def read_source(path: Path, fmt: str = "auto", language: str | None = None) -> Iterator[ParsedDialogue]:

@@ -18,7 +18,8 @@ def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise InputError(display, f"not UTF-8 text: {exc}", field=f"line {line_number}") from None
+                message = f"is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+                raise InputError(display, message, field=f"line {line_number}") from None
             if not line.strip():
                 continue
             try:

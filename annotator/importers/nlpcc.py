@@ -47,7 +47,12 @@ def _read_rows(workbook, display: str, language: str) -> Iterator[ParsedDialogue
     required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]
     missing = [c for c in required if c not in header]
     if missing:
-        raise InputError(display, f"missing column(s) {', '.join(missing)}", field="header")
+        raise InputError(
+            display,
+            f"has no column{'s' if len(missing) > 1 else ''} {', '.join(missing)} in the first row of its first "
+            "sheet (the NLPCC 2019 task 3 layout)",
+            field="header",
+        )
     col = {name: header.index(name) for name in header if name}
     severe_total: dict[str, int] = {}
     items_total: dict[str, int] = {}

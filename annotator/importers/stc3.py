@@ -18,12 +18,12 @@ SENDERS = ("customer", "helpdesk")
 
 def read_stc3(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:  # a byte order mark is allowed
             data = json.load(fh)
     except json.JSONDecodeError as exc:
         raise InputError(display, f"malformed JSON: {exc}") from None
     except UnicodeDecodeError as exc:
-        raise InputError(display, f"not UTF-8 text: {exc}") from None
+        raise InputError(display, f"is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
     except RecursionError:
         raise InputError(display, "malformed JSON: nested too deeply to read") from None
     if not isinstance(data, list):

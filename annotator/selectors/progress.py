@@ -1,4 +1,4 @@
-"""Progress of a project's annotation, for the lead's page."""
+"""Progress of a project's annotation, for the dashboard (the manage page reads ``annotator.selectors.manage``)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ def project_progress(*, project: Project) -> dict:
         .order_by("position", "pk")
         .values("pk", "external_id", "assigned", "submitted", "seconds")
     )
-    items = list(work.select_related("annotator", "dialogue").order_by("dialogue__position", "annotator__username"))
     members = list(
         Membership.objects.filter(project=project, imported=False)
         .select_related("user")
@@ -42,7 +41,6 @@ def project_progress(*, project: Project) -> dict:
     return {
         "per_annotator": per_annotator,
         "per_dialogue": per_dialogue,
-        "items": items,
         "members": members,
         "totals": totals,
         "annotators": sum(m.role == Role.ANNOTATOR and m.active for m in members),

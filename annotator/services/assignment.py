@@ -66,7 +66,10 @@ def assignments_create_balanced(
     if k < 1:
         raise ValueError("annotators per dialogue must be at least 1")
     if len(members) < k:
-        raise ValueError(f"project {project.slug} has {len(members)} active annotators, fewer than K = {k}")
+        raise ValueError(
+            f"project {project.slug} has {len(members)} active annotators, fewer than K = {k}: every dialogue needs "
+            f"K different annotators; add {k - len(members)} more or lower K"
+        )
     rng = np.random.default_rng(seed)
     tie_break = {m.user_id: float(r) for m, r in zip(members, rng.random(len(members)))}
     load = dict.fromkeys(tie_break, 0)

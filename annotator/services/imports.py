@@ -1,10 +1,10 @@
-"""Importing collections into a project: validate against the criteria, write in bulk, all or nothing."""
+"""Importing collections into a project: check against the project, then write in bulk, all or nothing."""
 
 from __future__ import annotations
 
 import re
-import tempfile
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,14 +22,18 @@ from annotator.models import (
     Criterion,
     Dialogue,
     GoldCount,
+    ImportBatch,
+    ImportStatus,
     Judgement,
     Membership,
     Post,
     Project,
     Role,
 )
+from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
+from annotator.services.import_fit import dialogue_fit_check
 from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
 
 
@@ -40,6 +44,33 @@ class ImportReport:
     judgements: int
     gold_counts: int
     annotators_created: int
+    batch_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ImportProgress:
+    """Where an import is: dialogues read and checked, then dialogues and rows written (of ``total``)."""
+
+    read: int = 0
+    total: int | None = None
+    written: int = 0
+    rows: int = 0
+    final: bool = False
+
+
+class _Progress:
+    """Calls ``report`` with the counts so far, at most every ``every`` seconds and at each phase's end."""
+
+    def __init__(self, report: Callable[[ImportProgress], None] | None, every: float = 0.5):
+        self.report, self.every, self.last = report, every, 0.0
+        self.state = ImportProgress()
+
+    def update(self, *, final: bool = False, **counts) -> None:
+        self.state = ImportProgress(**{**self.state.__dict__, **counts, "final": final})
+        now = time.monotonic()
+        if self.report is not None and (final or now - self.last >= self.every):
+            self.last = now
+            self.report(self.state)
 
 
 def dialogues_import(
@@ -49,30 +80,72 @@ def dialogues_import(
     fmt: str = "auto",
     language: str | None = None,
     batch_size: int = 250,
+    batch: ImportBatch | None = None,
+    user=None,
+    progress: Callable[[ImportProgress], None] | None = None,
 ) -> ImportReport:
     """Import every dialogue in ``paths`` into ``project``, or nothing.
 
-    Reads the sources as a stream and writes them in batches of ``batch_size`` dialogues inside
-    one transaction, so memory stays bounded and any error (``InputError``, naming the file,
-    dialogue and field) leaves the database as it was.
+    Two passes over the sources. The first reads every dialogue and checks it against the
+    project (``_BatchWriter.validate``: the preset's speakers and units, the format, the criteria and
+    their scales, ids already in the project) and writes nothing. The second reads them again as a
+    stream and writes them in batches of ``batch_size`` dialogues inside one transaction, so memory
+    stays bounded and any error (``InputError``, naming the file, dialogue and field) leaves the
+    database as it was. The dialogues are recorded as ``batch`` (a new ``ImportBatch`` by ``user``
+    when none is given); ``progress`` is called with an ``ImportProgress`` as the passes go.
     """
     paths = [Path(p) for p in paths]
+    tracker = _Progress(progress)
+    checker = _BatchWriter(project, format_chosen=fmt != "auto")
+    formats: set[str] = set()
+    for parsed in read_sources(paths, fmt, language):
+        checker.validate(parsed)
+        formats.add(parsed.source_meta.get("format", fmt))
+        tracker.update(read=tracker.state.read + 1)
+    if not checker.seen_new:
+        raise InputError(", ".join(map(str, paths)), "contains no dialogues")
+    tracker.update(total=tracker.state.read, final=True)
     with transaction.atomic():
-        writer = _BatchWriter(project)
-        batch: list[ParsedDialogue] = []
+        Project.objects.select_for_update().filter(pk=project.pk).first()  # one import or removal at a time
+        if batch is None:
+            batch = ImportBatch.objects.create(
+                project=project,
+                created_by=user,
+                file_names=", ".join(p.name for p in paths)[:500],
+                requested_format=fmt,
+                language=language or "",
+                status=ImportStatus.RUNNING,
+                started_at=timezone.now(),
+            )
+        writer = _BatchWriter(project, format_chosen=fmt != "auto", batch=batch)
+        pending: list[ParsedDialogue] = []
         for parsed in read_sources(paths, fmt, language):
-            batch.append(parsed)
-            if len(batch) >= batch_size:
-                writer.write(batch)
-                batch = []
-        if batch:
-            writer.write(batch)
-        if writer.dialogues == 0:
-            raise InputError(", ".join(map(str, paths)), "contains no dialogues")
+            pending.append(parsed)
+            if len(pending) >= batch_size:
+                writer.write(pending)
+                pending = []
+                tracker.update(written=writer.dialogues, rows=writer.rows)
+        if pending:
+            writer.write(pending)
+        report = ImportReport(
+            writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created, batch.pk
+        )
+        ImportBatch.objects.filter(pk=batch.pk).update(
+            status=ImportStatus.DONE,
+            format=", ".join(sorted(formats))[:40],
+            dialogues_read=tracker.state.read,
+            dialogues_total=tracker.state.read,
+            dialogues_written=writer.dialogues,
+            rows_written=writer.rows,
+            posts=writer.posts,
+            judgements=writer.judgements,
+            gold_counts=writer.gold_counts,
+            annotators_created=writer.annotators_created,
+            finished_at=timezone.now(),
+        )
+    tracker.update(written=writer.dialogues, rows=writer.rows, final=True)
     planner_statistics_refresh()
-    return ImportReport(
-        writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created
-    )
+    return report
 
 
 def planner_statistics_refresh() -> None:
@@ -89,27 +162,6 @@ def planner_statistics_refresh() -> None:
         cursor.execute(f"ANALYZE {tables}")
 
 
-def dialogues_import_upload(
-    *, project: Project, uploaded, fmt: str = "auto", language: str | None = None
-) -> ImportReport:
-    """``dialogues_import`` of an uploaded file (pages and API): kept under its own name in a temporary folder.
-
-    Error messages name the uploaded file, not the temporary path.
-    """
-    name = re.sub(r"[^\w.+-]", "_", Path(str(uploaded.name)).name)[-100:].lstrip(".") or "upload"
-    upload_check_size(name=name, size=uploaded.size)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
-        with open(path, "wb") as out:
-            for chunk in uploaded.chunks():
-                out.write(chunk)
-        try:
-            return dialogues_import(project=project, paths=[path], fmt=fmt, language=language)
-        except InputError as exc:
-            exc.file = exc.file.replace(f"{tmp}/", "")
-            raise
-
-
 def upload_check_size(*, name: str, size: int | None) -> None:
     """Refuse an uploaded file larger than ``UPLOAD_MAX_BYTES`` (the middleware refuses larger requests unread)."""
     limit = settings.UPLOAD_MAX_BYTES
@@ -124,15 +176,18 @@ def _safe_username(text: str) -> str:
 class _BatchWriter:
     """Validates parsed dialogues against the project and bulk-inserts them."""
 
-    def __init__(self, project: Project):
-        self.project = project
+    def __init__(self, project: Project, *, format_chosen: bool = True, batch: ImportBatch | None = None):
+        self.project, self.batch, self.format_chosen = project, batch, format_chosen
+        self.spec = PRESETS[project.preset]
         self.criteria: dict[str, Criterion] = {c.key: c for c in project.criteria.all()}
         self.seen_ids: set[str] = set(project.dialogues.values_list("external_id", flat=True))
+        self.seen_new = 0
         self.next_position = (project.dialogues.aggregate(m=Max("position"))["m"] or 0) + (1 if self.seen_ids else 0)
         memberships = Membership.objects.filter(project=project, imported=True).values_list("source_key", "user_id")
         self.annotators: dict[str, int] = dict(memberships)
         self.next_rank = (Membership.objects.filter(project=project).aggregate(m=Max("rank"))["m"] or 0) + 1
         self.dialogues = self.posts = self.judgements = self.gold_counts = self.annotators_created = 0
+        self.rows = 0  # dialogues, posts, assignments, judgements and gold counts written
         self.now = timezone.now()
         self.rule = unit_rule(project.preset)
 
@@ -172,6 +227,14 @@ class _BatchWriter:
         speakers = [p.speaker for p in parsed.posts]
         blocks = utterance_blocks(speakers)
         shape = DialogueShape.of_posts((p.speaker, b, p.annotated) for p, b in zip(parsed.posts, blocks))
+        dialogue_fit_check(
+            parsed,
+            spec=self.spec,
+            criteria=list(self.criteria.values()),
+            shape=shape,
+            rule=self.rule,
+            format_chosen=self.format_chosen,
+        )
         seen: set[tuple[str, str, int]] = set()
         for j in parsed.judgements:
             self._check(parsed, j.criterion, j.unit, j.value, j.field, shape)
@@ -182,6 +245,7 @@ class _BatchWriter:
         for g in parsed.gold_counts:
             self._check(parsed, g.criterion, g.unit, g.value, g.field, shape)
         self.seen_ids.add(parsed.external_id)
+        self.seen_new += 1
         return blocks
 
     # -- writing --------------------------------------------------------------------------
@@ -233,6 +297,7 @@ class _BatchWriter:
                 language=p.language,
                 source_meta=p.source_meta,
                 position=self.next_position + i,
+                batch=self.batch,
             )
             for i, p in enumerate(batch)
         )
@@ -296,3 +361,4 @@ class _BatchWriter:
         self.posts += len(posts)
         self.judgements += len(judgements)
         self.gold_counts += len(gold)
+        self.rows += len(dialogues) + len(posts) + len(assignments) + len(judgements) + len(gold)

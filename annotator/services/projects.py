@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotator.models import Criterion, Membership, Project, Role
+from annotator.models import K_MAX, K_MIN, Criterion, Membership, Project, Role
 from annotator.presets import PRESETS
 
 
@@ -25,8 +25,7 @@ def project_create(
         raise ValueError(f"a project with slug {slug!r} already exists")
     spec = PRESETS[preset]
     k = spec.annotators_per_dialogue if annotators_per_dialogue is None else annotators_per_dialogue
-    if k < 1:
-        raise ValueError("annotators per dialogue must be at least 1")
+    annotators_per_dialogue_check(k)
     project = Project.objects.create(
         slug=slug,
         preset=preset,
@@ -48,6 +47,21 @@ def project_create(
         )
         for i, c in enumerate(spec.criteria)
     )
+    return project
+
+
+def annotators_per_dialogue_check(k: int) -> None:
+    """K must be between ``K_MIN`` and ``K_MAX`` (the forms of both pages use the same bounds)."""
+    if not K_MIN <= k <= K_MAX:
+        raise ValueError(f"annotators per dialogue (K) must be between {K_MIN} and {K_MAX}, got {k}")
+
+
+def project_settings_update(*, project: Project, guidelines: str, annotators_per_dialogue: int) -> Project:
+    """Save the guidelines and K (checked as on creation)."""
+    annotators_per_dialogue_check(annotators_per_dialogue)
+    project.guidelines = guidelines
+    project.annotators_per_dialogue = annotators_per_dialogue
+    project.save(update_fields=["guidelines", "annotators_per_dialogue"])
     return project
 
 

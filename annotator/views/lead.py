@@ -1,36 +1,59 @@
-"""The lead's pages: create a project, guidelines and K, upload, members, assignment, progress, reopen."""
+"""The lead's pages: create a project, guidelines and K, imports, members, assignment, progress, reopen."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
-from annotator.importers import InputError
-from annotator.models import Assignment, Membership
-from annotator.selectors.progress import project_progress
+from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
+from annotator.selectors.imports import import_batch_contents, import_batch_status, import_batches_recent
+from annotator.selectors.manage import (
+    ItemFilters,
+    assignment_shortfall,
+    items_page,
+    manage_overview,
+    member_removal_message,
+    member_work,
+)
 from annotator.services.accounts import member_tokens_revoke, membership_add_account
 from annotator.services.assignment import assignments_create_balanced
-from annotator.services.imports import dialogues_import_upload
+from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from annotator.services.judgements import assignment_reopen
-from annotator.services.projects import membership_remove, project_create_led
+from annotator.services.projects import membership_remove, project_create_led, project_settings_update
 
 
-def _page(request, project, **forms):
+def _page(request, project, *, upload_error: str | None = None, **forms):
+    filters = ItemFilters.from_query(request.GET)
+    overview = manage_overview(project=project)
+    batches = import_batches_recent(project=project)
+    watched = request.GET.get("import", "")
+    running = next(
+        (b for b in batches if str(b.pk) == watched or b.status in (ImportStatus.PENDING, ImportStatus.RUNNING)),
+        None,
+    )
     context = {
         "project": project,
         "guidelines_form": forms.get("guidelines_form") or GuidelinesForm(instance=project),
         "upload_form": forms.get("upload_form") or UploadForm(),
         "member_form": forms.get("member_form") or MemberForm(),
-        "upload_error": forms.get("upload_error"),
-        **project_progress(project=project),
+        "upload_error": upload_error,
+        "batches": batches,
+        "watched": import_batch_status(batch=running) if running else None,
+        "items": items_page(project=project, filters=filters, page=request.GET.get("page")),
+        "filters": filters,
+        "filter_query": filters.as_query(),
+        "statuses": AssignmentStatus.choices,
+        **overview,
     }
-    return render(request, "annotator/lead_project.html", context, status=400 if len(forms) else 200)
+    status = 400 if forms or upload_error else 200
+    return render(request, "annotator/lead_project.html", context, status=status)
 
 
 @login_required
@@ -63,7 +86,11 @@ def guidelines(request, slug: str):
     form = GuidelinesForm(request.POST, instance=project)
     if not form.is_valid():
         return _page(request, project, guidelines_form=form)
-    form.save()
+    project_settings_update(
+        project=project,
+        guidelines=form.cleaned_data["guidelines"],
+        annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
+    )
     messages.success(request, "Saved the guidelines and the number of annotators per dialogue.")
     return redirect("lead_project", slug=slug)
 
@@ -71,19 +98,68 @@ def guidelines(request, slug: str):
 @login_required
 @require_POST
 def upload(request, slug: str):
+    """Keep the file as an import job; the page then follows its progress (``import_status``).
+
+    Without a broker the import has already run when the job is created: its outcome is shown at once.
+    """
     project = lead_project(request, slug)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _page(request, project, upload_form=form)
-    try:
-        report = dialogues_import_upload(
-            project=project, uploaded=form.cleaned_data["file"], fmt=form.cleaned_data["format"]
-        )
-    except InputError as exc:
-        return _page(request, project, upload_form=form, upload_error=f"Nothing was imported. {exc}")
-    name = form.cleaned_data["file"].name
-    messages.success(request, f"Imported {report.dialogues} dialogues ({report.judgements} judgements) from {name}.")
-    return redirect("lead_project", slug=slug)
+    batch = import_batch_create(
+        project=project, user=request.user, uploaded=form.cleaned_data["file"], fmt=form.cleaned_data["format"]
+    )
+    batch.refresh_from_db()
+    state = import_batch_status(batch=batch)
+    if batch.status == ImportStatus.FAILED:
+        return _page(request, project, upload_form=form, upload_error=state["message"])
+    if batch.status == ImportStatus.DONE:
+        messages.success(request, state["message"])
+    return redirect(f"{reverse('lead_project', args=[slug])}?import={batch.pk}#upload-heading")
+
+
+def _batches(project):
+    return ImportBatch.objects.filter(project=project).defer("source").select_related("created_by")
+
+
+@login_required
+@require_GET
+def import_status(request, slug: str, batch_id: int):
+    """One import's progress as JSON, polled by ``static/js/import.js``."""
+    project = lead_project(request, slug)
+    batch = get_object_or_404(
+        ImportBatch.objects.defer("source").select_related("created_by"), pk=batch_id, project=project
+    )
+    return JsonResponse(import_batch_status(batch=batch))
+
+
+@login_required
+def import_remove(request, slug: str, batch_id: int):
+    """GET: what removing the batch deletes, and a button to confirm; POST: remove it."""
+    project = lead_project(request, slug)
+    batch = get_object_or_404(
+        ImportBatch.objects.defer("source").select_related("created_by"), pk=batch_id, project=project
+    )
+    if request.method == "POST":
+        try:
+            removal = import_batch_remove(project=project, batch_id=batch.pk, user=request.user)
+        except ImportBatchError as exc:
+            messages.error(request, str(exc))
+        else:
+            c = removal.contents
+            messages.success(
+                request,
+                f"Removed import {batch.pk} ({batch.file_names}): {c.dialogues} dialogues, {c.assignments} "
+                f"assignments and {c.submitted_judgements} submitted judgements. The statistics are being recomputed.",
+            )
+        return redirect(f"{reverse('lead_project', args=[slug])}#imports")
+    if batch.status != ImportStatus.DONE:
+        raise Http404("only an imported batch can be removed")
+    return render(
+        request,
+        "annotator/import_remove.html",
+        {"project": project, "batch": batch, "contents": import_batch_contents(batch=batch)},
+    )
 
 
 @login_required
@@ -110,9 +186,17 @@ def member_add(request, slug: str):
 @require_POST
 def member_remove(request, slug: str, user_id: int):
     project = lead_project(request, slug)
-    if user_id != request.user.pk:  # a lead cannot remove themselves here
-        membership_remove(project=project, user_id=user_id)
-    messages.success(request, "Removed the member; run the assignment to hand their unfinished work to others.")
+    if user_id == request.user.pk:  # a lead cannot remove themselves here
+        messages.error(request, "You cannot remove yourself; ask another lead.")
+        return redirect("lead_project", slug=slug)
+    username = project.memberships.filter(user_id=user_id).values_list("user__username", flat=True).first()
+    if username is None:
+        raise Http404("no such member")
+    work = member_work(project=project, user_id=user_id)
+    before = assignment_shortfall(project=project)
+    membership_remove(project=project, user_id=user_id)
+    after = assignment_shortfall(project=project)
+    messages.success(request, member_removal_message(username=username, work=work, before=before, after=after))
     return redirect("lead_project", slug=slug)
 
 
@@ -138,7 +222,11 @@ def assign(request, slug: str):
     except ValueError as exc:
         messages.error(request, str(exc))
         return redirect("lead_project", slug=slug)
-    messages.success(request, f"Created {report.created} assignments; handed back {report.handed_back}.")
+    shortfall = assignment_shortfall(project=project)
+    still = f" {shortfall.explanation()}" if shortfall.short else ""
+    messages.success(
+        request, f"Created {report.created} assignments; handed back {report.handed_back} unfinished items.{still}"
+    )
     return redirect("lead_project", slug=slug)
 
 

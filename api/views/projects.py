@@ -1,9 +1,11 @@
-"""Projects, their dialogues (list, detail, import), statistics and gold export."""
+"""Projects, their dialogues (list, detail, import jobs and batches), statistics and gold export."""
 
 from __future__ import annotations
 
 from django.db.models import Count
 from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.plumbing import resolve_type_hint
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -15,8 +17,10 @@ from rest_framework.views import APIView
 from annotator.access import IsProjectLead, IsProjectMember
 from annotator.exporters import EXPORT_FORMATS, export_gold
 from annotator.filenames import attachment
+from annotator.models import ImportStatus
+from annotator.selectors.imports import import_batch_status, import_batches_of
 from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, projects_with_role
-from annotator.services.imports import dialogues_import_upload
+from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.services.payloads import StatisticsPayload
@@ -77,24 +81,88 @@ class DialogueDetail(APIView):
         return Response(s.DialogueDetailOut(dialogue).data)
 
 
+def _job(request, batch) -> dict:
+    url = reverse("api-import", kwargs={"slug": request.project.slug, "pk": batch.pk})
+    return {**import_batch_status(batch=batch), "url": request.build_absolute_uri(url)}
+
+
 class DialogueImport(APIView):
-    """Import a collection file into the project (leads). All or nothing; errors name file, dialogue, field."""
+    """Import a collection file into the project (leads), as a background job.
+
+    Answers with the job and the URL to poll (``Location``): 202 while it waits or runs; when it has
+    already finished (no broker configured: it ran in-process), 201 with its counts or 400 with the
+    error naming file, dialogue and field. All or nothing.
+    """
 
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=s.ImportIn, responses={201: s.ImportOut})
+    @extend_schema(request=s.ImportIn, responses={201: s.ImportJobOut, 202: s.ImportJobOut, 400: s.ImportJobOut})
     def post(self, request, slug: str):
-        project = request.project
         given = s.ImportIn(data=request.data)
         given.is_valid(raise_exception=True)
-        report = dialogues_import_upload(
-            project=project,
+        batch = import_batch_create(
+            project=request.project,
+            user=request.user,
             uploaded=given.validated_data["file"],
             fmt=given.validated_data["format"],
-            language=given.validated_data.get("language") or None,
+            language=given.validated_data.get("language") or "",
         )
-        return Response(s.ImportOut(report).data, status=status.HTTP_201_CREATED)
+        batch.refresh_from_db()
+        job = _job(request, batch)
+        code = {ImportStatus.DONE: status.HTTP_201_CREATED, ImportStatus.FAILED: status.HTTP_400_BAD_REQUEST}
+        response = Response(s.ImportJobOut(job).data, status=code.get(batch.status, status.HTTP_202_ACCEPTED))
+        response["Location"] = job["url"]
+        return response
+
+
+class ImportList(generics.ListAPIView):
+    """The project's imports, newest first (leads)."""
+
+    serializer_class = s.ImportJobOut
+    permission_classes = [IsProjectLead]
+
+    def get_queryset(self):
+        return import_batches_of(project=self.request.project)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.ImportJobOut([_job(request, b) for b in page], many=True).data)
+
+
+class ImportDetail(APIView):
+    """One import: poll it while it runs (GET); remove its dialogues with their assignments and judgements
+    (DELETE, leads; answers what was deleted)."""
+
+    permission_classes = [IsProjectLead]
+
+    def _batch(self, request, pk: int):
+        return get_object_or_404(import_batches_of(project=request.project), pk=pk)
+
+    @extend_schema(responses=s.ImportJobOut)
+    def get(self, request, slug: str, pk: int):
+        return Response(s.ImportJobOut(_job(request, self._batch(request, pk))).data)
+
+    @extend_schema(responses={200: s.ImportRemovalOut})
+    def delete(self, request, slug: str, pk: int):
+        batch = self._batch(request, pk)
+        try:
+            removal = import_batch_remove(project=request.project, batch_id=batch.pk, user=request.user)
+        except ImportBatchError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        c = removal.contents
+        return Response(
+            s.ImportRemovalOut(
+                {
+                    "batch": removal.batch_id,
+                    "dialogues": c.dialogues,
+                    "assignments": c.assignments,
+                    "submitted_judgements": c.submitted_judgements,
+                    "native_submitted_judgements": c.native_submitted_judgements,
+                    "draft_judgements": c.draft_judgements,
+                }
+            ).data
+        )
 
 
 class ProjectStats(APIView):

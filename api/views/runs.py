@@ -1,4 +1,4 @@
-"""Runs: upload (scored by a worker), status and scores, per-dialogue scores (leads)."""
+"""Runs: upload (scored by a worker), status and scores, per-dialogue scores, deletion (leads)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
 from scoring.app.selectors.run_csv import per_dialogue_csv
-from scoring.app.services.run_upload import run_rescore, run_upload
+from scoring.app.services.run_upload import run_delete, run_rescore, run_upload
 
 
 class RunListCreate(generics.ListAPIView):
@@ -58,6 +58,15 @@ class RunDetail(APIView):
     def get(self, request, slug: str, pk: int):
         run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         return Response(s.RunOut(run).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, slug: str, pk: int):
+        """Delete the run; the comparisons of the others are recomputed by a worker."""
+        try:
+            run_delete(project=request.project, run_id=pk)
+        except Run.DoesNotExist:
+            raise Http404("no such run") from None
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class RunPerDialogue(APIView):

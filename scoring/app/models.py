@@ -99,6 +99,7 @@ class RunComparison(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="run_comparisons")
     metric = models.CharField(max_length=100)
     payload = models.JSONField()
+    error = models.TextField(blank=True, help_text="Why the comparison could not be computed, in the service's words.")
     computed_at = models.DateTimeField()
 
     class Meta:

@@ -146,20 +146,68 @@ def test_stats_and_export_equal_the_commands(world):
     assert bad.status_code == 400 and "format" in bad.json()
 
 
-def test_import_by_upload_names_the_error_and_changes_nothing(world, tmp_path):
+def test_import_by_upload_names_the_error_and_changes_nothing(world, django_capture_on_commit_callbacks):
+    # given a lead of a DBDC project; the job goes to the workers (here: runs in-process) once the request commits
     lead = client_for(world["other"])
     good = io.BytesIO(json.dumps(dbdc_dialogue("up1")).encode())
     good.name = "up1.log.json"
-    response = lead.post("/api/projects/p2/dialogues/import/", {"file": good, "format": "dbdc"}, format="multipart")
-    assert response.status_code == 201 and response.json()["dialogues"] == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        response = lead.post("/api/projects/p2/dialogues/import/", {"file": good, "format": "dbdc"}, format="multipart")
+        # the answer is the job, not yet run, with the URL to poll it
+        job = response.json()
+        assert response.status_code == 202 and job["status"] == "pending"
+        assert response["Location"] == job["url"] and job["url"].endswith(f"/api/projects/p2/imports/{job['id']}/")
+    polled = lead.get(job["url"]).json()
+    assert polled["status"] == "done" and polled["dialogues"] == 1 and polled["dialogues_written"] == 1
+    assert polled["progress"] == 1.0 and polled["rows_written"] == 1 + 5 + 3 + 6  # dialogue, posts, assignments...
     broken = dbdc_dialogue("up2")
     broken["turns"][2]["annotations"][0]["breakdown"] = "Q"
     raw = io.BytesIO(json.dumps(broken).encode())
     raw.name = "up2.log.json"
-    response = lead.post("/api/projects/p2/dialogues/import/", {"file": raw}, format="multipart")
-    assert response.status_code == 400
-    assert response.json()["record"] == "up2" and response.json()["field"] == "turns[2].annotations[0].breakdown"
+    with django_capture_on_commit_callbacks(execute=True):
+        job = lead.post("/api/projects/p2/dialogues/import/", {"file": raw}, format="multipart").json()
+    failed = lead.get(job["url"]).json()
+    assert failed["status"] == "failed" and failed["finished"]
+    assert failed["record"] == "up2" and failed["field"] == "turns[2].annotations[0].breakdown"
+    assert failed["error"].startswith("Nothing was imported. up2.log.json: dialogue up2: field turns[2]")
     assert world["other_project"].dialogues.count() == 1
+    # both imports are listed, newest first
+    listed = lead.get("/api/projects/p2/imports/").json()["results"]
+    assert [(j["file_names"], j["status"]) for j in listed] == [("up2.log.json", "failed"), ("up1.log.json", "done")]
+
+
+def test_an_import_waits_for_a_worker_as_a_pending_job(world):
+    # given no commit yet (the job is sent to the workers once the request's transaction commits)
+    lead = client_for(world["other"])
+    upload = io.BytesIO(json.dumps(dbdc_dialogue("later")).encode())
+    upload.name = "later.log.json"
+    response = lead.post("/api/projects/p2/dialogues/import/", {"file": upload}, format="multipart")
+    # then the answer is 202 with the job to poll, and nothing is imported yet
+    assert response.status_code == 202 and response.json()["status"] == "pending"
+    assert response.json()["message"] == "later.log.json is uploaded and waits for a worker."
+    assert world["other_project"].dialogues.count() == 0
+
+
+def test_a_lead_removes_an_import_through_the_api(world, django_capture_on_commit_callbacks):
+    lead = client_for(world["other"])
+    upload = io.BytesIO(json.dumps(dbdc_dialogue("gone")).encode())
+    upload.name = "gone.log.json"
+    with django_capture_on_commit_callbacks(execute=True):
+        job = lead.post("/api/projects/p2/dialogues/import/", {"file": upload}, format="multipart").json()
+    assert client_for(world["lead"]).delete(f"/api/projects/p2/imports/{job['id']}/").status_code == 404
+    removed = lead.delete(f"/api/projects/p2/imports/{job['id']}/")
+    assert removed.status_code == 200
+    assert removed.json() == {
+        "batch": job["id"],
+        "dialogues": 1,
+        "assignments": 3,
+        "submitted_judgements": 6,
+        "native_submitted_judgements": 0,
+        "draft_judgements": 0,
+    }
+    assert world["other_project"].dialogues.count() == 0
+    assert lead.get(job["url"]).json()["status"] == "removed"
+    assert lead.delete(f"/api/projects/p2/imports/{job['id']}/").status_code == 409
 
 
 def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_callbacks):
@@ -183,6 +231,20 @@ def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_call
     rejected = lead.get("/api/projects/p1/runs/").json()["results"]
     assert [r["status"] for r in rejected] == ["scored", "failed"]
     assert "dialogue nope: field id: is not in the gold data" in rejected[1]["error"]
+
+
+def test_a_lead_deletes_a_run_through_the_api(world, django_capture_on_commit_callbacks):
+    lead = client_for(world["lead"])
+    raw = io.BytesIO(json.dumps(random_stc3_run(stc3_dialogues(), 2)).encode())
+    raw.name = "run.json"
+    with django_capture_on_commit_callbacks(execute=True):
+        run_id = lead.post("/api/projects/p1/runs/", {"name": "gone", "files": [raw]}, format="multipart").json()["id"]
+    assert client_for(world["other"]).delete(f"/api/projects/p1/runs/{run_id}/").status_code == 403  # annotator
+    assert client_for(world["other"]).delete(f"/api/projects/p2/runs/{run_id}/").status_code == 404  # not p2's
+    with django_capture_on_commit_callbacks(execute=True):
+        assert lead.delete(f"/api/projects/p1/runs/{run_id}/").status_code == 204
+    assert not Run.objects.filter(pk=run_id).exists()
+    assert lead.delete(f"/api/projects/p1/runs/{run_id}/").status_code == 404
 
 
 # Queries of each list endpoint, pinned: the same with 1 dialogue per annotator and with 21.
@@ -228,7 +290,7 @@ def test_bad_query_parameters_are_400s_naming_the_parameter(world):
     assert lead.get("/api/projects/p1/dialogues/a%00b/").status_code == 404
 
 
-def test_odd_uploads_are_client_errors(world):
+def test_odd_uploads_are_client_errors(world, django_capture_on_commit_callbacks):
     lead = client_for(world["other"])
     for name, content, fmt in (
         ("x\x00y.jsonl", b'{"id": 1}', "jsonl"),
@@ -238,8 +300,13 @@ def test_odd_uploads_are_client_errors(world):
     ):
         upload = io.BytesIO(content)
         upload.name = name
-        response = lead.post("/api/projects/p2/dialogues/import/", {"file": upload, "format": fmt}, format="multipart")
-        assert response.status_code == 400, (name, response.content)
+        with django_capture_on_commit_callbacks(execute=True):
+            response = lead.post(
+                "/api/projects/p2/dialogues/import/", {"file": upload, "format": fmt}, format="multipart"
+            )
+        assert response.status_code == 202, (name, response.content)
+        job = lead.get(response.json()["url"]).json()
+        assert job["status"] == "failed" and job["error"].startswith("Nothing was imported."), (name, job)
     assert world["other_project"].dialogues.count() == 0
 
 

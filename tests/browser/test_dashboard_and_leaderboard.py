@@ -69,6 +69,7 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
 
 
 def test_leaderboard_upload_scores_and_significance(live_server, page, screenshot, lead_project, tmp_path):
+    page.set_viewport_size({"width": 1280, "height": 900})
     login(page, live_server, "lead")
     for seed in range(3):
         path = tmp_path / f"run{seed}.json"
@@ -89,12 +90,63 @@ def test_leaderboard_upload_scores_and_significance(live_server, page, screensho
         cells = page.locator(f'#leaderboard tr[data-run="{run.name}"] td').all_inner_texts()
         assert cells[0] == "Scored"
         assert cells[1] == fmt(run.scores["quality"]["A"]["rsnod"])
-        assert cells[-2] == fmt(run.scores["nugget"]["jsd_neglog2"])
+        assert cells[-3] == fmt(run.scores["nugget"]["jsd"])  # the last main metric, before CSV and Delete
     comparison = RunComparison.objects.get(project=lead_project, metric="A.rsnod")
     page.goto(f"{live_server.url}/projects/dash/runs/?metric=A.rsnod")
     rows = page.locator("#p-matrix tbody tr")
     assert rows.count() == 3
     first_row = rows.nth(0).locator("td").all_inner_texts()
     assert first_row == [f"{p:.3f}" for p in comparison.payload["tukey_hsd"]["p_values"][0]]
-    screenshot("leaderboard")
+    screenshot("leaderboard-stc3")
     assert ProjectStatistics.objects.count() >= 0
+
+
+def test_breakdown_leaderboard_fits_1280_px_sorts_and_says_why_significance_is_missing(
+    live_server, page, screenshot, django_user_model
+):
+    from annotator.services.demo import DEMO_DIR
+    from scoring.app.services.compare import comparisons_refresh
+    from scoring.breakdown import BREAKDOWN_METRICS
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    project = project_create(slug="bd-board", preset="dbdc", name="Breakdown systems")
+    dialogues_import(project=project, paths=[DEMO_DIR / "dbdc"])
+    lead = django_user_model.objects.create_user(username="bd-lead", password=PASSWORD)
+    membership_add(project=project, user=lead, role="lead")
+    for i, name in enumerate(["system-a", "system-b", "system-c"]):
+        scores = {m: round(0.3 + 0.1 * ((i * 7 + j) % 5), 4) for j, m in enumerate(BREAKDOWN_METRICS)}
+        per_dialogue = {f"d{k}": {"MSE(NB,PB,B)": 0.1 * i + 0.01 * k} for k in range(12)}
+        per_dialogue[f"only-{name}"] = {"F1(B)": 0.5}  # no dialogue has an F1(B) in every run
+        Run.objects.create(
+            project=project,
+            name=name,
+            kind="dbdc",
+            status="scored",
+            scores={"breakdown": scores},
+            per_dialogue=per_dialogue,
+        )
+    comparisons_refresh(project=project, trials=200)
+    login(page, live_server, "bd-lead")
+    page.goto(f"{live_server.url}/projects/bd-board/runs/")
+    # the four main metrics only: no sideways scroll at 1280 px
+    assert page.locator("#leaderboard thead th[data-metric]").count() == 4
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    # sort by MSE (lower is better): best first
+    page.locator("#leaderboard thead th[data-metric] a", has_text="MSE(NB,PB,B)").click()
+    order = page.locator("#leaderboard tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
+    mse = {r.name: r.scores["breakdown"]["MSE(NB,PB,B)"] for r in Run.objects.filter(project=project)}
+    assert order == sorted(mse, key=lambda n: (mse[n], order.index(n)))
+    assert "best first" in page.locator('th[data-metric="breakdown.MSE(NB,PB,B)"]').inner_text()
+    # why F1(B) has no significance test, in the service's words
+    row = page.locator('#metric-choice tr[data-metric="F1(B)"]').inner_text()
+    assert "Cannot be computed: no dialogue has a 'F1(B)' score in every run" in row
+    assert page.locator('#metric-choice tr[data-metric="MSE(NB,PB,B)"] a').count() == 1
+    screenshot("leaderboard")
+    # every metric is one click away
+    page.get_by_role("link", name="All metrics (26)").click()
+    assert page.locator("#leaderboard thead th[data-metric]").count() == 26
+    wide = page.evaluate(
+        "Array.from(document.querySelectorAll('*')).filter(e => e.getBoundingClientRect().right > 1300)"
+        ".map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 12)"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280, wide  # the table scrolls in its box

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from annotator.models import AssignmentStatus, Dialogue, Judgement, Project
+from annotator.models import AssignmentStatus, Criterion, Dialogue, Judgement, Project, Unit
+from annotator.selectors.manage import natural_key
 from scoring.app.models import ProjectStatistics, StatisticsJob
 from scoring.app.services.statistics import judgements_fingerprint
 
@@ -22,22 +23,85 @@ def freshness(*, project: Project) -> dict:
     }
 
 
+UNIT_NAMES = {Unit.POST: "post", Unit.TURN: "turn", Unit.SYSTEM_TURN: "system turn", Unit.REPLY: "reply"}
+
+
+def short_label(label: str) -> str:
+    """The part of a value's label annotators see on its button, before the explanation.
+
+    >>> short_label("NB: not a breakdown"), short_label("-2: very poor"), short_label("Yes")
+    ('NB', '-2', 'Yes')
+    """
+    return label.split(":", 1)[0].strip() or label
+
+
+def value_labels(criteria: list[Criterion]) -> dict[str, dict[str, str]]:
+    """criterion key -> stored value -> the short label annotators see (NB, PB, B rather than O, T, X)."""
+    return {c.key: {v["value"]: short_label(v.get("label") or v["value"]) for v in c.values} for c in criteria}
+
+
+def unit_name(criterion: Criterion | None, unit: int) -> str:
+    """'the dialogue' for dialogue-level criteria, else the unit's kind and number ('system turn 4')."""
+    if criterion is None:
+        return str(unit)
+    if criterion.unit == Unit.DIALOGUE:
+        return "the dialogue"
+    return f"{UNIT_NAMES.get(criterion.unit, criterion.unit)} {unit}"
+
+
+def disputed_rows(payload: dict, criteria: list[Criterion]) -> list[dict]:
+    """The payload's disputed units with entropy above zero, their units named and values labelled."""
+    by_key = {c.key: c for c in criteria}
+    labels = value_labels(criteria)
+    return [
+        {
+            **d,
+            "unit_name": unit_name(by_key.get(d["criterion"]), d["unit"]),
+            "labelled_counts": [
+                (labels.get(d["criterion"], {}).get(v, v), d["counts"][v])
+                for v in _scale_order(by_key.get(d["criterion"]), d["counts"])
+                if d["counts"][v]
+            ],
+        }
+        for d in payload.get("disputed", [])
+        if d["entropy"] > 0
+    ]
+
+
+def _scale_order(criterion: Criterion | None, counts: dict) -> list[str]:
+    """The values of ``counts`` in the criterion's scale order (PostgreSQL's jsonb does not keep key order)."""
+    scale = list(dict.fromkeys(criterion.allowed_values())) if criterion else []
+    return [v for v in scale if v in counts] + [v for v in counts if v not in scale]
+
+
+def annotators_sorted(payload: dict) -> list[tuple[str, dict]]:
+    """The payload's per-annotator figures in natural order of names (ann2 before ann10)."""
+    return sorted(payload.get("annotators", {}).items(), key=lambda item: natural_key(item[0]))
+
+
 def dialogue_judgements_side_by_side(*, dialogue: Dialogue) -> dict:
     """Every submitted judgement of one dialogue: rows are units, columns annotators (lead-only view)."""
     rows = Judgement.objects.filter(
         assignment__dialogue=dialogue, assignment__status=AssignmentStatus.SUBMITTED
     ).values_list("criterion__key", "criterion__position", "unit", "assignment__annotator__username", "value")
-    annotators = sorted({r[3] for r in rows})
+    annotators = sorted({r[3] for r in rows}, key=natural_key)
+    criteria = list(dialogue.project.criteria.all())
+    labels, by_key = value_labels(criteria), {c.key: c for c in criteria}
     table: dict[tuple[int, str, int], dict[str, str]] = {}
     for key, position, unit, annotator, value in rows:
-        table.setdefault((position, key, unit), {})[annotator] = value
+        table.setdefault((position, key, unit), {})[annotator] = labels.get(key, {}).get(value, value)
     posts = list(dialogue.posts.order_by("position").values("position", "speaker", "text", "utterance_block"))
     return {
         "dialogue": dialogue,
         "annotators": annotators,
         "posts": posts,
         "rows": [
-            {"criterion": key, "unit": unit, "values": [cells.get(a, "") for a in annotators]}
+            {
+                "criterion": key,
+                "unit": unit,
+                "unit_name": unit_name(by_key.get(key), unit),
+                "values": [cells.get(a, "") for a in annotators],
+            }
             for (_p, key, unit), cells in sorted(table.items())
         ],
     }

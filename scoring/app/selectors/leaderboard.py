@@ -1,28 +1,93 @@
-"""Reads for the leaderboard: every run with the preset's metrics, and the stored comparisons."""
+"""Reads for the leaderboard: every run with the preset's metrics, sorted and grouped, and the stored
+comparisons (or why they could not be computed)."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from annotator.models import Project
-from annotator.presets import PRESETS
+from annotator.presets import PRESETS, LeaderboardColumn
 from scoring.app.models import Run, RunComparison, RunKind
 
+FEATURED, ALL = "main", "all"
 
-def leaderboard(*, project: Project, metric: str | None) -> dict:
-    """Runs with every metric the preset defines, and the stored comparison of one metric."""
-    columns = PRESETS[project.preset].leaderboard
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    key: str  # the value of ``?group=``
+    label: str
+    size: int
+
+
+def column_groups(columns: tuple[LeaderboardColumn, ...]) -> list[ColumnGroup]:
+    """The chosen few (``featured``), each family of metrics, and all of them; just one when all are featured."""
+    if all(c.featured for c in columns):
+        return [ColumnGroup(ALL, "All metrics", len(columns))]
+    families = list(dict.fromkeys(c.group for c in columns))
+    return (
+        [ColumnGroup(FEATURED, "Main metrics", sum(c.featured for c in columns))]
+        + [ColumnGroup(f, f, sum(c.group == f for c in columns)) for f in families]
+        + [ColumnGroup(ALL, "All metrics", len(columns))]
+    )
+
+
+def leaderboard(
+    *,
+    project: Project,
+    metric: str | None = None,
+    group: str | None = None,
+    sort: str | None = None,
+    order: str | None = None,
+) -> dict:
+    """Runs with the preset's metrics: those of ``group`` shown (the main ones by default), sorted by the
+    metric ``sort`` best first (``order="worst"`` reverses; runs without a value last), and the stored
+    comparison of one metric."""
+    spec = PRESETS[project.preset]
+    columns = spec.leaderboard
+    groups = column_groups(columns) if columns else []
+    chosen_group = next((g for g in groups if g.key == group), groups[0] if groups else None)
+    if chosen_group is None or chosen_group.key == ALL:
+        shown = list(columns)
+    elif chosen_group.key == FEATURED:
+        shown = [c for c in columns if c.featured]
+    else:
+        shown = [c for c in columns if c.group == chosen_group.key]
     runs = list(Run.objects.filter(project=project).defer("source", "per_dialogue").order_by("created_at", "pk"))
     for run in runs:
-        run.cells = [_lookup(run.scores, c.key) for c in columns]
+        run.cells = [_lookup(run.scores, c.key) for c in shown]
+    sort_column = next((c for c in columns if c.key == sort), None)
+    order = "worst" if order == "worst" else "best"
+    if sort_column is not None:
+        runs = _sorted(runs, sort_column, best_first=order == "best")
     comparisons = list(RunComparison.objects.filter(project=project).order_by("metric"))
-    chosen = next((c for c in comparisons if c.metric == metric), comparisons[0] if comparisons else None)
+    computed = [c for c in comparisons if not c.error]
+    chosen = next((c for c in computed if c.metric == metric), computed[0] if computed else None)
     return {
         "runs": runs,
-        "columns": columns,
-        "run_scheme": PRESETS[project.preset].run_scheme,
+        "columns": shown,
+        "groups": groups,
+        "group": chosen_group,
+        "sort": sort_column,
+        "order": order,
+        "run_scheme": spec.run_scheme,
         "comparisons": comparisons,
         "comparison": chosen,
         "scored": sum(r.status == "scored" and r.kind != RunKind.REORDERING for r in runs),
     }
+
+
+def _sorted(runs: list[Run], column: LeaderboardColumn, *, best_first: bool) -> list[Run]:
+    """Runs by one metric, best (or worst) first by its direction; runs without a finite value last."""
+
+    def value(run: Run) -> float | None:
+        v = _lookup(run.scores, column.key)
+        return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None
+
+    have = [r for r in runs if value(r) is not None]
+    missing = [r for r in runs if value(r) is None]
+    ascending = column.lower_is_better == best_first
+    return sorted(have, key=value, reverse=not ascending) + missing
 
 
 def _lookup(scores: dict, dotted: str):

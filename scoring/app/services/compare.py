@@ -77,7 +77,10 @@ def runs_compare(
 
 
 def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
-    """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored."""
+    """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored.
+
+    A metric that cannot be compared is stored with the reason (``RunComparison.error``); returns how
+    many were computed."""
     runs = list(
         Run.objects.filter(project=project, status=RunStatus.SCORED)
         .exclude(kind=RunKind.REORDERING)
@@ -91,11 +94,11 @@ def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
     stored = 0
     for metric in metrics:
         try:
-            payload = runs_compare(project=project, metric=metric, trials=trials)
-        except ValueError:
-            continue
+            payload, error = json_finite(runs_compare(project=project, metric=metric, trials=trials)), ""
+        except ValueError as exc:  # kept, so that the page can say why instead of "not computed yet"
+            payload, error = {}, str(exc)
         RunComparison.objects.create(
-            project=project, metric=metric, payload=json_finite(payload), computed_at=timezone.now()
+            project=project, metric=metric, payload=payload, error=error, computed_at=timezone.now()
         )
-        stored += 1
+        stored += not error
     return stored

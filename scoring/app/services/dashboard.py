@@ -83,7 +83,8 @@ def annotator_figures(project: Project, judgements: dict[str, CriterionJudgement
 
 
 def distributions_and_disputes(project: Project, judgements: dict[str, CriterionJudgements]) -> dict:
-    """Value counts per criterion, the mean gold distribution and entropy histogram, and the most disputed units."""
+    """Value counts per criterion, the mean gold distribution and entropy histogram, and the most disputed units
+    (those whose annotators disagree: entropy above zero)."""
     external = dict(project.dialogues.values_list("pk", "external_id"))
     values, gold, disputed = {}, {}, []
     for key, data in judgements.items():
@@ -102,7 +103,8 @@ def distributions_and_disputes(project: Project, judgements: dict[str, Criterion
             "entropy_histogram": histogram.tolist(),
         }
         rows = np.nonzero(pairable)[0]
-        for i in np.argsort(-entropy, kind="stable")[:DISPUTED_LIMIT]:
+        disputed_units = np.nonzero(entropy > 1e-12)[0]  # unanimous units are not disputed
+        for i in disputed_units[np.argsort(-entropy[disputed_units], kind="stable")][:DISPUTED_LIMIT]:
             u = rows[i]
             disputed.append(
                 {

@@ -72,6 +72,23 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
     return run
 
 
+def run_delete(*, project: Project, run_id: int) -> str:
+    """Delete one of the project's runs (scored, rejected or waiting) and refresh the comparisons of the
+    rest once this commits. Returns the run's name; raises ``Run.DoesNotExist`` for another project's run."""
+    with transaction.atomic():
+        run = Run.objects.defer("source", "per_dialogue").get(project=project, pk=run_id)
+        name = run.name
+        run.delete()
+        transaction.on_commit(lambda: _enqueue_comparisons(project.pk))
+    return name
+
+
+def _enqueue_comparisons(project_id: int) -> None:
+    from scoring.app.tasks import refresh_run_comparisons
+
+    safe_enqueue(refresh_run_comparisons, project_id)
+
+
 def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
     """Hand a pending run's scoring to the workers; True if it was sent.
 

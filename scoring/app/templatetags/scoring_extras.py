@@ -23,3 +23,9 @@ def fmt(value, digits: int = 4):
 @register.filter
 def index(sequence, position):
     return sequence[position]
+
+
+@register.filter
+def thousands(value):
+    """A count with thousands separators (1,672), as the import's progress messages write them."""
+    return f"{value:,}" if isinstance(value, int) else ("…" if value is None else value)

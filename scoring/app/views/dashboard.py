@@ -9,8 +9,15 @@ from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
 from annotator.models import Dialogue
+from annotator.selectors.manage import natural_key
 from annotator.selectors.progress import project_progress
-from scoring.app.selectors.dashboard import dialogue_judgements_side_by_side, freshness
+from scoring.app.selectors.dashboard import (
+    annotators_sorted,
+    dialogue_judgements_side_by_side,
+    disputed_rows,
+    freshness,
+    value_labels,
+)
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_recompute
 
@@ -32,6 +39,10 @@ def dashboard(request, slug: str):
         for c in criteria
         if c.key in payload.get("value_counts", {})
     }
+    labels = value_labels(criteria)
+    progress = project_progress(project=project)
+    progress["per_annotator"].sort(key=lambda row: natural_key(row["annotator__username"]))
+    uch = payload.get("uch") or {}
     return render(
         request,
         "scoring/dashboard.html",
@@ -42,13 +53,17 @@ def dashboard(request, slug: str):
             "levels": levels,
             "agreement_rows": agreement_rows,
             "value_counts": value_counts,
-            "progress": project_progress(project=project),
+            "labels": labels,
+            "annotator_rows": annotators_sorted(payload),
+            "disputed": disputed_rows(payload, criteria),
+            "uch": uch if uch.get("auch_mean") is not None else None,
+            "progress": progress,
             # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
             "chart_data": {
                 "agreement_order": [k for k, _v in agreement_rows],
                 "values": {
                     k: {
-                        "labels": list(c),
+                        "labels": [labels[k].get(v, v) for v in c],
                         "counts": list(c.values()),
                         "gold": [payload.get("gold", {}).get(k, {}).get("mean_distribution", {}).get(v) for v in c],
                     }

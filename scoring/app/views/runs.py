@@ -15,7 +15,7 @@ from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv
-from scoring.app.services.run_upload import run_rescore, run_upload, runs_requeue
+from scoring.app.services.run_upload import run_delete, run_rescore, run_upload, runs_requeue
 from scoring.app.services.schedule import safe_enqueue
 from scoring.errors import InputError
 
@@ -43,34 +43,40 @@ THRESHOLD_HELP = (
 
 
 class RunUploadForm(forms.Form):
+    """The upload form with only the options that apply to the project's run scheme."""
+
     name = forms.CharField(max_length=200, help_text="Uploading a name again replaces that run.")
     files = MultipleFileField(help_text="STC-3 submission JSON, or DBDC *.labels.json files or a zip of them.")
     alpha = forms.FloatField(min_value=0, max_value=1, initial=0.5, help_text="Customer weight for nuggets.")
     threshold = forms.FloatField(min_value=0, max_value=1, initial=0.0, help_text=THRESHOLD_HELP)
     strict = forms.BooleanField(required=False, help_text="Every gold dialogue must be in the run.")
 
-    def __init__(self, *args, run_scheme: RunScheme | None, **kwargs):
+    def __init__(self, *args, scheme: RunScheme | None, **kwargs):
         super().__init__(*args, **kwargs)
-        if run_scheme != RunScheme.DBDC:  # the gold label threshold means something for breakdown runs only
+        if scheme == RunScheme.DBDC:
+            del self.fields["alpha"]
+            self.fields["files"].help_text = "DBDC *.labels.json files, or a zip of them."
+        else:
             del self.fields["threshold"]
+            self.fields["files"].help_text = "An STC-3 / DialEval submission JSON."
 
-    def options(self) -> dict:
-        """The scoring options the form carries (threshold only for breakdown projects)."""
-        return {k: self.cleaned_data[k] for k in ("alpha", "strict", "threshold") if k in self.fields}
+
+def _uploads_runs(scheme: RunScheme | None) -> bool:
+    return scheme in (RunScheme.STC3, RunScheme.DBDC)
 
 
 @login_required
 def runs_page(request, slug: str):
     project = lead_project(request, slug)
-    form = RunUploadForm(request.POST or None, request.FILES or None, run_scheme=PRESETS[project.preset].run_scheme)
-    if request.method == "POST" and form.is_valid():
+    scheme = PRESETS[project.preset].run_scheme
+    form = RunUploadForm(request.POST or None, request.FILES or None, scheme=scheme) if _uploads_runs(scheme) else None
+    if request.method == "POST" and form is not None and form.is_valid():
         data = form.cleaned_data
+        options = {"strict": data["strict"]}
+        options.update({k: data[k] for k in ("alpha", "threshold") if k in data})
         try:
             run_upload(
-                project=project,
-                name=data["name"],
-                files=[(f.name, f.read()) for f in data["files"]],
-                options=form.options(),
+                project=project, name=data["name"], files=[(f.name, f.read()) for f in data["files"]], options=options
             )
         except InputError as exc:
             form.add_error(None, str(exc))
@@ -79,8 +85,28 @@ def runs_page(request, slug: str):
             return redirect("leaderboard", slug=slug)
     if request.method == "GET":
         runs_requeue(project=project)  # runs uploaded while the broker was down go to the workers now
-    context = {"project": project, "form": form, **leaderboard(project=project, metric=request.GET.get("metric"))}
-    return render(request, "scoring/leaderboard.html", context, status=400 if form.errors else 200)
+    board = leaderboard(
+        project=project,
+        metric=request.GET.get("metric"),
+        group=request.GET.get("group"),
+        sort=request.GET.get("sort"),
+        order=request.GET.get("order"),
+    )
+    context = {"project": project, "form": form, "preset": PRESETS[project.preset], **board}
+    return render(request, "scoring/leaderboard.html", context, status=400 if form is not None and form.errors else 200)
+
+
+@login_required
+@require_POST
+def run_remove(request, slug: str, run_id: int):
+    """Delete a run (leads); the comparisons of the others are recomputed by a worker."""
+    project = lead_project(request, slug)
+    try:
+        name = run_delete(project=project, run_id=run_id)
+    except Run.DoesNotExist:
+        raise Http404("no such run") from None
+    messages.success(request, f"Deleted run {name}; the significance tests of the other runs are being recomputed.")
+    return redirect("leaderboard", slug=slug)
 
 
 @login_required

@@ -1,0 +1,177 @@
+"""Reads for the lead's manage page: an overview of fixed size, and the item list a page at a time.
+
+Nothing here grows with the project: per-annotator rows (one per member), counts computed by the
+database, and ``ITEMS_PER_PAGE`` items of the filtered list; the page costs the same number of
+queries with 2 items and with 5,000.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, F, Q, Sum
+
+from annotator.models import Assignment, AssignmentStatus, Membership, Project, Role
+from annotator.presets import PRESETS
+
+ITEMS_PER_PAGE = 50
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key that orders the numbers inside names by value: ann2 before ann10.
+
+    >>> sorted(["ann10", "ann2", "Ann1", "b"], key=natural_key)
+    ['Ann1', 'ann2', 'ann10', 'b']
+    """
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower()) for part in re.split(r"(\d+)", text))
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """How the project's dialogues stand against K (what the assignment would have to add)."""
+
+    k: int
+    active: int  # active annotators (not imported accounts)
+    dialogues: int
+    short: int  # dialogues with fewer than K annotators once unfinished work of removed annotators is handed back
+    reordering: bool  # coherence projects: permutation sets, K does not apply
+
+    @property
+    def too_few_annotators(self) -> bool:
+        return not self.reordering and self.active < self.k
+
+    def explanation(self) -> str:
+        """What running the assignment will do, or why it cannot, in a sentence or two."""
+        if self.reordering:
+            if not self.active:
+                return "No active annotators yet: add annotators, then run the assignment."
+            return "Each active annotator judges one permutation set of every dialogue."
+        if self.too_few_annotators:
+            missing = self.k - self.active
+            return (
+                f"This project has {self.active} active annotator{'s' if self.active != 1 else ''}, fewer than "
+                f"K = {self.k}: every dialogue needs K different annotators, so the assignment cannot run. Add "
+                f"{missing} more annotator{'s' if missing != 1 else ''} or lower K."
+            )
+        if self.short:
+            return (
+                f"{self.short} of {self.dialogues} dialogues have fewer than K = {self.k} annotators; "
+                "running the assignment gives them the rest."
+            )
+        return f"Every dialogue has K = {self.k} annotators."
+
+
+def assignment_shortfall(*, project: Project) -> Shortfall:
+    """Dialogues short of K, counting submitted work of anyone and unfinished work of active annotators (2 queries)."""
+    active = list(
+        Membership.objects.filter(project=project, role=Role.ANNOTATOR, active=True, imported=False).values_list(
+            "user_id", flat=True
+        )
+    )
+    kept = Q(assignments__imported=False) & (
+        Q(assignments__status=AssignmentStatus.SUBMITTED) | Q(assignments__annotator_id__in=active)
+    )
+    k = project.annotators_per_dialogue
+    counts = project.dialogues.annotate(kept=Count("assignments", filter=kept)).aggregate(
+        dialogues=Count("pk"), short=Count("pk", filter=Q(kept__lt=k))
+    )
+    return Shortfall(k, len(active), counts["dialogues"], counts["short"], PRESETS[project.preset].reordering)
+
+
+def manage_overview(*, project: Project) -> dict:
+    """Totals, per-annotator progress (names sorted naturally), members and the shortfall against K."""
+    work = Assignment.objects.filter(dialogue__project=project, imported=False)
+    submitted = Q(status=AssignmentStatus.SUBMITTED)
+    per_annotator = sorted(
+        work.values("annotator_id", "annotator__username").annotate(
+            assigned=Count("pk"),
+            submitted=Count("pk", filter=submitted),
+            in_progress=Count("pk", filter=Q(status=AssignmentStatus.IN_PROGRESS)),
+            seconds=Sum("seconds_spent"),
+        ),
+        key=lambda row: natural_key(row["annotator__username"]),
+    )
+    members = sorted(
+        Membership.objects.filter(project=project, imported=False).select_related("user"),
+        key=lambda m: (m.role, natural_key(m.user.username)),
+    )
+    totals = work.aggregate(assigned=Count("pk"), submitted=Count("pk", filter=submitted))
+    shortfall = assignment_shortfall(project=project)
+    return {
+        "per_annotator": per_annotator,
+        "members": members,
+        "totals": totals,
+        "annotators": shortfall.active,
+        "n_dialogues": shortfall.dialogues,
+        "shortfall": shortfall,
+    }
+
+
+@dataclass(frozen=True)
+class ItemFilters:
+    status: str = ""
+    annotator: int | None = None
+    dialogue: str = ""
+
+    @classmethod
+    def from_query(cls, query) -> ItemFilters:
+        """Filters from a page's query string; values that do not parse are ignored."""
+        status = query.get("status", "")
+        annotator = query.get("annotator", "")
+        return cls(
+            status=status if status in AssignmentStatus.values else "",
+            annotator=int(annotator) if annotator.isdigit() and len(annotator) < 12 else None,
+            dialogue=query.get("dialogue", "").strip().replace("\x00", "")[:200],
+        )
+
+    def as_query(self) -> str:
+        parts = {"status": self.status, "annotator": self.annotator or "", "dialogue": self.dialogue}
+        return urlencode({k: v for k, v in parts.items() if v})
+
+
+def items_page(*, project: Project, filters: ItemFilters, page: str | int | None) -> Page:
+    """One page of the project's items (assignments made on the platform), filtered (2 queries)."""
+    items = Assignment.objects.filter(dialogue__project=project, imported=False)
+    if filters.status:
+        items = items.filter(status=filters.status)
+    if filters.annotator:
+        items = items.filter(annotator_id=filters.annotator)
+    if filters.dialogue:
+        items = items.filter(dialogue__external_id__icontains=filters.dialogue)
+    items = items.select_related("annotator", "dialogue").order_by(
+        F("dialogue__position").asc(), "dialogue_id", "annotator__username"
+    )
+    return Paginator(items, ITEMS_PER_PAGE).get_page(page)
+
+
+def member_work(*, project: Project, user_id: int) -> dict:
+    """A member's items in the project: unfinished and submitted (one query)."""
+    return Assignment.objects.filter(dialogue__project=project, annotator_id=user_id, imported=False).aggregate(
+        unfinished=Count("pk", filter=~Q(status=AssignmentStatus.SUBMITTED)),
+        submitted=Count("pk", filter=Q(status=AssignmentStatus.SUBMITTED)),
+    )
+
+
+def member_removal_message(*, username: str, work: dict, before: Shortfall, after: Shortfall) -> str:
+    """What removing a member did to the project's dialogues, and why (``before`` and ``after`` the removal)."""
+    parts = [f"Removed {username}."]
+    if work["submitted"]:
+        parts.append(f"Their {work['submitted']} submitted items stay.")
+    if work["unfinished"]:
+        parts.append(f"Their {work['unfinished']} unfinished items go back to the pool when you run the assignment.")
+    if after.reordering or not after.short:
+        return " ".join(parts)
+    newly = after.short - before.short
+    because = f" ({newly} of them because {username}'s unfinished items no longer count)" if newly > 0 else ""
+    if after.too_few_annotators:
+        fix = (
+            f" Only {after.active} active annotators remain, fewer than K = {after.k}: they stay short until "
+            "you add annotators or lower K."
+        )
+    else:
+        fix = " Run the assignment to give them other annotators."
+    parts.append(f"{after.short} dialogues have fewer than K = {after.k} annotators{because}.{fix}")
+    return " ".join(parts)

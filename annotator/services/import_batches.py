@@ -1,0 +1,206 @@
+"""Imports as background jobs, and their batches: create (keep the upload, queue it), run (the
+worker's side, with progress), remove (a batch's dialogues with their assignments and judgements).
+
+The import itself is ``annotator.services.imports.dialogues_import``; this module gives it a
+record (``ImportBatch``) that a page can poll and a lead can undo. Statistics are asked to
+recompute after an import and after a removal (``statistics_request_on_commit``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections, transaction
+from django.utils import timezone
+
+from annotator.importers import InputError
+from annotator.models import Dialogue, ImportBatch, ImportStatus, Project
+from annotator.selectors.imports import ImportBatchContents, import_batch_contents
+from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
+from scoring.app.services.schedule import statistics_request_on_commit
+
+log = logging.getLogger(__name__)
+
+
+class ImportBatchError(ValueError):
+    """A batch that cannot be removed (still running, refused, or removed already)."""
+
+
+def upload_name(name: str) -> str:
+    """A file name safe to write in a temporary folder, as close to the uploaded one as possible.
+
+    >>> upload_name("../../etc/passwd"), upload_name("train data (en).json"), upload_name("...")
+    ('passwd', 'train_data__en_.json', 'upload')
+    """
+    return re.sub(r"[^\w.+-]", "_", Path(str(name)).name)[-100:].lstrip(".") or "upload"
+
+
+def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", language: str = "") -> ImportBatch:
+    """Keep an uploaded file as a pending import of ``project`` and queue it for a worker.
+
+    The worker is sent the batch's id once this transaction commits; without a broker the import
+    runs in-process right then (``CELERY_TASK_ALWAYS_EAGER``).
+    """
+    upload_check_size(name=upload_name(uploaded.name), size=uploaded.size)
+    content = b"".join(uploaded.chunks())
+    batch = ImportBatch.objects.create(
+        project=project,
+        created_by=user,
+        file_names=upload_name(uploaded.name),
+        requested_format=fmt,
+        language=language or "",
+        source=content,
+    )
+    transaction.on_commit(lambda: _enqueue(batch.pk))
+    return batch
+
+
+def _enqueue(batch_id: int) -> None:
+    from annotator.tasks import run_import_batch
+
+    if run_import_batch.app.conf.task_always_eager:  # in-process: a programming error surfaces like any other
+        run_import_batch.apply_async(args=(batch_id,))
+        return
+    try:
+        run_import_batch.apply_async(args=(batch_id,), retry=False)
+    except Exception as exc:  # kombu/redis raise several connection error types
+        log.warning("could not send import %s to the workers: %s", batch_id, exc)
+        ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.PENDING).update(
+            status=ImportStatus.FAILED,
+            error="The workers cannot be reached right now; nothing was imported. Upload the file again later.",
+            source=None,
+            finished_at=timezone.now(),
+        )
+
+
+class _BatchProgress:
+    """Publishes an import's progress on its batch while the import's transaction is still open.
+
+    Inside that transaction the counts are written through a second connection (PostgreSQL), so
+    that pages polling the batch see them; the import's rows only reference the batch row, and an
+    update of its counters does not wait for them. SQLite allows one writer at a time: there the
+    counts written inside the transaction appear with the result.
+    """
+
+    FIELDS = {
+        "read": "dialogues_read",
+        "total": "dialogues_total",
+        "written": "dialogues_written",
+        "rows": "rows_written",
+    }
+
+    def __init__(self, batch_id: int):
+        self.batch_id = batch_id
+        self.side = None
+
+    def __call__(self, progress: ImportProgress) -> None:
+        values = {column: getattr(progress, name) for name, column in self.FIELDS.items()}
+        if not connection.in_atomic_block:
+            ImportBatch.objects.filter(pk=self.batch_id).update(**values)
+            return
+        if connection.vendor != "postgresql":
+            return
+        if self.side is None:
+            self.side = connections.create_connection(DEFAULT_DB_ALIAS)
+        meta = ImportBatch._meta
+        assignments = ", ".join(f"{meta.get_field(f).column} = %s" for f in values)
+        with self.side.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {meta.db_table} SET {assignments} WHERE {meta.pk.column} = %s",
+                [*values.values(), self.batch_id],
+            )
+
+    def close(self) -> None:
+        if self.side is not None:
+            self.side.close()
+            self.side = None
+
+
+def import_batch_run(*, batch_id: int) -> ImportBatch | None:
+    """Import a pending batch's file (the worker's side). Safe to run twice: only a pending batch is
+    claimed (compare-and-set), and a transient database error puts it back to pending for the retry.
+
+    Bad input is recorded on the batch (``status`` failed, ``error`` naming file, dialogue and field)
+    with nothing imported; the uploaded bytes are dropped either way.
+    """
+    claimed = ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.PENDING).update(
+        status=ImportStatus.RUNNING, started_at=timezone.now()
+    )
+    batch = ImportBatch.objects.select_related("project").filter(pk=batch_id).first()
+    if not claimed or batch is None:
+        return batch
+    progress = _BatchProgress(batch.pk)
+    failure: InputError | None = None
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / batch.file_names
+            path.write_bytes(bytes(batch.source or b""))
+            try:
+                dialogues_import(
+                    project=batch.project,
+                    paths=[path],
+                    fmt=batch.requested_format,
+                    language=batch.language or None,
+                    batch=batch,
+                    progress=progress,
+                )
+            except InputError as exc:
+                exc.file = exc.file.replace(f"{tmp}/", "")
+                failure = exc
+    except (OperationalError, InterfaceError):
+        ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.RUNNING).update(status=ImportStatus.PENDING)
+        raise
+    finally:
+        progress.close()
+    if failure is not None:
+        ImportBatch.objects.filter(pk=batch_id).update(
+            status=ImportStatus.FAILED,
+            error=f"Nothing was imported. {failure}",
+            error_detail={
+                "file": failure.file,
+                "record": failure.record,
+                "field": failure.field,
+                "message": failure.message,
+            },
+            finished_at=timezone.now(),
+        )
+    else:
+        statistics_request_on_commit(project_id=batch.project_id)
+    ImportBatch.objects.filter(pk=batch_id).update(source=None)
+    batch.refresh_from_db()
+    return batch
+
+
+@dataclass(frozen=True)
+class BatchRemoval:
+    batch_id: int
+    contents: ImportBatchContents
+
+
+@transaction.atomic
+def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemoval:
+    """Delete an imported batch's dialogues with their posts, assignments, judgements (submitted or
+    draft), reorderings and gold counts; the batch stays on record as removed, by whom and when.
+
+    Annotator accounts an import created stay members of the project (an import of the same file
+    again uses them). Raises ``ImportBatch.DoesNotExist`` for a batch of another project and
+    ``ImportBatchError`` for one that is not imported (running, refused or already removed).
+    """
+    Project.objects.select_for_update().filter(pk=project.pk).first()  # not while an import writes
+    batch = ImportBatch.objects.select_for_update().get(pk=batch_id, project=project)
+    if batch.status != ImportStatus.DONE:
+        raise ImportBatchError(
+            f"Import {batch.pk} ({batch.file_names}) is {batch.get_status_display().lower()}; "
+            "only an imported batch can be removed."
+        )
+    contents = import_batch_contents(batch=batch)
+    Dialogue.objects.filter(batch=batch).delete()
+    ImportBatch.objects.filter(pk=batch.pk).update(
+        status=ImportStatus.REMOVED, removed_at=timezone.now(), removed_by=user
+    )
+    statistics_request_on_commit(project_id=project.pk)
+    return BatchRemoval(batch.pk, contents)

@@ -1,0 +1,84 @@
+"""Whether a dialogue fits a project: the checks an import makes before it writes anything.
+
+A dialogue fits its project's preset when every criterion has at least one unit in it (a
+breakdown project needs a system turn, an NLPCC project a reply) and every speaker is one the
+preset labels (``PresetSpec.speakers``; empty: any). With "Detect", a dialogue of a community
+format the preset does not take as its own (``PresetSpec.formats``; JSON lines always fit) is
+refused with a message saying how to import it anyway: a format chosen by name is the
+person's decision. Messages speak to a person and say what the preset needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from annotator.importers import ParsedDialogue
+from annotator.models import Criterion, Unit
+from annotator.presets import PresetSpec, UnitRule
+from annotator.selectors.structure import DialogueShape
+from annotator.services.units import required_units
+
+FORMAT_NAMES = {
+    "stc3": "STC-3 / DialEval JSON",
+    "dbdc": "DBDC3 log",
+    "nlpcc": "NLPCC xlsx",
+    "jsonl": "JSON lines",
+}
+UNIT_NOUNS = {  # singular, plural
+    Unit.DIALOGUE: ("dialogue", "dialogues"),
+    Unit.POST: ("post", "posts"),
+    Unit.TURN: ("turn", "turns"),
+    Unit.SYSTEM_TURN: ("system turn", "system turns"),
+    Unit.REPLY: ("reply", "replies"),
+}
+
+
+def _either(names: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'.
+
+    >>> _either(["customer", "helpdesk"]), _either(["S"]), _either(["a", "b", "c"])
+    ('customer and helpdesk', 'S', 'a, b and c')
+    """
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def dialogue_fit_check(
+    parsed: ParsedDialogue,
+    *,
+    spec: PresetSpec,
+    criteria: Sequence[Criterion],
+    shape: DialogueShape,
+    rule: UnitRule,
+    format_chosen: bool,
+) -> None:
+    """Raise ``InputError`` (naming the file and the dialogue) unless ``parsed`` fits the preset.
+
+    Checked in this order: a unit for every criterion, the speakers, then (with "Detect") the
+    format. ``shape`` is the dialogue's speakers, utterance blocks and source annotation marks; ``rule``
+    the preset's units rule.
+    """
+    present = list(dict.fromkeys(shape.speakers))
+    for criterion in criteria:
+        if required_units(criterion, shape, rule=rule):
+            continue
+        noun, nouns = UNIT_NOUNS.get(criterion.unit, (criterion.unit, f"{criterion.unit}s"))
+        by = f" by {criterion.speaker}" if criterion.speaker else ""
+        raise parsed.fail(
+            f"has no {noun}{by} (its speakers are {_either(present)}): {spec.label} projects label "
+            f"{nouns}{by} (criterion {criterion.key})"
+        )
+    if spec.speakers:
+        unknown = [s for s in present if s not in spec.speakers]
+        if unknown:
+            raise parsed.fail(
+                f"has speaker{'s' if len(unknown) > 1 else ''} {_either(unknown)}: {spec.label} projects label "
+                f"dialogues between {_either(spec.speakers)}"
+            )
+    source = parsed.source_meta.get("format", "")
+    if not format_chosen and source in FORMAT_NAMES and source != "jsonl" and source not in spec.formats:
+        takes = _either([FORMAT_NAMES[f] for f in (*spec.formats, "jsonl")])
+        raise parsed.fail(
+            f"is a dialogue of the {FORMAT_NAMES[source]} format, and {spec.label} projects take {takes}; "
+            f"to import it into this project anyway, choose {FORMAT_NAMES[source]} as the format"
+        )

@@ -1,0 +1,17 @@
+"""Celery tasks of the annotator app: thin wrappers around services, safe to run twice."""
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
+
+RETRY = {"autoretry_for": (OperationalError, InterfaceError), "retry_backoff": 2, "retry_kwargs": {"max_retries": 5}}
+
+
+@shared_task(bind=True, **RETRY)
+def run_import_batch(self, batch_id: int) -> dict:
+    """Import an uploaded file (``import_batch_run``); the batch records the progress and the result."""
+    from annotator.services.import_batches import import_batch_run
+
+    batch = import_batch_run(batch_id=batch_id)
+    return {"batch_id": batch_id, "status": batch.status if batch else None}
