@@ -15,7 +15,7 @@ from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add
 from scoring.app.models import ProjectStatistics, Run, RunComparison
 from scoring.app.services.compare import comparisons_refresh
-from scoring.breakdown import BREAKDOWN_METRICS
+from scoring.metric_names import BREAKDOWN_METRICS
 from tests.factories import project_with_work, user_make
 from tests.fixtures.collections import dbdc_dialogue, write_json
 
