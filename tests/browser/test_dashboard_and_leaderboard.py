@@ -106,7 +106,7 @@ def test_breakdown_leaderboard_fits_1280_px_sorts_and_says_why_significance_is_m
 ):
     from annotator.services.demo import DEMO_DIR
     from scoring.app.services.compare import comparisons_refresh
-    from scoring.breakdown import BREAKDOWN_METRICS
+    from scoring.metric_names import BREAKDOWN_METRICS
 
     page.set_viewport_size({"width": 1280, "height": 900})
     project = project_create(slug="bd-board", preset="dbdc", name="Breakdown systems")
