@@ -55,8 +55,18 @@ def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", 
         language=language or "",
         source=content,
     )
-    transaction.on_commit(lambda: _enqueue(batch.pk))
+    if run_import_batch_eagerly():
+        _enqueue(batch.pk)  # no broker: the import runs now, in the request, and its result is the answer
+    else:
+        transaction.on_commit(lambda: _enqueue(batch.pk))
     return batch
+
+
+def run_import_batch_eagerly() -> bool:
+    """Whether imports run in-process (no broker: ``CELERY_TASK_ALWAYS_EAGER``)."""
+    from annotator.tasks import run_import_batch
+
+    return bool(run_import_batch.app.conf.task_always_eager)
 
 
 def _enqueue(batch_id: int) -> None:

@@ -87,6 +87,7 @@ AUTHENTICATION_BACKENDS = [
 # Failed logins (page and API token), tracked per account and per client address by django-axes: after
 # LOGIN_FAILURE_LIMIT failures in a row either is locked for LOGIN_LOCKOUT_MINUTES, even with the right
 # password. Admins lift a lockout by deleting its "access attempt" in the admin (or manage.py axes_reset).
+AXES_VERBOSE = False  # no banner on every process start (commands keep their stderr clean)
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 30))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
