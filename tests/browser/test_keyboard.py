@@ -45,8 +45,8 @@ DBDC_10 = [
         "id": "bd10",
         "turns": [
             {
-                "speaker": "S" if t % 2 == 0 else "U",
-                "text": f"{'system' if t % 2 == 0 else 'user'} utterance {t // 2 + 1}",
+                "speaker": "U" if t % 2 == 0 else "S",
+                "text": f"{'user' if t % 2 == 0 else 'system'} utterance {t // 2 + 1}",
             }
             for t in range(20)
         ],
@@ -60,10 +60,10 @@ def test_a_ten_system_turn_breakdown_dialogue_in_at_most_25_key_presses(
     _p, _u, item = setup_item(tmp_path, django_user_model, "dbdc", DBDC_10)
     login(page, live_server, "ann")
     open_item(page, live_server, item)
-    # given the page: the first system turn has the focus, the keys are shown, and progress and the save
-    # status are visible from the first turn
-    assert focused_question(page) == "j:breakdown:0"
-    assert page.locator('input[name="j:breakdown:0"][value="T"] + kbd').inner_text() == "p"
+    # given the page (a new collection: every system turn after a user turn is asked): the first system
+    # turn has the focus, the keys are shown, and progress and the save status are visible from the first turn
+    assert focused_question(page) == "j:breakdown:1"
+    assert page.locator('input[name="j:breakdown:1"][value="T"] + kbd').inner_text() == "p"
     assert page.locator("#progress").inner_text().startswith("System turn 1 of 10")
     assert page.locator("#actions").is_visible() and not page.get_by_role("button", name="Submit").is_visible()
     keys = Keys(page)
@@ -73,18 +73,18 @@ def test_a_ten_system_turn_breakdown_dialogue_in_at_most_25_key_presses(
     for turn, label in enumerate(labels):
         keys.press(label)
         if turn == 0:
-            page.wait_for_function("document.getElementById('save-status').textContent.startsWith('Draft saved')")
+            page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Draft saved')")
             assert page.locator("#progress").inner_text().startswith("System turn 2 of 10")
         if turn + 1 < len(labels):
-            assert focused_question(page) == f"j:breakdown:{2 * (turn + 1)}"
-            assert page.locator(".post").nth(2 * (turn + 1)).is_visible()
+            assert focused_question(page) == f"j:breakdown:{2 * (turn + 1) + 1}"
+            assert page.locator(".post").nth(2 * (turn + 1) + 1).is_visible()
     screenshot("keyboard-dbdc")
     keys.press("Enter")  # everything is answered: submit
     wait_for_submission(page)
     # then the item is submitted with exactly these labels, in at most 25 key presses
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
-    assert stored(item) == {("breakdown", 2 * t, expected[label]) for t, label in enumerate(labels)}
+    assert stored(item) == {("breakdown", 2 * t + 1, expected[label]) for t, label in enumerate(labels)}
     assert keys.count <= 25
     print(f"\n10-system-turn DBDC dialogue: {keys.count} key presses")
 
@@ -181,8 +181,8 @@ def test_coherence_turn_by_turn_overall_and_reordering_by_keyboard(
     keys = Keys(page)
     assert page.locator("#progress").inner_text().startswith("Turn 1 of 6")
     # each turn rated with a number key; the next turn appears and takes the focus
-    for position, turn in enumerate(shown):
-        assert focused_question(page) == f"j:turn_coherence:{turn}"
+    for position in range(len(shown)):
+        assert focused_question(page) == f"j:turn_coherence:{position}"  # numbered as shown
         keys.press(str(1 + position % 5))
     # then the rating of the whole dialogue, after which the focus is in the reordering list
     assert focused_question(page) == "j:overall:0"
@@ -190,9 +190,11 @@ def test_coherence_turn_by_turn_overall_and_reordering_by_keyboard(
     assert page.evaluate("document.activeElement.closest('#reorder-list') !== null")
     # swap the first and third turns: pick the third, move it up twice, pick the old first, move it down
     keys.press("ArrowDown", "ArrowDown", "Shift+ArrowUp", "Shift+ArrowUp", "ArrowDown", "Shift+ArrowDown")
-    expected_order = [shown[2], shown[1], shown[0]] + list(shown[3:])
+    # the list names turns by their shown place (the source order is the answer key, kept on the server)
+    expected_shown = [2, 1, 0] + list(range(3, len(shown)))
     order = [int(t) for t in page.locator("#reorder-list li").evaluate_all("els => els.map(e => e.dataset.turn)")]
-    assert order == expected_order
+    assert order == expected_shown
+    expected_order = [shown[k] for k in expected_shown]
     assert (
         "valid" in page.locator("#reorder-status").inner_text()
         or "Moved" in page.locator("#reorder-status").inner_text()

@@ -192,8 +192,9 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
     item = Assignment.objects.get(annotator=ann)
     settings.STATISTICS_DEBOUNCE_SECONDS = 2
     settings.STATISTICS_TAKEOVER_GRACE_SECONDS = 1
-    default_queue = app.conf.task_default_queue
-    app.conf.task_default_queue = "takeover"  # only this test's workers take the recomputation
+    routes = app.conf.task_routes
+    # only this test's workers take the recomputation
+    app.conf.task_routes = {"scoring.app.tasks.recompute_statistics": {"queue": "takeover"}}
     log = tmp_path / "doomed.log"
     doomed = start_worker(database_url(), log, queue="takeover", name="doomed-worker")
     rescuer = None
@@ -224,7 +225,7 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
         # then the statistics cover the submission within seconds: 2 imported annotations x 5 units + 5
         assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=15).exists(), 30)
     finally:
-        app.conf.task_default_queue = default_queue
+        app.conf.task_routes = routes
         if doomed.poll() is None:
             doomed.kill()
         if rescuer is not None:
