@@ -228,3 +228,7 @@ class GoldCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.count} x {self.value} for unit {self.unit} of dialogue {self.dialogue_id}"
+
+
+# Crowdsourced studies live in their own module; imported here so that they belong to this app.
+from annotator.study_models import Participant, ReleasedItem, Study  # noqa: E402, F401

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotator.views import annotate, home, lead
+from annotator.views import annotate, home, lead, study, study_lead
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -23,4 +23,28 @@ urlpatterns = [
     path("projects/<slug:slug>/manage/members/<int:user_id>/remove/", lead.member_remove, name="lead_member_remove"),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
     path("projects/<slug:slug>/manage/items/<int:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
+    # crowdsourced studies: the public link, and the lead's pages
+    path("study/<str:token>/", study.study_entry, name="study"),
+    path("study/<str:token>/start/", study.study_start, name="study_start"),
+    path("projects/<slug:slug>/manage/studies/", study_lead.study_list, name="lead_studies"),
+    path("projects/<slug:slug>/manage/studies/<int:study_id>/", study_lead.study_manage, name="lead_study"),
+    path("projects/<slug:slug>/manage/studies/<int:study_id>/open/", study_lead.study_open, name="lead_study_open"),
+    path(
+        "projects/<slug:slug>/manage/studies/<int:study_id>/rotate/", study_lead.study_rotate, name="lead_study_rotate"
+    ),
+    path(
+        "projects/<slug:slug>/manage/studies/<int:study_id>/release/",
+        study_lead.study_release,
+        name="lead_study_release",
+    ),
+    path(
+        "projects/<slug:slug>/manage/studies/<int:study_id>/participants.csv",
+        study_lead.study_csv,
+        name="lead_study_csv",
+    ),
+    path(
+        "projects/<slug:slug>/manage/studies/<int:study_id>/participants/<int:participant_id>/token/",
+        study_lead.participant_token,
+        name="lead_participant_token",
+    ),
 ]

@@ -151,7 +151,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": [],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    # Proxies in front of the app that append to X-Forwarded-For; 0: the client address is REMOTE_ADDR.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
 }
+# Crowdsourced studies: new participants a client address may create (DRF's rate syntax, per s/m/h/d).
+STUDY_PARTICIPANTS_RATE = env_str("STUDY_PARTICIPANTS_RATE", "20/hour")
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dialogue evaluation annotation API",
