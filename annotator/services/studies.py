@@ -144,7 +144,8 @@ def participant_arrive(*, study: Study, external_id: str, platform: dict[str, st
     A new participant gets a user of their own (unusable password, no API token) who is an annotator of
     the project; ``platform`` keeps the platform's other ids of the first visit. New participants come
     only while the study is open and some dialogue lacks annotators, if need be once the items of
-    participants past the time limit are released (``StudyError`` ``closed`` or ``full``). Two visits with one id at once make one participant (the unique constraint decides).
+    participants past the time limit are released (``StudyError`` ``closed`` or ``full``). Two visits
+    with one id at once make one participant (the unique constraint decides).
     """
     found = Participant.objects.filter(study=study, external_id=external_id).select_related("user").first()
     if found is not None:
