@@ -152,10 +152,10 @@ def participant_arrive(*, study: Study, external_id: str, platform: dict[str, st
         return found
     if not study.is_open:
         raise StudyError(StudyError.CLOSED, "This study is closed: it takes no new participants.")
-    if not _open_items(study.project) and (
-        not studies_release_expired(project=study.project) or not _open_items(study.project)
-    ):
-        raise StudyError(StudyError.FULL, "Every place in this study is taken.")
+    if not _open_items(study.project):
+        studies_release_expired(project=study.project)  # (or another request just did: look again)
+        if not _open_items(study.project):
+            raise StudyError(StudyError.FULL, "Every place in this study is taken.")
     try:
         return _participant_create(study=study, external_id=external_id, platform=dict(platform or {}))
     except IntegrityError:
