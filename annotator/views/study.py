@@ -14,7 +14,7 @@ from django.conf import settings
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
 from annotator.models import Participant
@@ -50,9 +50,13 @@ def _message(request, study, kind: str, status: int = 200, **extra):
 
 
 @never_cache
+@require_http_methods(["GET", "POST"])
 def study_entry(request, token: str):
     """The study link. With a participant id: sign that participant in (creating them on the first visit)
-    and come back without the query string; without one: the signed-in participant's page."""
+    and come back without the query string; without one: the signed-in participant's page.
+
+    Someone signed in with an ordinary account (a lead trying the link) is asked first, with a form
+    (POST, CSRF-checked), so that a link opened by accident or planted elsewhere never signs them out."""
     study = study_by_token(token=token)
     if study is None:
         return _message(request, None, "unknown", status=404)
@@ -66,6 +70,8 @@ def study_entry(request, token: str):
         if participant is None:
             return _message(request, study, "no_id")
         return _participant_page(request, participant)
+    if request.method == "GET" and _signed_in_as_someone_else(request):
+        return _message(request, study, "signed_in", account=request.user.get_username())
     participant = Participant.objects.filter(study=study, external_id=ids.external_id).select_related("user").first()
     if participant is None:
         if not study.is_open:
@@ -80,6 +86,12 @@ def study_entry(request, token: str):
     if request.user != participant.user:
         login(request, participant.user, backend=SESSION_BACKEND)
     return redirect("study", token=token)
+
+
+def _signed_in_as_someone_else(request) -> bool:
+    """Signed in with an account that is no study participant (a participant just switches)."""
+    user = request.user
+    return user.is_authenticated and not Participant.objects.filter(user=user).exists()
 
 
 def _participant_page(request, participant: Participant, *, consent_error: str = ""):

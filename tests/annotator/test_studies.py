@@ -9,8 +9,10 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -415,3 +417,41 @@ def test_reordering_projects_cannot_run_as_a_study():
     work = project_with_work("coherence", slug="coh", annotators=1, assign=False)
     with pytest.raises(StudyError, match="cannot run as a study"):
         study_create(project=work.project, name="no")
+
+
+def test_someone_signed_in_with_an_ordinary_account_is_asked_before_the_link_signs_them_out(tmp_path):
+    work, study = study_on_new_project(tmp_path)
+    lead = Client(enforce_csrf_checks=True)
+    lead.force_login(work.lead)
+    # a GET (a link opened by accident, or planted in another page) changes nothing
+    asked = lead.get(link(study), PROLIFIC)
+    assert "You are signed in as crowd-lead" in asked.content.decode()
+    assert not Participant.objects.exists()
+    assert lead.get(reverse("lead_studies", args=[work.project.slug])).status_code == 200
+    # a POST without the CSRF token is refused; with it, the lead takes part as the participant
+    assert lead.post(asked.request["PATH_INFO"] + "?" + asked.request["QUERY_STRING"]).status_code == 403
+    csrf = asked.context["csrf_token"]
+    taken = lead.post(f"{link(study)}?PROLIFIC_PID={PROLIFIC['PROLIFIC_PID']}", {"csrfmiddlewaretoken": str(csrf)})
+    assert taken.status_code == 302
+    assert Participant.objects.get().external_id == PROLIFIC["PROLIFIC_PID"]
+    assert lead.get(reverse("lead_studies", args=[work.project.slug])).status_code == 403
+
+
+def test_the_study_page_uses_a_fixed_number_of_queries(tmp_path):
+    work, study = study_on_new_project(tmp_path, dialogues=12, k=3)
+    lead = Client()
+    lead.force_login(work.lead)
+
+    def page_queries() -> int:
+        with CaptureQueriesContext(connection) as context:
+            assert lead.get(reverse("lead_study", args=[work.project.slug, study.pk])).status_code == 200
+        return len(context.captured_queries)
+
+    def add(n: int, start: int):
+        for i in range(start, start + n):
+            participant_start(participant_id=participant_arrive(study=study, external_id=f"q{i}").pk)
+
+    add(2, 0)
+    small = page_queries()
+    add(6, 2)
+    assert page_queries() == small
