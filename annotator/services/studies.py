@@ -176,7 +176,9 @@ def participant_start(*, participant_id: int, now=None) -> Participant:
     """
     now = now or timezone.now()
     with transaction.atomic():
-        participant = Participant.objects.select_for_update().select_related("study__project").get(pk=participant_id)
+        participant = (
+            Participant.objects.select_for_update(of=("self",)).select_related("study__project").get(pk=participant_id)
+        )
         if participant.allocated_at is not None:
             return participant
         study = participant.study
