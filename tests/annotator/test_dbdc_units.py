@@ -114,7 +114,7 @@ def test_the_page_and_saves_follow_the_rule(make_project, make_user, tmp_path):
     assert [p.reveal for b in page.blocks for p in b.posts] == [0, 0, 0, 1, 1]
     with pytest.raises(SubmissionError, match="breakdown is not asked of post 0"):
         judgements_save(assignment_id=item.pk, user=user, values=[Given("breakdown", 0, "O")])
-    with pytest.raises(SubmissionError, match=r"is missing for 1 unit\(s\) \(first: 4\)"):
+    with pytest.raises(SubmissionError, match=r"breakdown is missing for turn 5 \(S\)$"):
         judgements_save(assignment_id=item.pk, user=user, values=[Given("breakdown", 2, "O")], submit=True)
     values = [Given("breakdown", 2, "X"), Given("breakdown", 4, "T")]
     judgements_save(assignment_id=item.pk, user=user, values=values, submit=True)

@@ -45,8 +45,8 @@ DBDC_10 = [
         "id": "bd10",
         "turns": [
             {
-                "speaker": "S" if t % 2 == 0 else "U",
-                "text": f"{'system' if t % 2 == 0 else 'user'} utterance {t // 2 + 1}",
+                "speaker": "U" if t % 2 == 0 else "S",
+                "text": f"{'user' if t % 2 == 0 else 'system'} utterance {t // 2 + 1}",
             }
             for t in range(20)
         ],
@@ -60,10 +60,10 @@ def test_a_ten_system_turn_breakdown_dialogue_in_at_most_25_key_presses(
     _p, _u, item = setup_item(tmp_path, django_user_model, "dbdc", DBDC_10)
     login(page, live_server, "ann")
     open_item(page, live_server, item)
-    # given the page: the first system turn has the focus, the keys are shown, and progress and the save
-    # status are visible from the first turn
-    assert focused_question(page) == "j:breakdown:0"
-    assert page.locator('input[name="j:breakdown:0"][value="T"] + kbd').inner_text() == "p"
+    # given the page (a new collection: every system turn after a user turn is asked): the first system
+    # turn has the focus, the keys are shown, and progress and the save status are visible from the first turn
+    assert focused_question(page) == "j:breakdown:1"
+    assert page.locator('input[name="j:breakdown:1"][value="T"] + kbd').inner_text() == "p"
     assert page.locator("#progress").inner_text().startswith("System turn 1 of 10")
     assert page.locator("#actions").is_visible() and not page.get_by_role("button", name="Submit").is_visible()
     keys = Keys(page)
@@ -76,15 +76,15 @@ def test_a_ten_system_turn_breakdown_dialogue_in_at_most_25_key_presses(
             page.wait_for_function("document.getElementById('save-status').textContent.startsWith('Draft saved')")
             assert page.locator("#progress").inner_text().startswith("System turn 2 of 10")
         if turn + 1 < len(labels):
-            assert focused_question(page) == f"j:breakdown:{2 * (turn + 1)}"
-            assert page.locator(".post").nth(2 * (turn + 1)).is_visible()
+            assert focused_question(page) == f"j:breakdown:{2 * (turn + 1) + 1}"
+            assert page.locator(".post").nth(2 * (turn + 1) + 1).is_visible()
     screenshot("keyboard-dbdc")
     keys.press("Enter")  # everything is answered: submit
     wait_for_submission(page)
     # then the item is submitted with exactly these labels, in at most 25 key presses
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
-    assert stored(item) == {("breakdown", 2 * t, expected[label]) for t, label in enumerate(labels)}
+    assert stored(item) == {("breakdown", 2 * t + 1, expected[label]) for t, label in enumerate(labels)}
     assert keys.count <= 25
     print(f"\n10-system-turn DBDC dialogue: {keys.count} key presses")
 
