@@ -299,3 +299,7 @@ class ImportBatch(models.Model):
 
     def __str__(self) -> str:
         return f"import {self.pk} of {self.file_names} into {self.project}"
+
+
+# Crowdsourced studies live in their own module; imported here so that they belong to this app.
+from annotator.study_models import Participant, ReleasedItem, Study  # noqa: E402, F401

@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from api.views import archive, assignments, auth, projects, runs
+from api.views import archive, assignments, auth, projects, runs, studies
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -29,6 +29,34 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<id:pk>/", runs.RunDetail.as_view(), name="api-run"),
     path("projects/<slug:slug>/runs/<id:pk>/rescore/", runs.RunRescore.as_view(), name="api-run-rescore"),
     path("projects/<slug:slug>/runs/<id:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
+    path("projects/<slug:slug>/studies/", studies.StudyList.as_view(), name="api-studies"),
+    path("projects/<slug:slug>/studies/<id:study_id>/", studies.StudyDetail.as_view(), name="api-study"),
+    path("projects/<slug:slug>/studies/<id:study_id>/open/", studies.StudyOpen.as_view(), name="api-study-open"),
+    path(
+        "projects/<slug:slug>/studies/<id:study_id>/rotate-token/",
+        studies.StudyRotateToken.as_view(),
+        name="api-study-rotate-token",
+    ),
+    path(
+        "projects/<slug:slug>/studies/<id:study_id>/release-expired/",
+        studies.StudyReleaseExpired.as_view(),
+        name="api-study-release-expired",
+    ),
+    path(
+        "projects/<slug:slug>/studies/<id:study_id>/participants/",
+        studies.StudyParticipants.as_view(),
+        name="api-study-participants",
+    ),
+    path(
+        "projects/<slug:slug>/studies/<id:study_id>/participants/csv/",
+        studies.StudyParticipantsCsv.as_view(),
+        name="api-study-participants-csv",
+    ),
+    path(
+        "projects/<slug:slug>/studies/<id:study_id>/participants/<int:participant_id>/token/",
+        studies.ParticipantToken.as_view(),
+        name="api-participant-token",
+    ),
     path("assignments/", assignments.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<id:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),
     path("assignments/<id:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),

@@ -90,3 +90,31 @@ def first_allowed_values(assignment) -> list[Given]:
             allowed = criterion.allowed_values(speaker if criterion.speakers else None)
             given.append(Given(criterion.key, unit, allowed[0]))
     return given
+
+
+def nlpcc_dialogues_file(path, n: int):
+    """``n`` two-turn NLPCC dialogues (a user's post, a system's reply) as JSON lines at ``path``."""
+    import json
+
+    lines = [
+        {
+            "id": f"dlg-{i:03d}",
+            "language": "en",
+            "turns": [{"speaker": "user", "text": f"question {i}?"}, {"speaker": "system", "text": f"answer {i}."}],
+        }
+        for i in range(n)
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def study_on_new_project(tmp_path, *, dialogues: int = 6, k: int = 2, slug: str = "crowd", **settings):
+    """An NLPCC project of ``dialogues`` dialogues, K = ``k``, a lead (``{slug}-lead``), no annotators, and a
+    study on it (``settings``: the study's, e.g. ``items_per_participant``). Returns (ProjectWithWork, Study)."""
+    from annotator.services.studies import study_create
+
+    path = nlpcc_dialogues_file(tmp_path / f"{slug}.jsonl", dialogues)
+    work = project_with_work("nlpcc", slug=slug, annotators=0, k=k, assign=False, paths=[path])
+    settings.setdefault("items_per_participant", 2)
+    study = study_create(project=work.project, name=f"{slug} study", **settings)
+    return work, study

@@ -25,8 +25,10 @@ class AssignReport:
 
 
 def _annotators(project: Project) -> list[Membership]:
+    """The annotators the lead's assignment run gives work to; study participants get theirs on arrival."""
     return list(
         Membership.objects.filter(project=project, role=Role.ANNOTATOR, active=True, imported=False)
+        .exclude(user__study_participant__isnull=False)
         .select_related("user")
         .order_by("user_id")
     )

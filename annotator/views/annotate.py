@@ -28,6 +28,7 @@ from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.queue import annotator_queue
+from annotator.selectors.studies import participant_home
 from annotator.services.judgements import ConflictError, Given, SubmissionError, judgements_save
 
 SIGNED_OUT = "You were signed out: sign in again (your answers are kept)."
@@ -36,6 +37,9 @@ SIGNED_OUT = "You were signed out: sign in again (your answers are kept)."
 @login_required
 def queue(request, slug: str):
     project, _membership = member_project(request, slug)
+    study_page = participant_home(user=request.user, project=project)
+    if study_page is not None:  # a study's participant: the study's page says what comes next
+        return redirect(study_page)
     return render(
         request, "annotator/queue.html", {"project": project, **annotator_queue(project=project, user=request.user)}
     )

@@ -225,7 +225,11 @@ REST_FRAMEWORK = {
         "writes": env_str("API_WRITE_RATE", "300/minute"),  # per user, unsafe methods only
         "login": env_str("API_LOGIN_RATE", "20/minute"),  # per client address, the token endpoint
     },
+    # Proxies in front of the app that append to X-Forwarded-For; 0: the client address is REMOTE_ADDR.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
 }
+# Crowdsourced studies: new participants a client address may create (DRF's rate syntax, per s/m/h/d).
+STUDY_PARTICIPANTS_RATE = env_str("STUDY_PARTICIPANTS_RATE", "20/hour")
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dialogue evaluation annotation API",

@@ -1,0 +1,310 @@
+"""Reads for crowdsourced studies: places left, where a participant stands, the lead's participant table."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import quote
+
+import numpy as np
+from django.db.models import Count, Max, Q, Sum
+from django.urls import reverse
+from django.utils import timezone
+
+from annotator.models import Assignment, AssignmentStatus, Participant, Project, ReleasedItem, Study
+
+# Where platforms put the participant id, in the order they are looked for (after the lead's own).
+ID_PARAMETERS = ("PROLIFIC_PID", "workerId", "participant")
+# The platform's other ids kept from the first visit (Prolific's, then MTurk's).
+PLATFORM_PARAMETERS = ("STUDY_ID", "SESSION_ID", "assignmentId", "hitId")
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"  # MTurk's assignmentId while a worker previews a HIT
+MAX_ID_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class VisitIds:
+    """What a study link's query string carries: the participant id (None when absent), the parameter it
+    came in, the platform's other ids, and whether it is an MTurk preview (no id to work under yet)."""
+
+    external_id: str | None
+    parameter: str | None
+    platform: dict[str, str]
+    preview: bool
+    invalid: bool = False
+
+
+def visit_ids(*, study: Study, query) -> VisitIds:
+    """Read the participant id from ``query`` (a QueryDict): the lead's parameter first, then
+    ``PROLIFIC_PID``, ``workerId``, ``participant``. An id longer than 200 characters or with control
+    characters is ``invalid``; surrounding spaces are dropped."""
+    platform = {name: query[name][:MAX_ID_LENGTH] for name in PLATFORM_PARAMETERS if query.get(name)}
+    preview = platform.get("assignmentId") == MTURK_PREVIEW
+    names = ((study.id_parameter,) if study.id_parameter else ()) + ID_PARAMETERS
+    for name in names:
+        value = (query.get(name) or "").strip()
+        if value:
+            invalid = len(value) > MAX_ID_LENGTH or not value.isprintable()
+            return VisitIds(None if invalid else value, name, platform, preview, invalid)
+    return VisitIds(None, None, platform, preview)
+
+
+@dataclass(frozen=True)
+class Places:
+    """How many more participants the study takes.
+
+    ``full``: participants who can still get ``per_participant`` items each; ``leftover``: items that
+    remain after them (they go to later participants as shorter sets); ``missing``: native assignments
+    the project still lacks for K per dialogue; ``held_by_expired``: unfinished items of participants past
+    the time limit, released when the next participant arrives (or the lead releases them).
+    """
+
+    full: int
+    leftover: int
+    missing: int
+    per_participant: int
+    held_by_expired: int
+
+
+def full_places(needs: np.ndarray, n: int) -> int:
+    """The most participants that can each get ``n`` different dialogues without any dialogue getting more
+    than its need: the largest m with sum_d min(need_d, m) >= m * n (m participants take at most m
+    items of each dialogue). Giving each participant the n neediest dialogues reaches it.
+
+    >>> full_places(np.array([3, 3, 3, 3]), 2)  # 12 items, 2 each
+    6
+    >>> full_places(np.array([5, 0, 0]), 2)  # only one dialogue lacks annotators
+    0
+    """
+    needs = np.asarray(needs, dtype=np.int64)
+    low, high = 0, int(needs.sum()) // n
+    while low < high:
+        mid = (low + high + 1) // 2
+        if np.minimum(needs, mid).sum() >= mid * n:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def study_places(*, study: Study, now: datetime | None = None) -> Places:
+    """Places left in ``study`` (see ``Places``); every study of the project shares its dialogues."""
+    project = study.project
+    k = project.annotators_per_dialogue
+    held = (
+        project.dialogues.annotate(held=Count("assignments", filter=Q(assignments__imported=False)))
+        .order_by()
+        .values_list("held", flat=True)
+    )
+    needs = np.maximum(k - np.fromiter(held, dtype=np.int64), 0)
+    missing = int(needs.sum())
+    n = study.items_per_participant
+    full = full_places(needs, n) if missing else 0
+    return Places(full, missing - full * n, missing, n, _held_by_expired(project, now or timezone.now()))
+
+
+def _held_by_expired(project: Project, now: datetime) -> int:
+    count = 0
+    for study in Study.objects.filter(project=project).only("pk", "time_limit_minutes"):
+        cutoff = now - timedelta(minutes=study.time_limit_minutes)
+        count += (
+            Assignment.objects.filter(
+                annotator__study_participant__study=study,
+                annotator__study_participant__allocated_at__lt=cutoff,
+                dialogue__project=project,
+            )
+            .exclude(status=AssignmentStatus.SUBMITTED)
+            .count()
+        )
+    return count
+
+
+def study_by_token(*, token: str) -> Study | None:
+    return Study.objects.select_related("project").filter(token=token).first() if token else None
+
+
+def participant_of(*, user, study: Study) -> Participant | None:
+    """The user's participation in ``study``, if the user is one of its participants."""
+    if not user.is_authenticated:
+        return None
+    return Participant.objects.filter(user=user, study=study).first()
+
+
+def participant_home(*, user, project: Project) -> str | None:
+    """The study page a participant of ``project`` goes back to (their queue is the study's page)."""
+    token = Participant.objects.filter(user=user, study__project=project).values_list("study__token", flat=True)
+    token = token.first()
+    return reverse("study", args=[token]) if token else None
+
+
+class Stage:
+    CONSENT = "consent"  # not started: consent text and guidelines
+    WORK = "work"  # items to do
+    COMPLETE = "complete"  # every item submitted: the completion code
+    TIMED_OUT = "timed_out"  # the time limit passed with items unfinished
+    FULL = "full"  # consented, but no item was left
+    CLOSED = "closed"  # the study closed before this participant started
+
+
+@dataclass(frozen=True)
+class ParticipantState:
+    stage: str
+    total: int
+    done: int
+    next_item: int | None
+    deadline: datetime | None
+    completion_url: str | None
+
+
+def completion_url(study: Study, participant: Participant) -> str | None:
+    """The lead's completion URL with ``{code}``, ``{participant}`` and the platform's ids
+    (``{STUDY_ID}``, ``{SESSION_ID}``, ``{assignmentId}``, ``{hitId}``) filled in, URL-quoted."""
+    if not study.completion_url:
+        return None
+    fill = {"code": study.completion_code, "participant": participant.external_id, **participant.platform}
+    url = study.completion_url
+    for name, value in fill.items():
+        url = url.replace("{" + name + "}", quote(str(value), safe=""))
+    return url
+
+
+def participant_state(*, participant: Participant, now: datetime | None = None) -> ParticipantState:
+    """Where ``participant`` stands (``Stage``), their progress and the item to continue with."""
+    study = participant.study
+    deadline = (
+        participant.allocated_at + timedelta(minutes=study.time_limit_minutes) if participant.allocated_at else None
+    )
+
+    def state(stage, total=0, done=0, next_item=None):
+        url = completion_url(study, participant) if stage == Stage.COMPLETE else None
+        return ParticipantState(stage, total, done, next_item, deadline, url)
+
+    if participant.allocated_at is None:
+        if not study.is_open:
+            return state(Stage.CLOSED)
+        return state(Stage.FULL if participant.consented_at else Stage.CONSENT)
+    items = list(
+        Assignment.objects.filter(annotator_id=participant.user_id, dialogue__project_id=study.project_id)
+        .order_by("queue_rank", "pk")
+        .values_list("pk", "status")
+    )
+    done = sum(status == AssignmentStatus.SUBMITTED for _pk, status in items)
+    released = participant.released_at is not None or ReleasedItem.objects.filter(participant=participant).exists()
+    if items and done == len(items) and not released:
+        return state(Stage.COMPLETE, len(items), done)
+    if released or (now or timezone.now()) > deadline:
+        return state(Stage.TIMED_OUT, len(items), done)
+    if not items:
+        return state(Stage.FULL)
+    started = [pk for pk, status in items if status == AssignmentStatus.IN_PROGRESS]
+    pending = [pk for pk, status in items if status == AssignmentStatus.PENDING]
+    return state(Stage.WORK, len(items), done, (started or pending)[0])
+
+
+def study_participants(*, study: Study) -> list[dict]:
+    """One row per participant for the lead: platform ids, first visit, consent, start, finish (the last
+    submission, once every item is submitted), items, submitted, released, seconds worked (released
+    drafts included), API token or not, and the status."""
+    participants = list(
+        study.participants.select_related("user").annotate(has_token=Count("user__auth_token")).order_by("pk")
+    )
+    users = [p.user_id for p in participants]
+    work = {
+        row["annotator_id"]: row
+        for row in Assignment.objects.filter(annotator_id__in=users, dialogue__project_id=study.project_id)
+        .values("annotator_id")
+        .annotate(
+            items=Count("pk"),
+            submitted=Count("pk", filter=Q(status=AssignmentStatus.SUBMITTED)),
+            seconds=Sum("seconds_spent"),
+            last=Max("submitted_at"),
+        )
+    }
+    released = {
+        row["participant_id"]: row
+        for row in ReleasedItem.objects.filter(participant__study=study)
+        .values("participant_id")
+        .annotate(n=Count("pk"), seconds=Sum("seconds_spent"))
+    }
+    now = timezone.now()
+    rows = []
+    for p in participants:
+        w = work.get(p.user_id, {})
+        r = released.get(p.pk, {})
+        items, submitted = w.get("items", 0), w.get("submitted", 0)
+        finished = w.get("last") if items and submitted == items and not r else None
+        deadline = p.allocated_at + timedelta(minutes=study.time_limit_minutes) if p.allocated_at else None
+        if finished:
+            status = "finished"
+        elif r or p.released_at:
+            status = "timed out (released)"
+        elif deadline and now > deadline:
+            status = "timed out"
+        elif p.allocated_at:
+            status = "working"
+        elif p.consented_at:
+            status = "no items left"
+        else:
+            status = "not started"
+        rows.append(
+            {
+                "id": p.pk,
+                "external_id": p.external_id,
+                "username": p.user.username,
+                "study_id": p.platform.get("STUDY_ID", ""),
+                "session_id": p.platform.get("SESSION_ID", ""),
+                "assignment_id": p.platform.get("assignmentId", ""),
+                "hit_id": p.platform.get("hitId", ""),
+                "first_visit": p.created_at,
+                "consented": p.consented_at,
+                "started": p.allocated_at,
+                "finished": finished,
+                "items": items,
+                "submitted": submitted,
+                "released": r.get("n", 0),
+                "seconds_worked": (w.get("seconds") or 0) + (r.get("seconds") or 0),
+                "api_token": bool(p.has_token),
+                "status": status,
+            }
+        )
+    return rows
+
+
+CSV_COLUMNS = (
+    "external_id",
+    "status",
+    "study_id",
+    "session_id",
+    "assignment_id",
+    "hit_id",
+    "first_visit",
+    "consented",
+    "started",
+    "finished",
+    "items",
+    "submitted",
+    "released",
+    "seconds_worked",
+)
+
+
+def study_participants_csv(*, study: Study) -> str:
+    """``study_participants`` as CSV (times in UTC, ISO 8601), for approving payments on the platform."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for row in study_participants(study=study):
+        writer.writerow([_cell(row[c]) for c in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _cell(value) -> str | int:
+    """A CSV cell; text a spreadsheet would run as a formula (ids come from URLs) is quoted with '."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

@@ -1,0 +1,128 @@
+"""A study's public pages: the link a recruiting platform sends its participants to, and the consent.
+
+``/study/<token>/?PROLIFIC_PID=...`` finds or creates the participant for that id (new participants
+are rate-limited per client address), signs them in and comes back to ``/study/<token>/``, which
+then shows what the participant stands at: the consent text and guidelines, the next item, the
+completion code (and the way back to the platform), or a page that explains why there is no work.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from django.conf import settings
+from django.contrib.auth import login
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.throttling import SimpleRateThrottle
+
+from annotator.models import Participant
+from annotator.selectors.studies import (
+    Stage,
+    participant_of,
+    participant_state,
+    study_by_token,
+    visit_ids,
+)
+from annotator.services.studies import StudyError, participant_arrive, participant_start
+
+MESSAGE = "annotator/study_message.html"
+SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+class NewParticipantThrottle(SimpleRateThrottle):
+    """New participants per client address (``STUDY_PARTICIPANTS_RATE``, e.g. ``20/hour``), counted in
+    Django's cache. The address is REMOTE_ADDR, or with ``NUM_PROXIES`` (REST_FRAMEWORK settings) the
+    one the last trusted proxy put in X-Forwarded-For."""
+
+    scope = "study_participants"
+
+    def get_rate(self) -> str:
+        return settings.STUDY_PARTICIPANTS_RATE
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+def _message(request, study, kind: str, status: int = 200, **extra):
+    return render(request, MESSAGE, {"study": study, "kind": kind, **extra}, status=status)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def study_entry(request, token: str):
+    """The study link. With a participant id: sign that participant in (creating them on the first visit)
+    and come back without the query string; without one: the signed-in participant's page.
+
+    Someone signed in with an ordinary account (a lead trying the link) is asked first, with a form
+    (POST, CSRF-checked), so that a link opened by accident or planted elsewhere never signs them out."""
+    study = study_by_token(token=token)
+    if study is None:
+        return _message(request, None, "unknown", status=404)
+    ids = visit_ids(study=study, query=request.GET)
+    if ids.preview:
+        return _message(request, study, "preview")
+    if ids.invalid:
+        return _message(request, study, "invalid_id", status=400, parameter=ids.parameter)
+    if ids.external_id is None:
+        participant = participant_of(user=request.user, study=study)
+        if participant is None:
+            return _message(request, study, "no_id")
+        return _participant_page(request, participant)
+    if request.method == "GET" and _signed_in_as_someone_else(request):
+        return _message(request, study, "signed_in", account=request.user.get_username())
+    participant = Participant.objects.filter(study=study, external_id=ids.external_id).select_related("user").first()
+    if participant is None:
+        if not study.is_open:
+            return _message(request, study, Stage.CLOSED)
+        throttle = NewParticipantThrottle()
+        if not throttle.allow_request(request, None):
+            return _message(request, study, "busy", status=429, wait=round(throttle.wait() or 60))
+        try:
+            participant = participant_arrive(study=study, external_id=ids.external_id, platform=ids.platform)
+        except StudyError as exc:
+            return _message(request, study, exc.reason)
+    if request.user != participant.user:
+        login(request, participant.user, backend=SESSION_BACKEND)
+    return redirect("study", token=token)
+
+
+def _signed_in_as_someone_else(request) -> bool:
+    """Signed in with an account that is no study participant (a participant just switches)."""
+    user = request.user
+    return user.is_authenticated and not Participant.objects.filter(user=user).exists()
+
+
+def _participant_page(request, participant: Participant, *, consent_error: str = ""):
+    study = participant.study
+    state = participant_state(participant=participant)
+    if state.stage == Stage.WORK:
+        return redirect("annotate", assignment_id=state.next_item)
+    if state.stage == Stage.CONSENT:
+        return render(
+            request,
+            "annotator/study_consent.html",
+            {"study": study, "project": study.project, "consent_error": consent_error},
+            status=400 if consent_error else 200,
+        )
+    if state.stage == Stage.COMPLETE:
+        return render(request, "annotator/study_complete.html", {"study": study, "state": state})
+    return _message(request, study, state.stage, state=state)
+
+
+@never_cache
+@require_POST
+def study_start(request, token: str):
+    """The consent form: the participant agrees and gets their items (once)."""
+    study = study_by_token(token=token)
+    if study is None:
+        return _message(request, None, "unknown", status=404)
+    participant = participant_of(user=request.user, study=study)
+    if participant is None:
+        return _message(request, study, "no_id")
+    if participant.allocated_at is None and request.POST.get("consent") != "yes":
+        return _participant_page(request, participant, consent_error="Tick the box to agree before you start.")
+    with suppress(StudyError):  # closed meanwhile: the study's page says so
+        participant_start(participant_id=participant.pk)
+    return redirect("study", token=token)

@@ -1,0 +1,130 @@
+"""The lead's study pages: open a study, its settings and link, places left, participants (and CSV),
+close and reopen, rotate the token, release expired items, grant or revoke a participant's API token."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotator.access import lead_project
+from annotator.models import Participant, Study
+from annotator.selectors.studies import study_participants, study_participants_csv, study_places
+from annotator.services.studies import (
+    SETTINGS_FIELDS,
+    StudyError,
+    participant_token_grant,
+    participant_token_revoke,
+    studies_release_expired,
+    study_create,
+    study_set_open,
+    study_token_rotate,
+    study_update,
+)
+from annotator.study_forms import StudyForm
+
+
+def _study(request, slug: str, study_id: int) -> Study:
+    project = lead_project(request, slug)
+    return get_object_or_404(Study.objects.select_related("project"), pk=study_id, project=project)
+
+
+def study_link(request, study: Study) -> str:
+    return request.build_absolute_uri(reverse("study", args=[study.token]))
+
+
+@login_required
+def study_list(request, slug: str):
+    """The project's studies, and the form that opens a new one."""
+    project = lead_project(request, slug)
+    form = StudyForm(request.POST or None, initial={"name": f"{project.name} study"})
+    if request.method == "POST" and form.is_valid():
+        try:
+            study = study_create(project=project, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS})
+        except StudyError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Opened the study {study.name}: give its link to the recruiting platform.")
+            return redirect("lead_study", slug=slug, study_id=study.pk)
+    studies = [(study, study_places(study=study)) for study in project.studies.all()]
+    return render(
+        request,
+        "annotator/study_list.html",
+        {"project": project, "form": form, "studies": studies},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+def study_manage(request, slug: str, study_id: int):
+    """A study: its link (with the query strings for Prolific and MTurk), settings, places, participants."""
+    study = _study(request, slug, study_id)
+    form = StudyForm(request.POST or None, instance=study)
+    if request.method == "POST" and form.is_valid():
+        study_update(study=study, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS})
+        messages.success(request, "Saved the study's settings.")
+        return redirect("lead_study", slug=slug, study_id=study.pk)
+    if request.method == "POST":
+        study.refresh_from_db()  # show the stored settings beside the refused form
+    context = {
+        "project": study.project,
+        "study": study,
+        "form": form,
+        "link": study_link(request, study),
+        "places": study_places(study=study),
+        "participants": study_participants(study=study),
+    }
+    return render(request, "annotator/study_manage.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def study_open(request, slug: str, study_id: int):
+    study = _study(request, slug, study_id)
+    is_open = request.POST.get("open") == "1"
+    study_set_open(study=study, is_open=is_open)
+    messages.success(request, "The study is open." if is_open else "The study is closed: no new participants.")
+    return redirect("lead_study", slug=slug, study_id=study.pk)
+
+
+@login_required
+@require_POST
+def study_rotate(request, slug: str, study_id: int):
+    study = study_token_rotate(study=_study(request, slug, study_id))
+    messages.success(request, "The study has a new link; the old one no longer works. Update it on the platform.")
+    return redirect("lead_study", slug=slug, study_id=study.pk)
+
+
+@login_required
+@require_POST
+def study_release(request, slug: str, study_id: int):
+    study = _study(request, slug, study_id)
+    released = studies_release_expired(project=study.project)
+    messages.success(request, f"Released {released} unfinished item{'s' if released != 1 else ''} past the time limit.")
+    return redirect("lead_study", slug=slug, study_id=study.pk)
+
+
+@login_required
+def study_csv(request, slug: str, study_id: int):
+    study = _study(request, slug, study_id)
+    response = HttpResponse(study_participants_csv(study=study), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{study.project.slug}-study-{study.pk}-participants.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def participant_token(request, slug: str, study_id: int, participant_id: int):
+    """Grant (``action=grant``) or revoke a participant's API token; a granted token is shown once here."""
+    study = _study(request, slug, study_id)
+    participant = get_object_or_404(Participant, pk=participant_id, study=study)
+    if request.POST.get("action") == "grant":
+        token = participant_token_grant(participant=participant)
+        messages.success(request, f"API token for {participant.external_id}: {token.key}")
+    else:
+        participant_token_revoke(participant=participant)
+        messages.success(request, f"Revoked the API token of {participant.external_id}.")
+    return redirect("lead_study", slug=slug, study_id=study.pk)
