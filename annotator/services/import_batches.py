@@ -55,18 +55,8 @@ def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", 
         language=language or "",
         source=content,
     )
-    if run_import_batch_eagerly():
-        _enqueue(batch.pk)  # no broker: the import runs now, in the request, and its result is the answer
-    else:
-        transaction.on_commit(lambda: _enqueue(batch.pk))
+    transaction.on_commit(lambda: _enqueue(batch.pk))
     return batch
-
-
-def run_import_batch_eagerly() -> bool:
-    """Whether imports run in-process (no broker: ``CELERY_TASK_ALWAYS_EAGER``)."""
-    from annotator.tasks import run_import_batch
-
-    return bool(run_import_batch.app.conf.task_always_eager)
 
 
 def _enqueue(batch_id: int) -> None:

@@ -193,8 +193,14 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
     settings.STATISTICS_DEBOUNCE_SECONDS = 2
     settings.STATISTICS_TAKEOVER_GRACE_SECONDS = 1
     routes = app.conf.task_routes
+
+    def route_recomputations(table) -> None:
+        app.conf.task_routes = table
+        app.amqp.flush_routes()  # Celery caches its routing table and router: rebuild them
+        app.amqp.__dict__.pop("router", None)
+
     # only this test's workers take the recomputation
-    app.conf.task_routes = {"scoring.app.tasks.recompute_statistics": {"queue": "takeover"}}
+    route_recomputations({"scoring.app.tasks.recompute_statistics": {"queue": "takeover"}})
     log = tmp_path / "doomed.log"
     doomed = start_worker(database_url(), log, queue="takeover", name="doomed-worker")
     rescuer = None
@@ -225,7 +231,7 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
         # then the statistics cover the submission within seconds: 2 imported annotations x 5 units + 5
         assert wait_for(lambda: ProjectStatistics.objects.filter(project=project, n_judgements=15).exists(), 30)
     finally:
-        app.conf.task_routes = routes
+        route_recomputations(routes)
         if doomed.poll() is None:
             doomed.kill()
         if rescuer is not None:

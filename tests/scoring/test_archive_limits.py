@@ -58,7 +58,7 @@ def test_an_archive_within_the_limits_is_read():
     assert len(list(expand_archives([("many.zip", many_members_zip(10))], ArchiveLimits(max_members=10)))) == 10
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the import job runs when the request commits, as deployed
 @pytest.mark.parametrize("where", ["page upload", "API import", "API run upload"])
 def test_zip_bomb_upload_is_refused_and_nothing_is_stored(no_expansion, client, where):
     work = project_with_work("dbdc", slug="bombed", annotators=1)
@@ -81,7 +81,7 @@ def test_zip_bomb_upload_is_refused_and_nothing_is_stored(no_expansion, client, 
     assert (Dialogue.objects.count(), Run.objects.count()) == before
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the import job runs when the request commits, as deployed
 @override_settings(ARCHIVE_MAX_MEMBERS=3)
 def test_archive_limits_come_from_the_settings(client):
     work = project_with_work("dbdc", slug="few", annotators=1)
