@@ -68,5 +68,5 @@ class ParticipantOut(serializers.Serializer):
     api_token = serializers.BooleanField()
 
 
-class TokenOut(serializers.Serializer):
+class ParticipantTokenOut(serializers.Serializer):
     token = serializers.CharField()

@@ -159,7 +159,7 @@ class ParticipantToken(APIView):
     def _participant(self, request, study_id: int, participant_id: int) -> Participant:
         return get_object_or_404(Participant, pk=participant_id, study=_study(request, study_id))
 
-    @extend_schema(request=None, responses={201: s.TokenOut})
+    @extend_schema(request=None, responses={201: s.ParticipantTokenOut})
     def post(self, request, slug: str, study_id: int, participant_id: int):
         token = participant_token_grant(participant=self._participant(request, study_id, participant_id))
         return Response({"token": token.key}, status=status.HTTP_201_CREATED)

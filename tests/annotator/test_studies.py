@@ -203,7 +203,8 @@ def test_participants_reach_nothing_but_their_own_queue(tmp_path):
     assert queue.redirect_chain[0] == (link(study), 302)
     # no password login and no way to get an API token with one
     anon = Client()
-    assert not anon.login(username=mine.user.username, password="")
+    anon.post(reverse("login"), {"username": mine.user.username, "password": ""})  # the login form, as a person would
+    assert "_auth_user_id" not in anon.session
     assert anon.post(reverse("api-token"), {"username": mine.user.username, "password": "x"}).status_code == 400
 
 
