@@ -15,6 +15,7 @@ from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page
 from annotator.selectors.queue import annotator_queue
 from annotator.services.judgements import Given, SubmissionError, judgements_save
+from annotator.services.qualification import is_training
 
 
 @login_required
@@ -110,6 +111,8 @@ def submit(request, assignment_id: int):
         _keep_as_draft(request, assignment, values, reordering)
         return annotate(request, assignment_id, errors=exc.problems)
     messages.success(request, f"Submitted dialogue {assignment.dialogue.external_id}.")
+    if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
+        return redirect("training_feedback", assignment_id=assignment.pk)
     following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
     if following is not None:
         return redirect("annotate", assignment_id=following.pk)
