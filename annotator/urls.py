@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from annotator.views import annotate, home, lead
+from annotator.views import annotate, home, lead, quality
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("items/<int:assignment_id>/", annotate.annotate, name="annotate"),
     path("items/<int:assignment_id>/draft/", annotate.draft, name="draft"),
     path("items/<int:assignment_id>/submit/", annotate.submit, name="submit"),
+    path("items/<int:assignment_id>/feedback/", quality.training_feedback_page, name="training_feedback"),
     # leads
     path("projects/new/", lead.project_new, name="project_new"),
     path("projects/<slug:slug>/manage/", lead.project_manage, name="lead_project"),
@@ -23,4 +24,17 @@ urlpatterns = [
     path("projects/<slug:slug>/manage/members/<int:user_id>/remove/", lead.member_remove, name="lead_member_remove"),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
     path("projects/<slug:slug>/manage/items/<int:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
+    # leads: quality control (controls, training and qualification)
+    path("projects/<slug:slug>/quality/", quality.quality_page, name="quality"),
+    path("projects/<slug:slug>/quality/settings/", quality.quality_settings_save, name="quality_settings"),
+    path("projects/<slug:slug>/quality/items/", quality.quality_pick, name="quality_pick"),
+    path("projects/<slug:slug>/quality/items/<int:dialogue_id>/", quality.quality_item_edit, name="quality_item"),
+    path(
+        "projects/<slug:slug>/quality/items/<int:dialogue_id>/remove/",
+        quality.quality_item_delete,
+        name="quality_item_remove",
+    ),
+    path("projects/<slug:slug>/quality/upload/", quality.quality_upload, name="quality_upload"),
+    path("projects/<slug:slug>/quality/mix/", quality.quality_mix, name="quality_mix"),
+    path("projects/<slug:slug>/quality/admit/", quality.qualification_admit_page, name="qualification_admit"),
 ]

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.db.models import Count
 
-from annotator.models import Assignment, AssignmentStatus, ExpectedAnswer, Judgement, Project
+from annotator.models import Assignment, AssignmentStatus, Dialogue, ExpectedAnswer, Judgement, Project, QualityItem
+from annotator.selectors.structure import dialogue_shape
+from annotator.services.units import POST_UNITS, required_units, unit_rule, unit_speaker
 from scoring.reliability import answers_match
 
 ORDERED_LEVELS = ("ordinal", "interval")
@@ -99,4 +102,60 @@ def checked_answers(*, project: Project, kind: str, user=None) -> CheckedAnswers
         given=out["given"],
         tolerance=np.asarray(out["tolerance"], dtype=np.int64),
         correct=correct,
+    )
+
+
+def quality_item_questions(*, project: Project, dialogue_id: int) -> dict:
+    """What the lead's page for one control or training item shows: the dialogue's posts, and per criterion
+    the units it asks about with the values that apply and the expected answer set so far."""
+    dialogue = Dialogue.objects.get(project=project, pk=dialogue_id)
+    item = QualityItem.objects.filter(dialogue=dialogue).first()
+    expected = {}
+    if item is not None:
+        expected = {(a.criterion.key, a.unit): a for a in item.answers.select_related("criterion")}
+    shape = dialogue_shape(dialogue.pk)
+    rule = unit_rule(project.preset)
+    posts = list(dialogue.posts.order_by("position").values("position", "speaker", "text", "utterance_block"))
+    criteria = []
+    for criterion in project.criteria.all():
+        questions = []
+        for unit in required_units(criterion, shape, rule=rule):
+            speaker = unit_speaker(criterion, unit, shape, rule=rule)
+            choices = [v for v in criterion.values if not criterion.speakers or v.get("speaker") in (None, speaker)]
+            if criterion.unit in POST_UNITS:
+                text = posts[unit]["text"]
+            elif criterion.unit == "dialogue":
+                text = ""
+            else:
+                text = " ".join(p["text"] for p in posts if p["utterance_block"] == unit)
+            answer = expected.get((criterion.key, unit))
+            questions.append(
+                {
+                    "name": f"e:{criterion.key}:{unit}",
+                    "unit": unit,
+                    "speaker": speaker,
+                    "text": text,
+                    "choices": choices,
+                    "value": answer.value if answer else "",
+                }
+            )
+        tolerances = [a.tolerance for (k, _u), a in expected.items() if k == criterion.key]
+        criteria.append(
+            {
+                "criterion": criterion,
+                "ordered": criterion.level in ORDERED_LEVELS,
+                "tolerance": max(tolerances) if tolerances else 0,
+                "questions": questions,
+            }
+        )
+    return {"dialogue": dialogue, "item": item, "posts": posts, "criteria": criteria}
+
+
+def quality_items_of(*, project: Project) -> list[dict]:
+    """The project's control and training items for the lead's page."""
+    return list(
+        QualityItem.objects.filter(dialogue__project=project)
+        .annotate(n_answers=Count("answers", distinct=True), n_assigned=Count("dialogue__assignments", distinct=True))
+        .order_by("kind", "dialogue__position")
+        .values("dialogue_id", "dialogue__external_id", "kind", "explanation", "n_answers", "n_assigned")
     )

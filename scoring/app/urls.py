@@ -1,6 +1,6 @@
 from django.urls import path
 
-from scoring.app.views import dashboard, runs
+from scoring.app.views import dashboard, quality, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -14,4 +14,13 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<int:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),
     path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
     path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
+    path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
+    path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),
+    path("projects/<slug:slug>/dashboard/source/", quality.source, name="reliability_source"),
+    path("projects/<slug:slug>/adjudication/", quality.adjudication, name="adjudication"),
+    path(
+        "projects/<slug:slug>/adjudication/<int:dialogue_id>/<str:criterion>/<int:unit>/",
+        quality.adjudicate,
+        name="adjudicate",
+    ),
 ]
