@@ -18,6 +18,7 @@ from django.db.models import Count, Max, QuerySet
 from annotator.models import (
     Adjudication,
     AnnotatorExclusion,
+    Assignment,
     AssignmentStatus,
     Dialogue,
     GoldCount,
@@ -89,8 +90,14 @@ def population_digest(project: Project) -> str:
     )
     answers = QualityItem.objects.filter(dialogue__project=project).aggregate(last=Max("updated_at"))
     settings = QualitySettings.objects.filter(project=project).values_list("updated_at", flat=True).first()
+    checked = {}
+    if population.quality_dialogues:  # answers on control and training items feed control accuracy
+        checked = Assignment.objects.filter(
+            dialogue_id__in=population.quality_dialogues, status=AssignmentStatus.SUBMITTED
+        ).aggregate(n=Count("pk"), last=Max("submitted_at"))
     text = (
         f"{population.source}|{population.excluded}|{population.quality_dialogues}|{answers['last']}|{settings}|"
+        f"{checked.get('n')}|{checked.get('last')}|"
         f"{adjudications['n']}|{adjudications['last']}|{adjudications['last_id']}"
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
