@@ -48,7 +48,9 @@ def checked_answers(*, project: Project, kind: str, user=None) -> CheckedAnswers
         )
     }
     expected_rows = list(
-        ExpectedAnswer.objects.filter(item__dialogue__project=project, item__kind=kind).values_list(
+        ExpectedAnswer.objects.filter(item__dialogue__project=project, item__kind=kind)
+        .order_by("criterion__position", "unit")
+        .values_list(
             "item__dialogue_id",
             "criterion_id",
             "criterion__key",

@@ -287,6 +287,8 @@ class AdjudicationDetail(APIView):
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, slug: str, external_id: str, criterion: str, unit: int):
+        if "\x00" in criterion or unit > q.MAX_INT:
+            raise Http404("no such unit")
         dialogue_id = _dialogue_id(request.project, external_id)
         if not adjudication_remove(project=request.project, dialogue_id=dialogue_id, criterion=criterion, unit=unit):
             raise Http404("no final label for that unit")

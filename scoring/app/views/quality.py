@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -81,6 +82,8 @@ def adjudication(request, slug: str):
 @login_required
 def adjudicate(request, slug: str, dialogue_id: int, criterion: str, unit: int):
     project = adjudicator_project(request, slug)
+    if "\x00" in criterion or unit > 2**31 - 1:
+        raise Http404("no such unit")
     error = ""
     if request.method == "POST":
         try:
