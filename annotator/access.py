@@ -18,6 +18,9 @@ from django.shortcuts import get_object_or_404
 from rest_framework.permissions import BasePermission
 
 from annotator.models import Assignment, Membership, Project, Role
+from annotator.services.qualification import may_open
+
+NOT_QUALIFIED = "this item opens once you pass the project's qualification (your queue shows the training items)"
 
 
 class MembershipEnded(PermissionDenied):
@@ -40,6 +43,14 @@ def active_membership_of_annotator():
     )
 
 
+def require_qualified(user, assignment_id: int) -> None:
+    """403 (``PermissionDenied``) if ``assignment_id`` is the user's real item and they have not qualified yet;
+    nothing for anyone else's assignments (the caller answers those with 404)."""
+    assignment = Assignment.objects.select_related("dialogue").filter(pk=assignment_id, annotator=user).first()
+    if assignment is not None and not may_open(assignment=assignment, user=user):
+        raise PermissionDenied(NOT_QUALIFIED)
+
+
 def own_assignment(request, assignment_id: int) -> Assignment:
     """The user's own assignment; anyone else's answers 404 (its existence is not revealed), and
     ``MembershipEnded`` (403) once the user is no longer an active member of its project."""
@@ -50,6 +61,8 @@ def own_assignment(request, assignment_id: int) -> Assignment:
     )
     if not assignment.member_active:
         raise MembershipEnded(assignment.dialogue.project.slug)
+    if not may_open(assignment=assignment, user=request.user):  # a real item before the user qualified: 403
+        raise PermissionDenied(NOT_QUALIFIED)
     return assignment
 
 
@@ -70,6 +83,14 @@ def lead_project(request, slug: str) -> Project:
     project, membership = member_project(request, slug)
     if membership.role != Role.LEAD:
         raise PermissionDenied("only the project's leads can open this page")
+    return project
+
+
+def adjudicator_project(request, slug: str) -> Project:
+    """The project if the user leads it or adjudicates in it; 403 for its annotators, 404 for everyone else."""
+    project, membership = member_project(request, slug)
+    if membership.role not in (Role.LEAD, Role.ADJUDICATOR):
+        raise PermissionDenied("only the project's leads and adjudicators can open this page")
     return project
 
 
@@ -111,3 +132,14 @@ class IsProjectLead(IsProjectMember):
         if not super().has_permission(request, view):
             return False
         return request.membership.role == Role.LEAD
+
+
+class IsProjectAdjudicator(IsProjectMember):
+    """The view's ``slug`` names a project the user leads or adjudicates in."""
+
+    message = "only the project's leads and adjudicators can do this"
+
+    def has_permission(self, request, view) -> bool:
+        if not super().has_permission(request, view):
+            return False
+        return request.membership.role in (Role.LEAD, Role.ADJUDICATOR)

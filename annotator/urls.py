@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from annotator.views import annotate, home, lead, study, study_lead
+from annotator.views import annotate, home, lead, quality, study, study_lead
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -56,4 +56,18 @@ urlpatterns = [
         study_lead.participant_token,
         name="lead_participant_token",
     ),
+    path("items/<id:assignment_id>/feedback/", quality.training_feedback_page, name="training_feedback"),
+    # leads: quality control (controls, training and qualification)
+    path("projects/<slug:slug>/quality/", quality.quality_page, name="quality"),
+    path("projects/<slug:slug>/quality/settings/", quality.quality_settings_save, name="quality_settings"),
+    path("projects/<slug:slug>/quality/items/", quality.quality_pick, name="quality_pick"),
+    path("projects/<slug:slug>/quality/items/<id:dialogue_id>/", quality.quality_item_edit, name="quality_item"),
+    path(
+        "projects/<slug:slug>/quality/items/<id:dialogue_id>/remove/",
+        quality.quality_item_delete,
+        name="quality_item_remove",
+    ),
+    path("projects/<slug:slug>/quality/upload/", quality.quality_upload, name="quality_upload"),
+    path("projects/<slug:slug>/quality/mix/", quality.quality_mix, name="quality_mix"),
+    path("projects/<slug:slug>/quality/admit/", quality.qualification_admit_page, name="qualification_admit"),
 ]

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from annotator.exporters import EXPORT_FORMATS
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS
 from annotator.importers import FORMATS
 from annotator.models import AssignmentStatus, Criterion, Dialogue, ImportStatus, Post, Project
 from scoring.app.models import Run
@@ -229,6 +229,11 @@ class ArchiveOut(serializers.Serializer):
 
 class ExportQuery(serializers.Serializer):
     format = serializers.ChoiceField(choices=sorted(EXPORT_FORMATS))
+    aggregation = serializers.ChoiceField(
+        choices=AGGREGATIONS,
+        default="votes",
+        help_text="Distributions formats: vote shares, or the posteriors of Dawid-Skene, GLAD or MACE.",
+    )
 
 
 class DialogueFilters(serializers.Serializer):

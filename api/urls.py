@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from api.views import archive, assignments, auth, projects, runs, studies
+from api.views import archive, assignments, auth, projects, quality, runs, studies
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -60,4 +60,28 @@ urlpatterns = [
     path("assignments/", assignments.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<id:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),
     path("assignments/<id:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),
+    path("projects/<slug:slug>/quality/settings/", quality.QualitySettingsView.as_view(), name="api-quality-settings"),
+    path("projects/<slug:slug>/quality/items/", quality.QualityItems.as_view(), name="api-quality-items"),
+    path("projects/<slug:slug>/quality/items/upload/", quality.QualityItemsUpload.as_view(), name="api-quality-upload"),
+    path(
+        "projects/<slug:slug>/quality/items/<str:external_id>/",
+        quality.QualityItemDetail.as_view(),
+        name="api-quality-item",
+    ),
+    path("projects/<slug:slug>/quality/mix/", quality.QualityMix.as_view(), name="api-quality-mix"),
+    path("projects/<slug:slug>/quality/qualification/", quality.Qualification.as_view(), name="api-qualification"),
+    path(
+        "projects/<slug:slug>/quality/qualification/admit/",
+        quality.QualificationAdmit.as_view(),
+        name="api-qualification-admit",
+    ),
+    path("projects/<slug:slug>/exclusions/", quality.Exclusions.as_view(), name="api-exclusions"),
+    path("projects/<slug:slug>/exclusions/<str:annotator>/", quality.ExclusionDetail.as_view(), name="api-exclusion"),
+    path("projects/<slug:slug>/adjudications/", quality.Adjudications.as_view(), name="api-adjudications"),
+    path(
+        "projects/<slug:slug>/adjudications/<str:external_id>/<str:criterion>/<id:unit>/",
+        quality.AdjudicationDetail.as_view(),
+        name="api-adjudication",
+    ),
+    path("assignments/<id:pk>/feedback/", quality.TrainingFeedback.as_view(), name="api-training-feedback"),
 ]

@@ -268,3 +268,193 @@ def annotator_z_scores(ratings) -> np.ndarray:
         mean = np.nanmean(x, axis=1, keepdims=True)
         std = np.nanstd(x, axis=1, keepdims=True)
         return np.where(std > 0, (x - mean) / np.where(std > 0, std, 1), np.nan)
+
+
+def _one_hot_long(unit, annotator, value, n_units: int, n_annotators: int, n_values: int) -> np.ndarray:
+    """annotators x units x values indicator of judgements in long form (one per annotator and unit)."""
+    unit, annotator, value = (np.asarray(x, dtype=np.int64) for x in (unit, annotator, value))
+    if not (len(unit) == len(annotator) == len(value)):
+        raise ValueError("unit, annotator and value must have the same length")
+    if len(unit) and (unit.min() < 0 or unit.max() >= n_units or annotator.min() < 0 or value.min() < 0):
+        raise ValueError("indices must be non-negative and within n_units / n_annotators / n_values")
+    if len(unit) and (annotator.max() >= n_annotators or value.max() >= n_values):
+        raise ValueError("annotator or value index out of range")
+    x = np.zeros((n_annotators, n_units, n_values))
+    x[annotator, unit, value] = 1.0
+    if x.sum() != len(unit):
+        raise ValueError("an annotator judged a unit twice")
+    return x
+
+
+def _kappa_weights(n_values: int, weights: str | None) -> np.ndarray:
+    i, j = np.meshgrid(np.arange(n_values), np.arange(n_values), indexing="ij")
+    if weights is None:
+        return (i != j).astype(float)
+    if weights == "linear":
+        return np.abs(i - j).astype(float)
+    if weights == "quadratic":
+        return ((i - j) ** 2).astype(float)
+    raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+
+
+@dataclass(frozen=True)
+class KappaMatrix:
+    """Pairwise Cohen's kappa: ``kappa[a, b]`` over the ``shared[a, b]`` units both annotators judged."""
+
+    kappa: np.ndarray
+    shared: np.ndarray
+
+
+def cohen_kappa_matrix(
+    unit, annotator, value, *, n_annotators: int, n_values: int, weights: str | None = None, min_shared: int = 2
+) -> KappaMatrix:
+    """Cohen's kappa of every pair of annotators, on the units both judged.
+
+    kappa_ab = 1 - sum_ij w_ij o_ij / sum_ij w_ij e_ij, where o is the pair's confusion matrix over
+    their shared units (as proportions), e = outer(row marginals, column marginals) of o, and w the
+    disagreement weights: 1 off the diagonal (Cohen 1960), |i - j| (linear) or (i - j)^2 (quadratic,
+    Cohen 1968). Unweighted this is (p_o - p_e) / (1 - p_e). NaN where the pair shares fewer than
+    ``min_shared`` units or chance disagreement is 0 (both gave one value throughout); 1 on the diagonal.
+
+    Parameters
+    ----------
+    unit, annotator, value : arrays (judgements,)
+        Long form: judgement k gave value index ``value[k]`` to unit ``unit[k]`` as ``annotator[k]``.
+    n_annotators, n_values : int
+    weights : None, "linear" or "quadratic"
+    min_shared : int
+
+    Returns
+    -------
+    KappaMatrix with ``kappa`` and ``shared``, both (n_annotators, n_annotators).
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and Psychological
+    Measurement 20(1). Cohen, J. (1968). Weighted kappa. Psychological Bulletin 70(4).
+    As ``sklearn.metrics.cohen_kappa_score`` for each pair.
+
+    Examples
+    --------
+    >>> m = cohen_kappa_matrix([0, 1, 2, 3, 0, 1, 2, 3], [0, 0, 0, 0, 1, 1, 1, 1], [0, 1, 0, 1, 0, 1, 1, 1],
+    ...                        n_annotators=2, n_values=2)
+    >>> m.kappa.round(4).tolist(), m.shared.tolist()
+    ([[1.0, 0.5], [0.5, 1.0]], [[4, 4], [4, 4]])
+    """
+    unit = np.asarray(unit, dtype=np.int64)
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    x = _one_hot_long(unit, annotator, value, n_units, n_annotators, n_values)
+    flat = x.transpose(1, 0, 2).reshape(n_units, n_annotators * n_values)
+    confusion = (flat.T @ flat).reshape(n_annotators, n_values, n_annotators, n_values).transpose(0, 2, 1, 3)
+    shared = confusion.sum(axis=(2, 3))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = confusion / shared[:, :, None, None]
+        expected = observed.sum(axis=3)[:, :, :, None] * observed.sum(axis=2)[:, :, None, :]
+        w = _kappa_weights(n_values, weights)
+        chance = (w * expected).sum(axis=(2, 3))
+        kappa = 1 - (w * observed).sum(axis=(2, 3)) / chance
+    defined = (shared >= min_shared) & (chance > 1e-12)
+    kappa = np.where(defined, kappa, np.nan)
+    np.fill_diagonal(kappa, np.where(np.diag(shared) >= min_shared, 1.0, np.nan))
+    return KappaMatrix(kappa, shared.round().astype(np.int64))
+
+
+def _alpha_from_coincidences(coincidence: np.ndarray, level: str, values: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha of each coincidence matrix in a stack (..., V, V); NaN where undefined."""
+    totals = coincidence.sum(axis=-1)
+    n = totals.sum(axis=-1)
+    v = len(values)
+    c, k = np.meshgrid(np.arange(v), np.arange(v), indexing="ij")
+    if level == "ordinal":
+        cumulative = np.concatenate([np.zeros(totals.shape[:-1] + (1,)), np.cumsum(totals, axis=-1)], axis=-1)
+        lo, hi = np.minimum(c, k), np.maximum(c, k)
+        between = cumulative[..., hi + 1] - cumulative[..., lo]
+        delta = (between - (totals[..., c] + totals[..., k]) / 2) ** 2
+    else:
+        delta = np.broadcast_to(_distance_matrix(level, values, np.zeros(v)), coincidence.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (coincidence * delta).sum(axis=(-2, -1)) / n
+        expected = (totals[..., :, None] * totals[..., None, :] * delta).sum(axis=(-2, -1)) / (n * (n - 1))
+        alpha = 1 - observed / expected
+    return np.where((n > 1) & (expected > 1e-12), alpha, np.nan)
+
+
+@dataclass(frozen=True)
+class LeaveOneOutAlpha:
+    """Krippendorff's alpha of all annotators, and of all but each one.
+
+    ``effect[a] = alpha - without[a]``: positive when annotator a raises agreement, negative when the
+    others agree better without them.
+    """
+
+    alpha: float
+    without: np.ndarray
+    effect: np.ndarray
+
+
+def krippendorff_alpha_leave_one_out(
+    unit, annotator, value, *, n_annotators: int, level: str = "nominal", values=None
+) -> LeaveOneOutAlpha:
+    """Krippendorff's alpha with each annotator left out in turn, from judgements in long form.
+
+    Alpha is 1 - D_o / D_e computed from the coincidence matrix o_ck = sum_u (n_uc n_uk - [c = k] n_uc)
+    / (m_u - 1) (``krippendorff_alpha_from_counts``). Leaving annotator a out changes only the units a
+    judged: for a's judgement of value v on unit u, n_u becomes n_u - e_v and m_u becomes m_u - 1, so
+    o without a = o + sum over a's judgements of [(n_u n_u^T - diag n_u - e_v n_u^T - n_u e_v^T + 2 e_v e_v^T)
+    / (m_u - 2) - (n_u n_u^T - diag n_u) / (m_u - 1)] (a term is 0 where its m is below 2). All annotators
+    are done at once with sparse sums; the values' distances (and, for ordinal data, the marginals they
+    depend on) are those of each reduced coincidence matrix. The result equals recomputing alpha on the
+    reliability data without that annotator's row.
+
+    Parameters
+    ----------
+    unit, annotator, value : arrays (judgements,)
+        Long form, at most one judgement per annotator and unit; ``value`` indexes ``values``.
+    n_annotators : int
+    level : "nominal", "ordinal", "interval" or "ratio"
+    values : array (values,), optional
+        Numeric value of each value index (interval, ratio); default 0, 1, 2, ... up to the largest index.
+
+    Returns
+    -------
+    LeaveOneOutAlpha
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. The leave-one-out use of alpha to
+    find the coders who lower reliability: Krippendorff (2004), Content Analysis, ch. 11.
+
+    Examples
+    --------
+    >>> r = krippendorff_alpha_leave_one_out([0, 1, 2, 0, 1, 2, 0, 1, 2], [0, 0, 0, 1, 1, 1, 2, 2, 2],
+    ...                                      [0, 1, 1, 0, 1, 1, 1, 0, 0], n_annotators=3)
+    >>> round(r.alpha, 4), r.without.round(4).tolist()
+    (-0.2, [-0.6667, -0.6667, 1.0])
+    """
+    from scipy import sparse
+
+    unit, annotator, value = (np.asarray(x, dtype=np.int64) for x in (unit, annotator, value))
+    n_values = (int(value.max()) + 1 if len(value) else 1) if values is None else len(values)
+    values = np.arange(n_values, dtype=float) if values is None else np.asarray(values, dtype=float)
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    counts = np.bincount(unit * n_values + value, minlength=n_units * n_values).reshape(n_units, n_values)
+    counts = counts.astype(float)
+    m = counts.sum(axis=1)
+    numer = counts[:, :, None] * counts[:, None, :] - counts[:, :, None] * np.eye(n_values)
+    with np.errstate(divide="ignore"):
+        h = np.where(m >= 2, 1 / (m - 1), 0.0)
+        g = np.where(m >= 3, 1 / (m - 2), 0.0)
+    coincidence = (numer * h[:, None, None]).sum(axis=0)
+    gk, hk = g[unit], h[unit]
+    shape = (n_annotators, n_units)
+    p = sparse.csr_matrix((gk - hk, (annotator, unit)), shape=shape) @ numer.reshape(n_units, -1)
+    t = sparse.csr_matrix((gk, (annotator * n_values + value, unit)), shape=(n_annotators * n_values, n_units))
+    t = np.asarray(t @ counts).reshape(n_annotators, n_values, n_values)
+    d = np.bincount(annotator * n_values + value, weights=2 * gk, minlength=n_annotators * n_values)
+    change = np.asarray(p).reshape(n_annotators, n_values, n_values) - t - t.transpose(0, 2, 1)
+    change += d.reshape(n_annotators, n_values)[:, :, None] * np.eye(n_values)
+    alpha = float(_alpha_from_coincidences(coincidence, level, values))
+    without = _alpha_from_coincidences(coincidence[None] + change, level, values)
+    return LeaveOneOutAlpha(alpha, without, alpha - without)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from annotator.models import AssignmentStatus, Judgement, Membership, Post, Project
+from annotator.models import Membership, Post, Project
+from annotator.selectors.population import gold_judgements
 
 
 def posts_by_dialogue(project: Project) -> dict[int, list[tuple]]:
@@ -33,7 +34,7 @@ def judgements_by_assignment(project: Project) -> tuple[dict[int, list[int]], di
     assignment id -> [(criterion key, unit, value, extra)] in insertion order)."""
     ranks = annotator_names(project)
     rows = (
-        Judgement.objects.filter(assignment__dialogue__project=project, assignment__status=AssignmentStatus.SUBMITTED)
+        gold_judgements(project)
         .order_by("pk")
         .values_list(
             "assignment_id",

@@ -9,7 +9,8 @@ from collections import defaultdict
 
 from annotator.filenames import unique_names
 from annotator.importers.dbdc import DEFAULT_ANNOTATION_EXTRA
-from annotator.models import AssignmentStatus, Criterion, Judgement, Project, Unit
+from annotator.models import Criterion, Project, Unit
+from annotator.selectors.population import gold_dialogues, gold_judgements
 from annotator.selectors.structure import project_shapes
 from annotator.services.units import required_units, unit_rule
 
@@ -34,11 +35,8 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
     asked: dict[tuple[int, int], set[int]] = {}
     labels: dict[tuple[int, int], list[dict]] = defaultdict(list)
     rows = (
-        Judgement.objects.filter(
-            assignment__dialogue__project=project,
-            assignment__status=AssignmentStatus.SUBMITTED,
-            criterion__unit__in=[Unit.SYSTEM_TURN, Unit.POST],
-        )
+        gold_judgements(project)
+        .filter(criterion__unit__in=[Unit.SYSTEM_TURN, Unit.POST])
         .order_by("pk")
         .values_list("assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra", "criterion_id")
     )
@@ -54,7 +52,7 @@ def dbdc_records(project: Project) -> list[tuple[str, dict]]:
             {"annotator-id": annotator, "breakdown": value, **(DEFAULT_ANNOTATION_EXTRA if extra is None else extra)}
         )
     out = []
-    dialogues = list(project.dialogues.order_by("position", "pk").values_list("pk", "external_id", "source_meta"))
+    dialogues = list(gold_dialogues(project).order_by("position", "pk").values_list("pk", "external_id", "source_meta"))
     members = unique_names([external_id for _pk, external_id, _meta in dialogues], ".log.json")
     for (dialogue_id, external_id, meta), member in zip(dialogues, members):
         turns = []

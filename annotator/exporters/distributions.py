@@ -1,29 +1,100 @@
-"""Gold distributions per criterion and unit (Sakai 2017), as JSON or long-form CSV."""
+"""Gold distributions per criterion and unit (Sakai 2017), as JSON or long-form CSV.
+
+``aggregation`` chooses what a unit's distribution is: the vote shares (``votes``, as DialEval and DBDC
+use) or the posterior of a latent-truth model that weighs annotators by their estimated reliability
+(``dawid-skene``, ``glad``, ``mace``; ``scoring.aggregation``). Either way each unit carries its vote
+counts, the annotators whose judgements it holds, and the adjudicated label if a lead or adjudicator
+settled it; the JSON also names the included and excluded annotators and, for a model, each
+annotator's estimated reliability.
+"""
 
 from __future__ import annotations
 
 import io
 import json
+from dataclasses import asdict
+
+import numpy as np
 
 from annotator.models import Project, Unit
-from annotator.selectors.judgement_arrays import project_judgements
-from scoring.gold import gold_distribution
+from annotator.selectors.adjudication import adjudicated_labels
+from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
+from annotator.selectors.population import annotators_included
 
 from .cells import SafeCsvWriter
+from .common import annotator_names
+
+AGGREGATIONS = ("votes", "dawid-skene", "glad", "mace")
 
 
-def distribution_records(project: Project) -> dict:
-    """``{"project", "criteria": {KEY: {"unit", "scale" | "scales", "items": [...]}}}``.
+def _posteriors(data: CriterionJudgements, aggregation: str, names: list[str]) -> tuple[np.ndarray, dict]:
+    """(units x values posteriors, {scale name: {annotator: reliability}}); a unit's row covers its own scale."""
+    from scoring.aggregation import aggregate
+    from scoring.gold import gold_distribution
 
-    An item is one unit: its dialogue's external id, the unit number (0 for the dialogue, the
-    post position or the utterance block index), the speaker, the number of judgements, and the
-    counts and gold distribution over the scale that applies to the unit's speaker.
+    counts = data.counts()
+    if aggregation == "votes":
+        out = np.zeros(counts.shape)
+        for u in range(data.n_units):
+            columns = data.scale(data.unit_speaker[u]) if data.criterion.speakers else list(range(len(data.values)))
+            out[u, columns] = gold_distribution(counts[u, columns])
+        return out, {}
+    if data.unit_counts.any():
+        raise ValueError(
+            f"{aggregation} needs each annotator's labels; criterion {data.criterion.key} has counts published "
+            "without annotators (use --aggregation votes)"
+        )
+    out = np.full(counts.shape, np.nan)
+    reliability: dict[str, dict[str, float]] = {}
+    groups = data.criterion.speakers or [""]
+    for speaker in groups:
+        columns = data.scale(speaker) if speaker else list(range(len(data.values)))
+        units = np.nonzero(data.unit_speaker == speaker)[0] if speaker else np.arange(data.n_units)
+        local_unit = np.full(data.n_units, -1)
+        local_unit[units] = np.arange(len(units))
+        local_value = np.full(len(data.values), -1)
+        local_value[columns] = np.arange(len(columns))
+        use = local_unit[data.unit] >= 0
+        result = aggregate(
+            local_unit[data.unit[use]], data.annotator[use], local_value[data.value[use]],
+            n_units=len(units), n_values=len(columns), n_annotators=len(data.annotators), method=aggregation,
+        )  # fmt: skip
+        out[np.ix_(units, columns)] = result.posteriors
+        label = data.criterion.key + (f":{speaker}" if speaker else "")
+        reliability[label] = {names[a]: float(r) for a, r in enumerate(result.reliability) if np.isfinite(r)}
+    return out, reliability
+
+
+def distribution_records(project: Project, aggregation: str = "votes") -> dict:
+    """``{"project", "aggregation", "annotators", "criteria": {KEY: {"unit", "scale" | "scales", "items"}}}``.
+
+    An item is one unit: its dialogue's external id, the unit number (0 for the dialogue, the post position
+    or the utterance block index), the speaker, the number of judgements, the counts and the distribution
+    (vote shares or a model's posterior) over the scale that applies to the unit's speaker, the annotators
+    whose judgements it holds, and the adjudicated label and note (null and "" where nobody settled it).
     """
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
     external = dict(project.dialogues.values_list("pk", "external_id"))
-    out: dict = {"project": project.slug, "criteria": {}}
-    for key, data in project_judgements(project, long_form=False).items():
+    export_names = {user_id: name for user_id, (_rank, name) in annotator_names(project).items()}
+    settled = adjudicated_labels(project=project)
+    out: dict = {
+        "project": project.slug,
+        "aggregation": aggregation,
+        "annotators": asdict(annotators_included(project)),
+        "criteria": {},
+    }
+    if aggregation != "votes":
+        out["reliability"] = {}
+    for key, data in project_judgements(project).items():
         criterion = data.criterion
         counts = data.counts()
+        names = [export_names.get(int(u), str(u)) for u in data.annotators]
+        distributions, reliability = _posteriors(data, aggregation, names)
+        if aggregation != "votes":
+            out["reliability"].update(reliability)
+        order = np.argsort(data.unit, kind="stable")
+        bounds = np.searchsorted(data.unit[order], np.arange(data.n_units + 1))
         entry: dict = {"unit": criterion.unit}
         speakers = criterion.speakers
         if speakers:
@@ -34,28 +105,41 @@ def distribution_records(project: Project) -> dict:
         for u in range(data.n_units):
             columns = data.scale(data.unit_speaker[u]) if speakers else list(range(len(data.values)))
             row = counts[u, columns]
-            distribution = gold_distribution(row)
-            item = {"dialogue": external[int(data.unit_dialogue[u])], "unit": int(data.unit_index[u])}
+            dialogue_id, unit = int(data.unit_dialogue[u]), int(data.unit_index[u])
+            item = {"dialogue": external[dialogue_id], "unit": unit}
             if criterion.unit != Unit.DIALOGUE:
                 item["speaker"] = data.unit_speaker[u]
             item["n"] = int(row.sum())
             item["counts"] = {data.values[c]: int(n) for c, n in zip(columns, row)}
-            item["distribution"] = {data.values[c]: float(p) for c, p in zip(columns, distribution)}
+            item["distribution"] = {data.values[c]: float(distributions[u, c]) for c in columns}
+            judged_by = data.annotator[order[bounds[u] : bounds[u + 1]]]
+            item["annotators"] = [names[a] for a in sorted(judged_by.tolist())]
+            adjudication = settled.get((key, dialogue_id, unit))
+            item["adjudicated"] = adjudication["value"] if adjudication else None
+            item["adjudication_note"] = adjudication["note"] if adjudication else ""
             items.append(item)
         entry["items"] = items
         out["criteria"][key] = entry
     return out
 
 
-def export_distributions_json(project: Project) -> bytes:
-    return json.dumps(distribution_records(project), ensure_ascii=False, indent=1).encode("utf-8")
+def export_distributions_json(project: Project, aggregation: str = "votes") -> bytes:
+    return json.dumps(distribution_records(project, aggregation), ensure_ascii=False, indent=1).encode("utf-8")
 
 
-def export_distributions_csv(project: Project) -> bytes:
+CSV_COLUMNS = [
+    "criterion", "dialogue", "unit", "speaker", "n", "value", "count", "probability",
+    "adjudicated", "adjudication_note", "aggregation", "annotators",
+]  # fmt: skip
+
+
+def export_distributions_csv(project: Project, aggregation: str = "votes") -> bytes:
+    """One row per unit and value; ``adjudicated`` repeats the unit's final label on each of its rows, and
+    ``annotators`` lists (separated by ``;``) the annotators whose judgements the unit holds."""
     buffer = io.StringIO()
     writer = SafeCsvWriter(buffer, lineterminator="\n")
-    writer.writerow(["criterion", "dialogue", "unit", "speaker", "n", "value", "count", "probability"])
-    for key, entry in distribution_records(project)["criteria"].items():
+    writer.writerow(CSV_COLUMNS)
+    for key, entry in distribution_records(project, aggregation)["criteria"].items():
         for item in entry["items"]:
             for value, count in item["counts"].items():
                 writer.writerow(
@@ -68,6 +152,10 @@ def export_distributions_csv(project: Project) -> bytes:
                         value,
                         count,
                         repr(item["distribution"][value]),
+                        item["adjudicated"] or "",
+                        item["adjudication_note"],
+                        aggregation,
+                        ";".join(item["annotators"]),
                     ]
                 )
     return buffer.getvalue().encode("utf-8")

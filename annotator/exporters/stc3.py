@@ -6,6 +6,7 @@ import json
 from itertools import groupby
 
 from annotator.models import Project, Unit
+from annotator.selectors.population import gold_dialogues
 
 from .common import judgements_by_assignment, posts_by_dialogue
 
@@ -17,8 +18,8 @@ def stc3_records(project: Project) -> list[dict]:
     quality_keys = [c.key for c in criteria if c.unit == Unit.DIALOGUE]
     nugget_key = next((c.key for c in criteria if c.unit == Unit.TURN), None)
     records = []
-    for dialogue_id, external_id, meta in project.dialogues.order_by("position", "pk").values_list(
-        "pk", "external_id", "source_meta"
+    for dialogue_id, external_id, meta in (
+        gold_dialogues(project).order_by("position", "pk").values_list("pk", "external_id", "source_meta")
     ):
         turns = [
             {"sender": speaker, "utterances": [p[2] for p in group]}

@@ -5,7 +5,9 @@ judgement in long form (unit index, annotator index, value index), plus the unit
 positions and speakers. Counts per unit (units x values) are a ``bincount`` away, and imported
 per-unit counts (NLPCC) are added to them. Only the units the criterion asks about count
 (``annotator.services.units``): a judgement left on any other unit, such as a DBDC opening prompt
-labelled before the preset followed the DBDC3 protocol, is not part of the gold data.
+labelled before the preset followed the DBDC3 protocol, is not part of the gold data. Only the
+judgements that count (``annotator.selectors.population``: not on control or training items, not by an
+excluded annotator, from the chosen source) are read.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Count
 
-from annotator.models import AssignmentStatus, Criterion, GoldCount, Judgement, Post, Project, Unit
+from annotator.models import Criterion, Post, Project, Unit
 from annotator.presets import UnitRule
+from annotator.selectors.population import gold_counts, gold_judgements, population_of
 from annotator.selectors.structure import DialogueShape
 from annotator.services.units import required_units, unit_rule
 
@@ -90,8 +93,8 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
     returning each one: enough for gold distributions and run scoring, and much less to read.
     """
     criteria = list(project.criteria.all())
-    # criteria belong to the project: filtering on them avoids joining the dialogues
-    submitted = Judgement.objects.filter(criterion__project=project, assignment__status=AssignmentStatus.SUBMITTED)
+    population = population_of(project)
+    submitted = gold_judgements(project, population)
     # Rows are fetched into lists before numpy sees them: np.array(queryset) would swallow a database
     # error raised while iterating (a lock timeout, a restarting server) and fail later on the shape,
     # so the task would not know to retry.
@@ -114,7 +117,7 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
         )
     gold = _object_rows(
         list(
-            GoldCount.objects.filter(dialogue__project=project)
+            gold_counts(project, population)
             .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
             .order_by()
         )

@@ -14,6 +14,7 @@ from django.db.models import Count
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Post, Project, Role
 from annotator.presets import PRESETS
+from annotator.services.quality_items import quality_assignments_create
 from scoring.ordering import balanced_permutation_sets
 
 
@@ -63,6 +64,12 @@ def assignments_create_balanced(
     handed_back = _hand_back(project) if hand_back_unfinished else 0
     if PRESETS[project.preset].reordering:
         return _assign_permutation_sets(project, sets, seed, handed_back)
+    report = _assign_balanced(project, k, seed, handed_back)
+    quality_assignments_create(project=project, seed=seed)  # training items, and controls at the set rate
+    return report
+
+
+def _assign_balanced(project: Project, k: int | None, seed: int, handed_back: int) -> AssignReport:
     k = project.annotators_per_dialogue if k is None else k
     members = _annotators(project)
     if k < 1:
@@ -76,7 +83,7 @@ def assignments_create_balanced(
     tie_break = {m.user_id: float(r) for m, r in zip(members, rng.random(len(members)))}
     load = dict.fromkeys(tie_break, 0)
     for user_id, n in (
-        Assignment.objects.filter(dialogue__project=project, annotator_id__in=list(load))
+        Assignment.objects.filter(dialogue__project=project, annotator_id__in=list(load), dialogue__quality_item=None)
         .values_list("annotator_id")
         .annotate(n=Count("pk"))
     ):
@@ -87,7 +94,10 @@ def assignments_create_balanced(
     ):
         have.setdefault(dialogue_id, set()).add(user_id)
     new = []
-    for dialogue_id in project.dialogues.order_by("position", "pk").values_list("pk", flat=True):
+    # control and training items are not ordinary work: quality_assignments_create hands them out
+    for dialogue_id in (
+        project.dialogues.filter(quality_item=None).order_by("position", "pk").values_list("pk", flat=True)
+    ):
         taken = have.get(dialogue_id, set())
         candidates = sorted((u for u in load if u not in taken), key=lambda u: (load[u], tie_break[u]))
         for user_id in candidates[: max(0, k - len(taken))]:

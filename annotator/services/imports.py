@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -160,6 +161,27 @@ def planner_statistics_refresh() -> None:
     tables = ", ".join(m._meta.db_table for m in (Dialogue, Post, Assignment, Judgement, GoldCount, Membership))
     with connection.cursor() as cursor:
         cursor.execute(f"ANALYZE {tables}")
+
+
+def dialogues_import_upload(
+    *, project: Project, uploaded, fmt: str = "auto", language: str | None = None
+) -> ImportReport:
+    """``dialogues_import`` of an uploaded file, at once (control and training items; lead uploads of
+    collections go through import batches, ``annotator.services.import_batches``). The file is kept
+    under its own name in a temporary folder, and error messages name it, not the temporary path.
+    """
+    name = re.sub(r"[^\w.+-]", "_", Path(str(uploaded.name)).name)[-100:].lstrip(".") or "upload"
+    upload_check_size(name=name, size=uploaded.size)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        with open(path, "wb") as out:
+            for chunk in uploaded.chunks():
+                out.write(chunk)
+        try:
+            return dialogues_import(project=project, paths=[path], fmt=fmt, language=language)
+        except InputError as exc:
+            exc.file = exc.file.replace(f"{tmp}/", "")
+            raise
 
 
 def upload_check_size(*, name: str, size: int | None) -> None:

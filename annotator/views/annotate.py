@@ -30,6 +30,7 @@ from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_home
 from annotator.services.judgements import ConflictError, Given, SubmissionError, judgements_save
+from annotator.services.qualification import is_training
 
 SIGNED_OUT = "You were signed out: sign in again (your answers are kept)."
 
@@ -268,6 +269,8 @@ def submit(request, assignment_id: int):
         request.session[f"submit-errors:{assignment_id}"] = {"problems": exc.problems, "missing": exc.missing}
         return redirect("annotate", assignment_id=assignment_id)
     messages.success(request, f"Submitted dialogue {assignment.dialogue.external_id}.")
+    if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
+        return redirect("training_feedback", assignment_id=assignment.pk)
     following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
     next_url = (
         reverse("annotate", args=[following.pk])

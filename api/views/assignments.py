@@ -8,6 +8,7 @@ from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotator.access import require_qualified
 from annotator.models import Assignment
 from annotator.selectors.assignments import own_assignment_detail, own_assignments
 from annotator.services.judgements import Given, judgements_save
@@ -39,6 +40,7 @@ class AssignmentDetail(APIView):
 
     @extend_schema(responses=s.AssignmentDetailOut)
     def get(self, request, pk: int):
+        require_qualified(request.user, pk)
         return Response(s.AssignmentDetailOut(own_assignment_detail(user=request.user, assignment_id=pk)).data)
 
 
@@ -53,6 +55,7 @@ class AssignmentJudgements(APIView):
         given = s.JudgementsIn(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
+        require_qualified(request.user, pk)
         try:
             saved = judgements_save(
                 assignment_id=pk,

@@ -10,15 +10,17 @@ from drf_spectacular.plumbing import resolve_type_hint
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
-from annotator.exporters import EXPORT_FORMATS, export_gold
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold
 from annotator.filenames import attachment
 from annotator.models import ImportStatus
 from annotator.selectors.imports import import_batch_status, import_batches_of
+from annotator.selectors.population import annotators_included
 from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, projects_with_role
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from api import serializers as s
@@ -197,15 +199,26 @@ class ProjectExport(APIView):
     permission_classes = [IsProjectLead]
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True)],
+        parameters=[
+            OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True),
+            OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
+        ],
         responses={200: OpenApiResponse(OpenApiTypes.BINARY)},
     )
     def get(self, request, slug: str):
         project = request.project
         query = s.ExportQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        fmt = query.validated_data["format"]
+        fmt, aggregation = query.validated_data["format"], query.validated_data["aggregation"]
         _fn, content_type, extension = EXPORT_FORMATS[fmt]
-        response = HttpResponse(export_gold(project=project, fmt=fmt), content_type=content_type)
+        try:
+            body = export_gold(project=project, fmt=fmt, aggregation=aggregation)
+        except ValueError as exc:
+            raise ValidationError({"aggregation": [str(exc)]}) from None
+        response = HttpResponse(body, content_type=content_type)
         response["Content-Disposition"] = attachment(f"{project.slug}-{fmt}.{extension}")
+        included = annotators_included(project)
+        response["X-Annotators-Source"] = included.source
+        response["X-Annotators-Included"] = ";".join(included.included)
+        response["X-Annotators-Excluded"] = ";".join(e["annotator"] for e in included.excluded)
         return response

@@ -243,6 +243,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
         "RunStatusEnum": "scoring.app.models.RunStatus",
+        "QualityItemKindEnum": "annotator.models.QualityItemKind",
     },
 }
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from scoring.app.views import dashboard, runs
+from scoring.app.views import dashboard, quality, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -17,4 +17,13 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<id:run_id>/delete/", runs.run_remove, name="run_delete"),
     path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
     path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
+    path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
+    path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),
+    path("projects/<slug:slug>/dashboard/source/", quality.source, name="reliability_source"),
+    path("projects/<slug:slug>/adjudication/", quality.adjudication, name="adjudication"),
+    path(
+        "projects/<slug:slug>/adjudication/<id:dialogue_id>/<str:criterion>/<id:unit>/",
+        quality.adjudicate,
+        name="adjudicate",
+    ),
 ]

@@ -141,8 +141,10 @@ def test_distributions_export_json_and_csv_agree(make_project, tmp_path):
     assert nugget[("d1", 1)]["distribution"] == {"HNUG": 0.5, "HNUG*": 0.5, "HNaN": 0.0}
     assert data["criteria"]["nugget"]["scales"]["customer"] == ["CNUG0", "CNUG", "CNUG*", "CNaN"]
     rows = export_gold(project=project, fmt="distributions-csv").decode().splitlines()
-    assert rows[0] == "criterion,dialogue,unit,speaker,n,value,count,probability"
-    assert "nugget,d1,1,helpdesk,2,HNUG*,1,0.5" in rows
+    assert rows[0] == (
+        "criterion,dialogue,unit,speaker,n,value,count,probability,adjudicated,adjudication_note,aggregation,annotators"
+    )
+    assert "nugget,d1,1,helpdesk,2,HNUG*,1,0.5,,,votes,1;2" in rows
     total_rows = sum(len(i["counts"]) for c in data["criteria"].values() for i in c["items"])
     assert len(rows) == 1 + total_rows
 

@@ -2,8 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.exporters import EXPORT_FORMATS, export_gold
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold
 from annotator.models import Project
+from annotator.selectors.population import annotators_included
 
 
 class Command(BaseCommand):
@@ -16,12 +17,26 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("--format", required=True, choices=sorted(EXPORT_FORMATS), dest="fmt")
         parser.add_argument("--output", required=True, help="File to write; - for standard output.")
+        parser.add_argument(
+            "--aggregation",
+            choices=AGGREGATIONS,
+            default="votes",
+            help="Distributions formats: vote shares (default) or a model's posteriors (Dawid-Skene, GLAD, MACE).",
+        )
 
-    def handle(self, *args, slug, fmt, output, **options):
+    def handle(self, *args, slug, fmt, output, aggregation, **options):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
-        payload = export_gold(project=project, fmt=fmt)
+        try:
+            payload = export_gold(project=project, fmt=fmt, aggregation=aggregation)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        included = annotators_included(project)
+        self.stderr.write(
+            f"annotators included ({included.source}): {', '.join(included.included) or 'none'}"
+            + "".join(f"; excluded {e['annotator']}: {e['reason']}" for e in included.excluded)
+        )
         if output == "-":
             self.stdout.buffer.write(payload) if hasattr(self.stdout, "buffer") else self.stdout.write(payload.decode())
         else:

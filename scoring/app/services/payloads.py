@@ -94,6 +94,105 @@ class UCHSummary(TypedDict):
     kendall_tau: dict[str, UCHCorrelation]
 
 
+class LeaveOneOutAlpha(TypedDict):
+    """Krippendorff's alpha of the others without this annotator, and alpha (all) minus that."""
+
+    without: float | None
+    effect: float | None
+
+
+class ControlPoint(TypedDict):
+    submitted_at: str | None
+    accuracy: float
+    cumulative: float
+
+
+class ControlAccuracy(TypedDict):
+    items: int
+    answers: int
+    accuracy: float
+    series: list[ControlPoint]
+
+
+class Timing(TypedDict):
+    items: int
+    median_seconds: float
+    too_fast: int
+    too_fast_share: float
+
+
+class StraightLining(TypedDict):
+    eligible: int
+    straight: int
+    share: float | None
+
+
+class AdjudicatedAgreement(TypedDict):
+    units: int
+    agree: int
+    agreement: float
+
+
+class AnnotatorReliability(TypedDict):
+    judgements: int
+    too_fast_seconds: int
+    alpha: dict[str, LeaveOneOutAlpha]
+    models: dict[str, dict[str, float | None]]  # criterion -> method -> reliability
+    control: ControlAccuracy | None
+    timing: Timing | None
+    straight_lining: StraightLining | None
+    adjudicated: AdjudicatedAgreement | None
+    flags: list[str]
+
+
+class KappaHeatMap(TypedDict):
+    """Pairwise Cohen's kappa of (at most 30 of) the ``of`` annotators, with the units each pair shared."""
+
+    annotators: list[str]
+    weights: str
+    kappa: list[list[float | None]]
+    shared: list[list[int]]
+    of: int
+
+
+class ModelInfo(TypedDict):
+    reliability: str
+    skipped: str
+
+
+class ReliabilityThresholds(TypedDict):
+    alpha_effect: float
+    control_accuracy: float
+    straight_lining: float
+    too_fast: float
+    dawid_skene_spammer: float
+    adjudicated_agreement: float
+    min_answers: int
+    too_fast_seconds: int
+    min_model_judgements: int
+
+
+class Reliability(TypedDict):
+    annotators: dict[str, AnnotatorReliability]
+    alpha: dict[str, float | None]
+    kappa: dict[str, KappaHeatMap]
+    models: dict[str, dict[str, ModelInfo]]
+    thresholds: ReliabilityThresholds
+
+
+class ExcludedAnnotator(TypedDict):
+    annotator: str
+    reason: str
+
+
+class Population(TypedDict):
+    """Whose judgements the statistics cover: the source filter, included and excluded annotators."""
+
+    source: str
+    included: list[str]
+    excluded: list[ExcludedAnnotator]
+
+
 class StatisticsPayload(TypedDict):
     project: str
     criteria: dict[str, CriterionStatistics]
@@ -103,3 +202,5 @@ class StatisticsPayload(TypedDict):
     value_counts: dict[str, dict[str, int]]
     gold: dict[str, GoldSummary]
     disputed: list[DisputedUnit]
+    reliability: Reliability
+    population: Population

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import asdict
 
 import numpy as np
 from django.db import transaction
@@ -10,9 +11,10 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 import scoring
-from annotator.models import AssignmentStatus, Judgement, Project
+from annotator.models import Project
 from annotator.presets import PRESETS, Summary
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
+from annotator.selectors.population import annotators_included, gold_judgements, population_digest
 from scoring.agreement import (
     agreement_shares,
     fleiss_kappa,
@@ -25,17 +27,17 @@ from scoring.app.services.dashboard import annotator_figures, distributions_and_
 from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.nlpcc_summary import nlpcc_summary
 from scoring.app.services.payloads import StatisticsPayload, json_finite
+from scoring.app.services.reliability import reliability_summary
 from scoring.app.services.uch_summary import uch_summary
 from scoring.gold import group_indices, merge_counts
 
 
 def judgements_fingerprint(project: Project) -> tuple[int, str]:
-    """(number of submitted judgements, a digest that changes whenever any of them changes)."""
-    agg = Judgement.objects.filter(
-        assignment__dialogue__project=project, assignment__status=AssignmentStatus.SUBMITTED
-    ).aggregate(n=Count("pk"), last_id=Max("pk"), last_update=Max("updated_at"))
+    """(number of judgements that count, a digest that changes whenever any of them changes, or whose count:
+    exclusions, the source filter, control and training items, adjudications)."""
+    agg = gold_judgements(project).aggregate(n=Count("pk"), last_id=Max("pk"), last_update=Max("updated_at"))
     gold = project.dialogues.aggregate(g=Count("gold_counts"))["g"]
-    text = f"{agg['n']}|{agg['last_id']}|{agg['last_update']}|{gold}|{scoring.__version__}"
+    text = f"{agg['n']}|{agg['last_id']}|{agg['last_update']}|{gold}|{population_digest(project)}|{scoring.__version__}"
     return agg["n"], hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -113,6 +115,8 @@ def project_statistics(project: Project, judgements: dict[str, CriterionJudgemen
         payload["uch"] = summary
     payload["annotators"] = annotator_figures(project, judgements)
     payload.update(distributions_and_disputes(project, judgements))
+    payload["reliability"] = reliability_summary(project, judgements)
+    payload["population"] = asdict(annotators_included(project, by="username"))
     return json_finite(payload)
 
 

@@ -1,0 +1,51 @@
+"""Adjudication: a lead or an adjudicator settles a disputed unit with a final label and a note.
+
+Adjudicated labels are exported beside the gold distributions and each annotator's agreement with
+them is part of the statistics; the vote-share distributions themselves stay as the annotators gave them.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from annotator.models import Adjudication, Dialogue, Project
+from annotator.selectors.structure import dialogue_shape
+from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+
+
+class AdjudicationError(ValueError):
+    pass
+
+
+@transaction.atomic
+def adjudication_record(
+    *, project: Project, dialogue_id: int, criterion: str, unit: int, value: str, note: str = "", adjudicator
+) -> Adjudication:
+    """Record (or replace) the final label of one unit; ``AdjudicationError`` says what does not fit."""
+    dialogue = Dialogue.objects.filter(project=project, pk=dialogue_id).first()
+    if dialogue is None:
+        raise AdjudicationError(f"no dialogue {dialogue_id} in project {project.slug}")
+    found = project.criteria.filter(key=criterion).first()
+    if found is None:
+        raise AdjudicationError(f"unknown criterion {criterion!r}")
+    try:
+        check_value(
+            found, unit_speaker(found, unit, dialogue_shape(dialogue.pk), rule=unit_rule(project.preset)), value
+        )
+    except UnitError as exc:
+        raise AdjudicationError(str(exc)) from None
+    record, _created = Adjudication.objects.update_or_create(
+        dialogue=dialogue,
+        criterion=found,
+        unit=unit,
+        defaults={"value": value, "note": note.strip(), "adjudicator": adjudicator},
+    )
+    return record
+
+
+@transaction.atomic
+def adjudication_remove(*, project: Project, dialogue_id: int, criterion: str, unit: int) -> int:
+    deleted, _ = Adjudication.objects.filter(
+        dialogue__project=project, dialogue_id=dialogue_id, criterion__key=criterion, unit=unit
+    ).delete()
+    return deleted

@@ -1,0 +1,195 @@
+"""Quality-control pages: the lead's controls, training items and qualification; an annotator's training feedback."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from annotator.access import lead_project, own_assignment
+from annotator.importers import InputError
+from annotator.models import QualityItemKind, SourceFilter
+from annotator.selectors.quality import quality_item_questions, quality_items_of
+from annotator.services.qualification import qualification_admit, qualification_results, training_feedback
+from annotator.services.quality_items import (
+    Expected,
+    QualityError,
+    quality_assignments_create,
+    quality_item_remove,
+    quality_item_set,
+    quality_items_upload,
+    quality_settings_get,
+    quality_settings_update,
+)
+
+
+def _number(text, kind, default=None):
+    try:
+        return kind(text) if text not in (None, "") else default
+    except (TypeError, ValueError):
+        raise QualityError([f"{text!r} is not a number"]) from None
+
+
+def _int_or(text, default: int) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return default
+
+
+@login_required
+def training_feedback_page(request, assignment_id: int):
+    assignment = own_assignment(request, assignment_id)
+    try:
+        feedback = training_feedback(assignment=assignment)
+    except ValueError:
+        return redirect("annotate", assignment_id=assignment.pk)
+    return render(
+        request,
+        "annotator/quality/feedback.html",
+        {"assignment": assignment, "project": assignment.dialogue.project, **feedback},
+    )
+
+
+@login_required
+def quality_page(request, slug: str, status: int = 200, error: str = ""):
+    project = lead_project(request, slug)
+    items = quality_items_of(project=project)
+    marked = {i["dialogue_id"] for i in items}
+    return render(
+        request,
+        "annotator/quality/manage.html",
+        {
+            "project": project,
+            "settings": quality_settings_get(project=project),
+            "sources": SourceFilter.choices,
+            "kinds": QualityItemKind.choices,
+            "items": items,
+            "dialogues": [d for d in project.dialogues.values("pk", "external_id")[:1000] if d["pk"] not in marked],
+            "qualification": qualification_results(project=project),
+            "error": error,
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_POST
+def quality_settings_save(request, slug: str):
+    project = lead_project(request, slug)
+    try:
+        quality_settings_update(
+            project=project,
+            control_rate=_number(request.POST.get("control_rate"), float),
+            default_tolerance=_number(request.POST.get("default_tolerance"), int),
+            pass_mark=_number(request.POST.get("pass_mark"), float),
+            too_fast_seconds=_number(request.POST.get("too_fast_seconds"), int),
+            source=request.POST.get("source") or None,
+        )
+    except QualityError as exc:
+        return quality_page(request, slug, status=400, error=str(exc))
+    messages.success(request, "Saved the quality settings.")
+    return redirect("quality", slug=slug)
+
+
+@login_required
+def quality_pick(request, slug: str):
+    """The "mark a dialogue" form: on to the page of the chosen dialogue."""
+    lead_project(request, slug)
+    return redirect("quality_item", slug=slug, dialogue_id=_int_or(request.GET.get("dialogue"), 0))
+
+
+@login_required
+def quality_item_edit(request, slug: str, dialogue_id: int):
+    project = lead_project(request, slug)
+    if not project.dialogues.filter(pk=dialogue_id).exists():
+        raise Http404("no such dialogue")
+    form = quality_item_questions(project=project, dialogue_id=dialogue_id)
+    error = ""
+    if request.method == "POST":
+        tolerances = {c["criterion"].key: request.POST.get(f"t:{c['criterion'].key}") for c in form["criteria"]}
+        answers = []
+        try:
+            for name, value in request.POST.items():
+                if name.startswith("e:") and value:
+                    _e, key, unit = name.split(":", 2)
+                    answers.append(Expected(key, int(unit), value, _number(tolerances.get(key), int, 0)))
+            quality_item_set(
+                project=project,
+                dialogue_id=dialogue_id,
+                kind=request.POST.get("kind", ""),
+                answers=answers,
+                explanation=request.POST.get("explanation", ""),
+            )
+        except (QualityError, ValueError) as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Saved the expected answers of {form['dialogue'].external_id}.")
+            return redirect("quality", slug=slug)
+    return render(
+        request,
+        "annotator/quality/item_edit.html",
+        {"project": project, "kinds": QualityItemKind.choices, "error": error, **form},
+        status=400 if error else 200,
+    )
+
+
+@login_required
+@require_POST
+def quality_item_delete(request, slug: str, dialogue_id: int):
+    project = lead_project(request, slug)
+    quality_item_remove(project=project, dialogue_id=dialogue_id)
+    messages.success(request, "The dialogue is an ordinary item again.")
+    return redirect("quality", slug=slug)
+
+
+@login_required
+@require_POST
+def quality_upload(request, slug: str):
+    project = lead_project(request, slug)
+    uploaded = request.FILES.get("file")
+    if uploaded is None:
+        return quality_page(request, slug, status=400, error="Choose a file.")
+    try:
+        items = quality_items_upload(
+            project=project,
+            uploaded=uploaded,
+            kind=request.POST.get("kind", ""),
+            fmt=request.POST.get("format") or "auto",
+            tolerance=_number(request.POST.get("tolerance"), int),
+            explanation=request.POST.get("explanation", ""),
+        )
+    except (InputError, QualityError) as exc:
+        return quality_page(request, slug, status=400, error=f"Nothing was imported. {exc}")
+    messages.success(request, f"Imported {len(items)} item(s) with their expected answers from {uploaded.name}.")
+    return redirect("quality", slug=slug)
+
+
+@login_required
+@require_POST
+def quality_mix(request, slug: str):
+    project = lead_project(request, slug)
+    report = quality_assignments_create(project=project, seed=_int_or(request.POST.get("seed"), 0))
+    messages.success(
+        request,
+        f"Added {report.controls_added} control item(s) to queues (withdrew {report.controls_withdrawn}) "
+        f"and {report.training_added} training item(s).",
+    )
+    return redirect("quality", slug=slug)
+
+
+@login_required
+@require_POST
+def qualification_admit_page(request, slug: str):
+    project = lead_project(request, slug)
+    username = request.POST.get("annotator", "")
+    try:
+        qualification_admit(
+            project=project, username=username, admitted_by=request.user, note=request.POST.get("note", "")
+        )
+    except ValueError as exc:
+        return quality_page(request, slug, status=400, error=str(exc))
+    messages.success(request, f"Let {username} into the real queue.")
+    return redirect("quality", slug=slug)

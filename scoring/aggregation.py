@@ -1,0 +1,163 @@
+"""Gold labels beyond vote counting: latent-truth models that estimate each annotator's reliability.
+
+Vote shares (``scoring.gold``) weigh every annotator alike. The models here estimate, from the
+labels alone, how reliable each annotator is and give each unit a posterior distribution over
+its true label that weighs them accordingly. They come from ``crowd-kit`` (Toloka's maintained
+library of crowdsourcing aggregation methods), not from hand-written EM:
+
+* Dawid-Skene: one confusion matrix per annotator, P(given label | true class), fitted by EM
+  (Dawid & Skene 1979). Reliability reported: Raykar & Yu's spammer score of that matrix
+  (``scoring.reliability.spammer_score``): 0 when the annotator's label does not depend on the true
+  class (random or constant answers), 1 for a perfectly informative annotator.
+* GLAD: an ability alpha_j per annotator and a difficulty beta_i per unit, P(correct) =
+  sigmoid(alpha_j beta_i) (Whitehill et al. 2009). Reliability reported: alpha_j (0 or below: no
+  better than guessing).
+* MACE: each annotator answers knowingly with probability theta_j, else spams from a label
+  distribution of their own (Hovy et al. 2013). Reliability reported: theta_j, their competence.
+
+crowd-kit needs pandas; both are imported when a model is first fitted (about two seconds).
+
+References
+----------
+Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates using the
+EM algorithm. Applied Statistics 28(1).
+Whitehill, J. et al. (2009). Whose vote should count more: optimal integration of labels from
+labelers of unknown expertise. NIPS.
+Hovy, D. et al. (2013). Learning whom to trust with MACE. NAACL-HLT.
+Ustalov, D. et al. (2021). Learning from crowds with Crowd-Kit. arXiv:2109.08584.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.reliability import spammer_score
+
+METHODS = ("votes", "dawid-skene", "glad", "mace")
+RELIABILITY = {
+    "votes": "",
+    "dawid-skene": "spammer score of the Dawid-Skene confusion matrix (0 spammer, 1 perfectly informative)",
+    "glad": "GLAD ability alpha (0 or below: no better than guessing)",
+    "mace": "MACE competence theta (probability of answering knowingly)",
+}
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """``posteriors[u]`` is unit u's distribution over the values (NaN row for a unit nobody labelled);
+    ``reliability[a]`` annotator a's estimated reliability (NaN where not estimated); ``reliability_name``
+    says what that number is."""
+
+    method: str
+    posteriors: np.ndarray
+    reliability: np.ndarray
+    reliability_name: str
+
+
+def _as_frame(unit, annotator, value):
+    import pandas as pd
+
+    return pd.DataFrame({"task": unit, "worker": annotator, "label": value})
+
+
+def _posteriors(probas, n_units: int, n_values: int) -> np.ndarray:
+    """crowd-kit's task x label frame as a units x values array of proper distributions."""
+    out = np.full((n_units, n_values), np.nan)
+    table = probas.reindex(columns=range(n_values), fill_value=0.0).to_numpy(dtype=float)
+    table = np.clip(np.nan_to_num(table, nan=0.0), 0.0, None)
+    total = table.sum(axis=1, keepdims=True)
+    rows = probas.index.to_numpy(dtype=np.int64)
+    out[rows] = np.where(total > 0, table / np.where(total > 0, total, 1), 1.0 / n_values)
+    return out
+
+
+def aggregate(
+    unit,
+    annotator,
+    value,
+    *,
+    n_units: int,
+    n_values: int,
+    n_annotators: int,
+    method: str = "dawid-skene",
+    n_iter: int = 100,
+    seed: int = 0,
+) -> Aggregation:
+    """Posterior label distributions per unit and reliability per annotator, by ``method``.
+
+    Parameters
+    ----------
+    unit, annotator, value : arrays of int (judgements,)
+        Long form: judgement k gave value index ``value[k]`` to unit ``unit[k]`` as ``annotator[k]``.
+    n_units, n_values, n_annotators : int
+    method : "votes", "dawid-skene", "glad" or "mace"
+        "votes" gives the vote shares (``scoring.gold.gold_distribution``) and no reliability.
+    n_iter : int
+        EM iterations (Dawid-Skene, GLAD, MACE).
+    seed : int
+        MACE's random restarts.
+
+    Returns
+    -------
+    Aggregation
+
+    Examples
+    --------
+    >>> r = aggregate([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 1, 0, 0, 0, 0], n_units=2, n_values=2,
+    ...               n_annotators=3, method="votes")
+    >>> r.posteriors.round(3).tolist()
+    [[0.333, 0.667], [1.0, 0.0]]
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    unit, annotator, value = (np.asarray(x, dtype=np.int64) for x in (unit, annotator, value))
+    if not (len(unit) == len(annotator) == len(value)):
+        raise ValueError("unit, annotator and value must have the same length")
+    if len(unit) and (
+        unit.min() < 0 or unit.max() >= n_units or value.min() < 0 or value.max() >= n_values or annotator.min() < 0
+    ):
+        raise ValueError("unit or value index out of range")
+    if len(unit) and annotator.max() >= n_annotators:
+        raise ValueError("annotator index out of range")
+    reliability = np.full(n_annotators, np.nan)
+    if method == "votes" or not len(unit):
+        counts = np.bincount(unit * n_values + value, minlength=n_units * n_values).reshape(n_units, n_values)
+        total = counts.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            posteriors = np.where(total > 0, counts / total, np.nan)
+        return Aggregation(method, posteriors, reliability, RELIABILITY[method])
+    with warnings.catch_warnings():  # crowd-kit's own use of pandas APIs that pandas 3 deprecates
+        warnings.simplefilter("ignore", category=FutureWarning)
+        warnings.simplefilter("ignore", category=DeprecationWarning)
+        return _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter, seed)
+
+
+def _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter, seed) -> Aggregation:
+    reliability = np.full(n_annotators, np.nan)
+    frame = _as_frame(unit, annotator, value)
+    if method == "dawid-skene":
+        from crowdkit.aggregation import DawidSkene
+
+        model = DawidSkene(n_iter=n_iter).fit(frame)
+        seen = sorted(model.errors_.columns)
+        workers = model.errors_.index.get_level_values(0).unique()
+        confusion = np.stack(
+            [model.errors_.loc[w].reindex(index=seen, columns=seen, fill_value=0.0).to_numpy().T for w in workers]
+        )
+        reliability[workers.to_numpy(dtype=np.int64)] = spammer_score(confusion)
+    elif method == "glad":
+        from crowdkit.aggregation import GLAD
+
+        model = GLAD(n_iter=n_iter).fit(frame)
+        reliability[model.alphas_.index.to_numpy(dtype=np.int64)] = model.alphas_.to_numpy(dtype=float)
+    else:
+        import pandas as pd
+        from crowdkit.aggregation import MACE
+
+        model = MACE(n_iter=n_iter, n_restarts=3, random_state=seed).fit(frame)
+        _codes, names = pd.factorize(frame["worker"])
+        reliability[np.asarray(names, dtype=np.int64)] = model.spamming_[:, 1]
+    return Aggregation(method, _posteriors(model.probas_, n_units, n_values), reliability, RELIABILITY[method])

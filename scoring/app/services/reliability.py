@@ -1,0 +1,276 @@
+"""The statistics payload's reliability part: how careful each annotator is, and why one is flagged.
+
+Per annotator (by username): leave-one-out Krippendorff's alpha per criterion, pairwise Cohen's kappa
+(a matrix per criterion, drawn as a heat map), control accuracy over time, median seconds per item,
+straight-lining, too-fast items, agreement with adjudicated labels, and the reliability the latent-truth
+models (Dawid-Skene, GLAD, MACE via crowd-kit) estimate. Flags name the figure that raised them.
+Everything but control accuracy reads the judgements that count (``annotator.selectors.population``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.contrib.auth import get_user_model
+
+from annotator.models import Assignment, AssignmentStatus, Project, QualityItemKind, QualitySettings
+from annotator.selectors.adjudication import adjudicated_labels
+from annotator.selectors.judgement_arrays import CriterionJudgements
+from annotator.selectors.population import population_of
+from annotator.selectors.quality import checked_answers
+from scoring.aggregation import RELIABILITY, aggregate
+from scoring.agreement import cohen_kappa_matrix, krippendorff_alpha_leave_one_out
+from scoring.reliability import straight_lining
+
+KAPPA_MATRIX_MAX = 30  # annotators in a kappa matrix: those with the most judgements
+MIN_MODEL_JUDGEMENTS = 20  # fewer labels than this: a model's reliability estimate is not reported
+# The models run with the statistics up to these sizes (judgements of a criterion); GLAD's M-step is slow.
+MODEL_LIMITS = {"dawid-skene": 200_000, "glad": 5_000, "mace": 30_000}
+THRESHOLDS = {
+    "alpha_effect": -0.02,  # leaving them out raises alpha by more than this
+    "control_accuracy": 0.7,
+    "straight_lining": 0.5,
+    "too_fast": 0.2,
+    "dawid_skene_spammer": 0.1,
+    "adjudicated_agreement": 0.5,
+    "min_answers": 3,
+}
+
+
+def _numeric(data: CriterionJudgements) -> np.ndarray:
+    try:
+        return np.array([float(v) for v in data.values])
+    except ValueError:
+        return np.arange(len(data.values), dtype=float)
+
+
+def _kappa(data: CriterionJudgements, names: dict[int, str]) -> dict | None:
+    n_annotators = len(data.annotators)
+    if n_annotators < 2:
+        return None
+    per = np.bincount(data.annotator, minlength=n_annotators)
+    keep = np.sort(np.argsort(-per, kind="stable")[:KAPPA_MATRIX_MAX])
+    remap = np.full(n_annotators, -1)
+    remap[keep] = np.arange(len(keep))
+    use = remap[data.annotator] >= 0
+    weights = None if data.criterion.level == "nominal" else "linear"
+    m = cohen_kappa_matrix(
+        data.unit[use], remap[data.annotator[use]], data.value[use],
+        n_annotators=len(keep), n_values=len(data.values), weights=weights,
+    )  # fmt: skip
+    return {
+        "annotators": [names.get(int(data.annotators[a]), str(data.annotators[a])) for a in keep],
+        "weights": weights or "none",
+        "kappa": [[None if np.isnan(x) else round(float(x), 4) for x in row] for row in m.kappa],
+        "shared": m.shared.tolist(),
+        "of": n_annotators,
+    }
+
+
+def _models(data: CriterionJudgements) -> dict[str, dict]:
+    out = {}
+    n = len(data.value)
+    per = np.bincount(data.annotator, minlength=len(data.annotators))
+    for method, limit in MODEL_LIMITS.items():
+        if n > limit:
+            out[method] = {"skipped": f"{n} judgements, more than the {limit} computed with the statistics"}
+            continue
+        result = aggregate(
+            data.unit, data.annotator, data.value, n_units=data.n_units, n_values=len(data.values),
+            n_annotators=len(data.annotators), method=method,
+        )  # fmt: skip
+        reliability = np.where(per >= MIN_MODEL_JUDGEMENTS, result.reliability, np.nan)
+        out[method] = {"reliability": reliability}
+    return out
+
+
+def _seconds(project: Project, too_fast: int) -> dict[int, dict]:
+    rows = (
+        Assignment.objects.filter(dialogue__project=project, status=AssignmentStatus.SUBMITTED, imported=False)
+        .exclude(dialogue__quality_item__kind=QualityItemKind.TRAINING)
+        .values_list("annotator_id", "seconds_spent")
+    )
+    spent: dict[int, list[int]] = {}
+    for user_id, seconds in rows:
+        spent.setdefault(user_id, []).append(seconds)
+    out = {}
+    for user_id, values in spent.items():
+        x = np.asarray(values)
+        out[user_id] = {
+            "items": len(x),
+            "median_seconds": float(np.median(x)),
+            "too_fast": int((x < too_fast).sum()),
+            "too_fast_share": float((x < too_fast).mean()),
+        }
+    return out
+
+
+def _controls(project: Project) -> dict[int, dict]:
+    answers = checked_answers(project=project, kind=QualityItemKind.CONTROL)
+    out: dict[int, dict] = {}
+    for user_id in np.unique(answers.annotator).tolist():
+        mine = np.nonzero(answers.annotator == user_id)[0]
+        series, right, total = [], 0, 0
+        for assignment in dict.fromkeys(answers.assignment[mine].tolist()):
+            rows = mine[answers.assignment[mine] == assignment]
+            right += int(answers.correct[rows].sum())
+            total += len(rows)
+            when = answers.submitted_at[rows[0]]
+            series.append(
+                {
+                    "submitted_at": when.isoformat() if when else None,
+                    "accuracy": float(answers.correct[rows].mean()),
+                    "cumulative": right / total,
+                }
+            )
+        out[user_id] = {"items": len(series), "answers": total, "accuracy": right / total, "series": series}
+    return out
+
+
+def _straight(judgements: dict[str, CriterionJudgements]) -> dict[int, dict]:
+    items, groups, values = [], [], []
+    item_keys: dict[tuple[int, int], int] = {}
+    scale_ids: dict[tuple, int] = {}
+    for data in judgements.values():
+        if not len(data.value):
+            continue
+        users = data.annotators[data.annotator]
+        dialogues = data.unit_dialogue[data.unit]
+        speakers = data.unit_speaker[data.unit]
+        for user, dialogue, speaker, value in zip(users.tolist(), dialogues.tolist(), speakers.tolist(), data.value):
+            items.append(item_keys.setdefault((user, dialogue), len(item_keys)))
+            groups.append(scale_ids.setdefault((tuple(data.values), speaker), len(scale_ids)))
+            values.append(int(value))
+    result = straight_lining(items, groups, values)
+    owner = np.array([user for user, _d in item_keys], dtype=np.int64)
+    out = {}
+    for user_id in np.unique(owner).tolist():
+        mine = owner[result.items] == user_id
+        eligible = int(result.eligible[mine].sum())
+        out[user_id] = {
+            "eligible": eligible,
+            "straight": int(result.straight[mine].sum()),
+            "share": float(result.straight[mine].sum() / eligible) if eligible else None,
+        }
+    return out
+
+
+def _adjudicated(project: Project, judgements: dict[str, CriterionJudgements]) -> dict[int, dict]:
+    settled = adjudicated_labels(project=project)
+    out: dict[int, dict] = {}
+    if not settled:
+        return out
+    for key, data in judgements.items():
+        mine = {(k[1], k[2]): v["value"] for k, v in settled.items() if k[0] == key}
+        if not mine or not len(data.value):
+            continue
+        for k in range(len(data.value)):
+            u = data.unit[k]
+            final = mine.get((int(data.unit_dialogue[u]), int(data.unit_index[u])))
+            if final is None:
+                continue
+            entry = out.setdefault(int(data.annotators[data.annotator[k]]), {"units": 0, "agree": 0})
+            entry["units"] += 1
+            entry["agree"] += data.values[data.value[k]] == final
+    for entry in out.values():
+        entry["agreement"] = entry["agree"] / entry["units"]
+    return out
+
+
+def _flags(entry: dict, alphas: dict[str, float | None]) -> list[str]:
+    t = THRESHOLDS
+    flags = []
+    for key, loo in entry["alpha"].items():
+        if loo["effect"] is not None and loo["effect"] < t["alpha_effect"]:
+            flags.append(
+                f"agreement rises without them: {key} alpha {alphas[key]:.2f} with them, {loo['without']:.2f} without"
+            )
+    control = entry.get("control")
+    if control and control["answers"] >= t["min_answers"] and control["accuracy"] < t["control_accuracy"]:
+        flags.append(
+            f"control accuracy {control['accuracy']:.0%} (below {t['control_accuracy']:.0%}) "
+            f"on {control['items']} control item(s)"
+        )
+    straight = entry.get("straight_lining")
+    if straight and straight["eligible"] >= t["min_answers"] and (straight["share"] or 0) > t["straight_lining"]:
+        flags.append(f"straight-lining: the same value on every question in {straight['share']:.0%} of items")
+    timing = entry.get("timing")
+    if timing and timing["items"] >= t["min_answers"] and timing["too_fast_share"] > t["too_fast"]:
+        flags.append(f"too fast: {timing['too_fast']} of {timing['items']} items under {entry['too_fast_seconds']} s")
+    for key, models in entry["models"].items():
+        ds = models.get("dawid-skene")
+        if ds is not None and ds < t["dawid_skene_spammer"]:
+            flags.append(f"Dawid-Skene rates their {key} labels as a spammer's (score {ds:.2f})")
+    adjudicated = entry.get("adjudicated")
+    if (
+        adjudicated
+        and adjudicated["units"] >= t["min_answers"]
+        and adjudicated["agreement"] < t["adjudicated_agreement"]
+    ):
+        flags.append(
+            f"agrees with adjudicated labels on {adjudicated['agreement']:.0%} of {adjudicated['units']} units"
+        )
+    return flags
+
+
+def reliability_summary(project: Project, judgements: dict[str, CriterionJudgements]) -> dict:
+    """The ``reliability`` entry of the statistics payload."""
+    settings = QualitySettings.objects.filter(project=project).first()
+    too_fast = settings.too_fast_seconds if settings else QualitySettings._meta.get_field("too_fast_seconds").default
+    users: set[int] = set()
+    for data in judgements.values():
+        users.update(int(u) for u in data.annotators)
+    controls = _controls(project)
+    users.update(controls)
+    users -= set(population_of(project).excluded)
+    names = dict(get_user_model().objects.filter(pk__in=users).values_list("pk", "username"))
+    entries: dict[int, dict] = {
+        u: {"alpha": {}, "models": {}, "too_fast_seconds": too_fast, "judgements": 0} for u in users
+    }
+    alphas, kappas, models_info = {}, {}, {}
+    for key, data in judgements.items():
+        if not len(data.value):
+            continue
+        level = data.criterion.level if data.criterion.level in ("nominal", "ordinal", "interval") else "nominal"
+        loo = krippendorff_alpha_leave_one_out(
+            data.unit, data.annotator, data.value, n_annotators=len(data.annotators), level=level,
+            values=_numeric(data),
+        )  # fmt: skip
+        alphas[key] = None if np.isnan(loo.alpha) else loo.alpha
+        per = np.bincount(data.annotator, minlength=len(data.annotators))
+        models = _models(data)
+        models_info[key] = {
+            m: {"reliability": RELIABILITY[m], "skipped": r.get("skipped", "")} for m, r in models.items()
+        }
+        for a, user_id in enumerate(data.annotators.tolist()):
+            if user_id not in entries:
+                continue
+            without = float(loo.without[a])
+            entries[user_id]["judgements"] += int(per[a])
+            entries[user_id]["alpha"][key] = {
+                "without": None if np.isnan(without) else without,
+                "effect": None if np.isnan(without) or np.isnan(loo.alpha) else float(loo.effect[a]),
+            }
+            entries[user_id]["models"][key] = {
+                m: (None if np.isnan(r["reliability"][a]) else float(r["reliability"][a]))
+                for m, r in models.items()
+                if "reliability" in r
+            }
+        kappas[key] = _kappa(data, names)
+    timing = _seconds(project, too_fast)
+    straight = _straight(judgements)
+    adjudicated = _adjudicated(project, judgements)
+    out = {}
+    for user_id, entry in sorted(entries.items(), key=lambda kv: names.get(kv[0], "")):
+        entry["control"] = controls.get(user_id)
+        entry["timing"] = timing.get(user_id)
+        entry["straight_lining"] = straight.get(user_id)
+        entry["adjudicated"] = adjudicated.get(user_id)
+        entry["flags"] = _flags(entry, alphas)
+        out[names.get(user_id, str(user_id))] = entry
+    return {
+        "annotators": out,
+        "alpha": alphas,
+        "kappa": {k: v for k, v in kappas.items() if v is not None},
+        "models": models_info,
+        "thresholds": {**THRESHOLDS, "too_fast_seconds": too_fast, "min_model_judgements": MIN_MODEL_JUDGEMENTS},
+    }

@@ -1,0 +1,76 @@
+// The dashboard's reliability panel: pairwise kappa heat maps and control accuracy over time, drawn from
+// #reliability-data (the same numbers as the tables beside them).
+(function () {
+  "use strict";
+  const holder = document.getElementById("reliability-data");
+  if (!holder) return;
+  const data = JSON.parse(holder.textContent);
+
+  function colour(x) {
+    if (x === null || x === undefined) return "#ddd";
+    const v = Math.max(-1, Math.min(1, x));
+    return "hsl(" + (v >= 0 ? 215 : 5) + ", 70%, " + Math.round(100 - 45 * Math.abs(v)) + "%)";
+  }
+
+  document.querySelectorAll("canvas.kappa-heatmap").forEach(function (canvas) {
+    const k = data.kappa[canvas.dataset.criterion];
+    if (!k) return;
+    const n = k.annotators.length;
+    const margin = 90;
+    const cell = Math.max(8, Math.min(40, Math.floor((canvas.width - margin) / Math.max(n, 1))));
+    canvas.height = margin + cell * n + 4;
+    const ctx = canvas.getContext("2d");
+    ctx.font = "11px sans-serif";
+    ctx.textBaseline = "middle";
+    for (let a = 0; a < n; a++) {
+      ctx.fillStyle = "#222";
+      ctx.textAlign = "right";
+      ctx.fillText(k.annotators[a].slice(0, 14), margin - 4, margin + cell * a + cell / 2);
+      ctx.save();
+      ctx.translate(margin + cell * a + cell / 2, margin - 4);
+      ctx.rotate(-Math.PI / 3);
+      ctx.textAlign = "left";
+      ctx.fillText(k.annotators[a].slice(0, 14), 0, 0);
+      ctx.restore();
+      for (let b = 0; b < n; b++) {
+        const x = k.kappa[a][b];
+        ctx.fillStyle = colour(x);
+        ctx.fillRect(margin + cell * b, margin + cell * a, cell - 1, cell - 1);
+        if (cell >= 28 && x !== null) {
+          ctx.fillStyle = Math.abs(x) > 0.6 ? "#fff" : "#222";
+          ctx.textAlign = "center";
+          ctx.fillText(x.toFixed(2), margin + cell * b + cell / 2, margin + cell * a + cell / 2);
+        }
+      }
+    }
+  });
+
+  const chart = document.getElementById("control-chart");
+  if (chart && window.Chart) {
+    const names = Object.keys(data.annotators).sort();
+    const datasets = names
+      .filter(function (name) { return data.annotators[name].control; })
+      .map(function (name) {
+        return {
+          label: name,
+          data: data.annotators[name].control.series.map(function (p, i) { return { x: i + 1, y: p.cumulative }; }),
+        };
+      });
+    if (datasets.length) {
+      new window.Chart(chart, {
+        type: "line",
+        data: { datasets: datasets },
+        options: {
+          animation: false,
+          parsing: true,
+          scales: {
+            x: { type: "linear", title: { display: true, text: "control item (in submission order)" }, ticks: { stepSize: 1 } },
+            y: { min: 0, max: 1, title: { display: true, text: "cumulative accuracy" } },
+          },
+        },
+      });
+    } else {
+      chart.replaceWith(Object.assign(document.createElement("p"), { textContent: "No control items answered yet." }));
+    }
+  }
+})();

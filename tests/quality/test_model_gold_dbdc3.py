@@ -1,0 +1,107 @@
+"""Model-based gold on the DBDC3 English evaluation set (30 annotators per system turn): the posteriors are
+proper distributions and a planted spammer (an added annotator answering at random) gets the lowest reliability."""
+
+import json
+
+import numpy as np
+import pytest
+
+from annotator.models import Assignment, AssignmentStatus, Judgement, Role
+from annotator.selectors.judgement_arrays import project_judgements
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add
+from scoring.aggregation import aggregate
+from tests.factories import user_make
+
+pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+
+
+@pytest.fixture
+def dbdc3_with_spammer(dbdc_dir, make_project):
+    project = make_project("dbdc", slug="dbdc3-spam")
+    dialogues_import(project=project, paths=[dbdc_dir / "eval"])
+    spammer = user_make("planted-spammer")
+    membership_add(project=project, user=spammer, role=Role.ANNOTATOR)
+    data = project_judgements(project)["breakdown"]
+    rng = np.random.default_rng(2024)
+    criterion = data.criterion
+    judgements = []
+    for dialogue_id in np.unique(data.unit_dialogue).tolist():
+        assignment = Assignment.objects.create(
+            annotator=spammer, dialogue_id=dialogue_id, status=AssignmentStatus.SUBMITTED
+        )
+        for unit in data.unit_index[data.unit_dialogue == dialogue_id].tolist():
+            judgements.append(
+                Judgement(assignment=assignment, criterion=criterion, unit=unit, value="OTX"[rng.integers(3)])
+            )
+    Judgement.objects.bulk_create(judgements)
+    return project, spammer
+
+
+def test_dawid_skene_posteriors_are_distributions_and_the_spammer_is_least_reliable(dbdc3_with_spammer, manage):
+    project, _spammer = dbdc3_with_spammer
+    data = project_judgements(project)["breakdown"]
+    assert data.n_units == 2000 and len(data.value) == 62000
+    # when the project's gold is exported with Dawid-Skene (the command, as a user would)
+    out = manage("export_gold", project.slug, "--format", "distributions-json", "--aggregation", "dawid-skene",
+                 "--output", "-", check=True)  # fmt: skip
+    exported = json.loads(out.stdout)
+    # then every unit's posterior is a proper distribution over NB, PB, B
+    items = exported["criteria"]["breakdown"]["items"]
+    p = np.array([[i["distribution"][v] for v in "OTX"] for i in items])
+    assert len(items) == 2000 and np.all(p >= 0) and np.allclose(p.sum(axis=1), 1)
+    assert exported["aggregation"] == "dawid-skene" and "planted-spammer" in exported["annotators"]["included"]
+    # and the planted spammer has the lowest reliability of the annotators with 20 or more labels, apart from
+    # real annotators whose labels say as little: the crowd holds some who give (nearly) one label throughout,
+    # and the mutual information between their labels and the other annotators' majority label is ~0 as well
+    reliability = exported["reliability"]["breakdown"]
+    mine = reliability["planted-spammer"]
+    assert mine < 0.01
+    export_id = {m.user_id: m.source_key or m.user.username for m in project.memberships.select_related("user")}
+    information = _information_about_majority(data)
+    enough = np.bincount(data.annotator, minlength=len(data.annotators)) >= 20
+    below = [
+        a for a, user_id in enumerate(data.annotators.tolist())
+        if enough[a] and export_id[user_id] != "planted-spammer" and reliability[export_id[user_id]] <= mine
+    ]  # fmt: skip
+    spam = int(np.nonzero(data.annotators == _spammer.pk)[0][0])
+    assert information[spam] < 0.01
+    assert len(below) < 0.02 * enough.sum()
+    assert all(information[a] < 0.05 for a in below), [
+        (export_id[int(data.annotators[a])], information[a]) for a in below
+    ]
+
+
+def _information_about_majority(data) -> np.ndarray:
+    """Mutual information (bits) between each annotator's labels and the majority label of the others."""
+    counts = data.counts()
+    others = counts[data.unit] - np.eye(3, dtype=int)[data.value]
+    majority = others.argmax(axis=1)
+    out = np.zeros(len(data.annotators))
+    for a in range(len(data.annotators)):
+        mine = data.annotator == a
+        joint = np.zeros((3, 3))
+        np.add.at(joint, (data.value[mine], majority[mine]), 1)
+        joint /= joint.sum()
+        outer = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[a] = np.nansum(np.where(joint > 0, joint * np.log2(joint / outer), 0.0))
+    return out
+
+
+@pytest.mark.parametrize("method", ["glad", "mace"])
+def test_glad_and_mace_give_proper_distributions_on_part_of_dbdc3(dbdc3_with_spammer, method):
+    # GLAD's M-step takes minutes on all 62,000 labels: the first 15 dialogues (150 turns) are used
+    project, spammer = dbdc3_with_spammer
+    data = project_judgements(project)["breakdown"]
+    first = np.sort(np.unique(data.unit_dialogue))[:15]
+    use = np.isin(data.unit_dialogue[data.unit], first)
+    units, unit = np.unique(data.unit[use], return_inverse=True)
+    result = aggregate(unit, data.annotator[use], data.value[use], n_units=len(units), n_values=3,
+                       n_annotators=len(data.annotators), method=method)  # fmt: skip
+    assert np.all(result.posteriors >= 0) and np.allclose(result.posteriors.sum(axis=1), 1)
+    spam = int(np.nonzero(data.annotators == spammer.pk)[0][0])
+    assert np.isfinite(result.reliability[spam])
+    # the spammer is in the lower half of the annotators with as many labels
+    many = np.bincount(data.annotator[use], minlength=len(data.annotators)) >= 150
+    assert (result.reliability[many] < result.reliability[spam]).mean() < 0.5
