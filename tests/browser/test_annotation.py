@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -306,6 +307,12 @@ def test_queue_progress_and_resume_after_reload(live_server, page, screenshot, t
     radio(page, "A", 0, "-1")
     # a locator assertion, not wait_for_function: the page's Content-Security-Policy forbids evaluating strings
     expect(page.locator("#save-status")).to_have_text(re.compile(r"^Draft saved"))
+    # both answers are on the server before the reload (each change is its own save)
+    item = Assignment.objects.get(pk=int(re.search(r"/items/(\d+)/", page.url).group(1)))
+    for _ in range(100):
+        if {("nugget", 0, "CNUG"), ("A", 0, "-1")} <= stored(item):
+            break
+        time.sleep(0.1)
     url = page.url
     page.reload()
     assert page.locator('select[name="j:nugget:0"]').input_value() == "CNUG"
