@@ -76,7 +76,8 @@ def distribution_records(project: Project, aggregation: str = "votes") -> dict:
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
     external = dict(project.dialogues.values_list("pk", "external_id"))
-    export_names = {user_id: name for user_id, (_rank, name) in annotator_names(project).items()}
+    ranked_names = annotator_names(project)
+    export_names = {user_id: name for user_id, (_rank, name) in ranked_names.items()}
     settled = adjudicated_labels(project=project)
     out: dict = {
         "project": project.slug,
@@ -90,6 +91,9 @@ def distribution_records(project: Project, aggregation: str = "votes") -> dict:
         criterion = data.criterion
         counts = data.counts()
         names = [export_names.get(int(u), str(u)) for u in data.annotators]
+        # annotators listed in the project's own order (imported ones in their source order), not by
+        # database id, so an export is the same after the project is archived and restored
+        rank = [ranked_names.get(int(u), (len(ranked_names), str(u))) for u in data.annotators]
         distributions, reliability = _posteriors(data, aggregation, names)
         if aggregation != "votes":
             out["reliability"].update(reliability)
@@ -113,7 +117,7 @@ def distribution_records(project: Project, aggregation: str = "votes") -> dict:
             item["counts"] = {data.values[c]: int(n) for c, n in zip(columns, row)}
             item["distribution"] = {data.values[c]: float(distributions[u, c]) for c in columns}
             judged_by = data.annotator[order[bounds[u] : bounds[u + 1]]]
-            item["annotators"] = [names[a] for a in sorted(judged_by.tolist())]
+            item["annotators"] = [names[a] for a in sorted(judged_by.tolist(), key=rank.__getitem__)]
             adjudication = settled.get((key, dialogue_id, unit))
             item["adjudicated"] = adjudication["value"] if adjudication else None
             item["adjudication_note"] = adjudication["note"] if adjudication else ""

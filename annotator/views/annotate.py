@@ -270,13 +270,14 @@ def submit(request, assignment_id: int):
         return redirect("annotate", assignment_id=assignment_id)
     messages.success(request, f"Submitted dialogue {assignment.dialogue.external_id}.")
     if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
-        return redirect("training_feedback", assignment_id=assignment.pk)
-    following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
-    next_url = (
-        reverse("annotate", args=[following.pk])
-        if following is not None
-        else reverse("queue", args=[assignment.dialogue.project.slug])
-    )
+        next_url = reverse("training_feedback", args=[assignment.pk])
+    else:
+        following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
+        next_url = (
+            reverse("annotate", args=[following.pk])
+            if following is not None
+            else reverse("queue", args=[assignment.dialogue.project.slug])
+        )
     if is_json:
         return _saved(request, saved, None, next_url=next_url)
     return redirect(next_url)

@@ -179,6 +179,7 @@ CELERY_TASK_DEFAULT_QUEUE = "interactive"
 CELERY_TASK_ROUTES = {
     "scoring.app.tasks.recompute_statistics": {"queue": "interactive"},
     "scoring.app.tasks.score_uploaded_run": {"queue": "heavy"},
+    "scoring.app.tasks.estimate_model_reliability": {"queue": "heavy"},
     "scoring.app.tasks.refresh_run_comparisons": {"queue": "heavy"},
     "annotator.tasks.*": {"queue": "heavy"},
     "*.export_*": {"queue": "exports"},

@@ -35,6 +35,23 @@ class GoldCache(models.Model):
         return f"gold counts of project {self.project_id}"
 
 
+class ModelReliability(models.Model):
+    """Each annotator's reliability as the latent-truth models (Dawid-Skene, GLAD, MACE) estimate it.
+
+    Estimated on the heavy queue after the statistics (``scoring.app.services.model_reliability``): the models
+    take seconds even on small projects, too long for the recomputation that follows every submission. Valid
+    while ``fingerprint`` equals the judgements' fingerprint.
+    """
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="model_reliability")
+    fingerprint = models.CharField(max_length=64)
+    payload = models.JSONField(help_text="criterion -> {methods: {method: {reliability, skipped}}, annotators}")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"model reliability of project {self.project_id}"
+
+
 class RunKind(models.TextChoices):
     STC3 = "stc3", "STC-3 / DialEval submission"
     DBDC = "dbdc", "DBDC labels"

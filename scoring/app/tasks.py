@@ -31,6 +31,13 @@ def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
 
 
 @shared_task(bind=True, **RETRY, **limits("heavy"))
+def estimate_model_reliability(self, project_id: int) -> bool:
+    from scoring.app.services.model_reliability import model_reliability_recompute
+
+    return model_reliability_recompute(project_id=project_id)
+
+
+@shared_task(bind=True, **RETRY, **limits("heavy"))
 def score_uploaded_run(self, run_id: int) -> dict:
     run = run_score_stored(run_id=run_id)
     return {"run_id": run.pk, "status": run.status}

@@ -20,6 +20,7 @@ urlpatterns = [
     path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
     path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),
     path("projects/<slug:slug>/dashboard/source/", quality.source, name="reliability_source"),
+    path("projects/<slug:slug>/dashboard/models/", quality.estimate_models, name="reliability_models"),
     path("projects/<slug:slug>/adjudication/", quality.adjudication, name="adjudication"),
     path(
         "projects/<slug:slug>/adjudication/<id:dialogue_id>/<str:criterion>/<id:unit>/",

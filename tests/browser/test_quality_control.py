@@ -70,13 +70,22 @@ def test_controls_qualification_reliability_exclusion_and_adjudication(live_serv
     assert page.locator("#qualification-state").get_attribute("data-state") == "passed"
     assert page.locator("table.table").last.locator("tbody tr").count() >= 2  # the real items are listed
 
-    # everyone finishes; one helper answers at random
+    # everyone finishes; one helper answers at random, another differs from the rest on some units (so
+    # units stay disputed once the random one is excluded)
     import numpy as np
 
     rng = np.random.default_rng(5)
+
+    def careful(a, k, u, differs=False):
+        if a.dialogue_id == control.pk:
+            return "X"
+        if differs and u == 4 and a.dialogue_id % 2:
+            return "T"
+        return "OTX"[(a.dialogue_id + u) % 3 if u == 2 else 0]
+
     for i, person in enumerate([annotator, *helpers]):
         submit_all(person, work.project, (lambda a, k, u: "OTX"[rng.integers(3)]) if i == 3 else (
-            lambda a, k, u: "X" if a.dialogue_id == control.pk else "OTX"[(a.dialogue_id + u) % 3 if u == 2 else 0]
+            lambda a, k, u, differs=(i == 1): careful(a, k, u, differs)
         ), seconds=40 if i != 3 else 2)  # fmt: skip
     assert Assignment.objects.filter(dialogue__project=work.project, status=AssignmentStatus.SUBMITTED).count() > 20
 
@@ -84,6 +93,11 @@ def test_controls_qualification_reliability_exclusion_and_adjudication(live_serv
     page.context.clear_cookies()
     login(page, live_server, work.lead.username)
     page.goto(f"{live_server.url}/projects/qcb/dashboard/")
+    # tasks run in-process here (no broker), where the models are estimated when the lead asks
+    assert "not estimated yet" in page.locator("#reliability-table").inner_text()
+    page.get_by_role("button", name="Estimate the models now").click()
+    page.wait_for_url(f"{live_server.url}/projects/qcb/dashboard/#reliability")
+    assert page.locator("#models-form").count() == 0
     panel = page.locator("#reliability")
     assert panel.locator("#reliability-table tbody tr").count() == 4
     spam_row = panel.locator('tr[data-annotator="qcb-helper2"]')

@@ -16,6 +16,18 @@ from tests.browser.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+# the outermost elements reaching past the screen's right edge (inside a scrolling box is fine)
+WIDE = """() => {
+  const inScroller = (el) => { for (let p = el.parentElement; p; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowX; if (o === 'auto' || o === 'scroll' || o === 'hidden') return true; }
+    return false; };
+  const width = document.documentElement.clientWidth;
+  return [...document.body.querySelectorAll('*')]
+    .filter((el) => el.getBoundingClientRect().right > width + 1 && !inScroller(el))
+    .filter((el) => !(el.parentElement && el.parentElement.getBoundingClientRect().right > width + 1))
+    .slice(0, 5).map((el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+      (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : ''));
+}"""
 LONG = [
     {
         "id": "long-words",
@@ -51,7 +63,7 @@ def check(page, name, overflows):
     page.screenshot(path=str(SCREENSHOTS / f"390px-{name}.png"), full_page=True)
     overflow = page.evaluate(OVERFLOW)
     if overflow > 0:
-        overflows.append(f"{name}: {overflow}px wider than the screen")
+        overflows.append(f"{name}: {overflow}px wider than the screen ({', '.join(page.evaluate(WIDE))})")
 
 
 def test_no_page_is_wider_than_a_390px_phone(live_server, phone, tmp_path):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from annotator.services.imports import dialogues_import
-from scoring.app.models import ProjectStatistics
+from scoring.app.models import ModelReliability, ProjectStatistics
 from scoring.app.services.statistics import project_statistics
 from scoring.app.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
@@ -19,15 +19,30 @@ def test_recompute_through_a_real_worker(celery_worker_process, transactional_db
     # when the task goes through the broker to the worker process
     result = recompute_statistics.delay(project.pk)
     answer = result.get(timeout=60)
-    # then the worker stored the statistics it computed from the database
-    stored = ProjectStatistics.objects.get(project=project)
+    # then the worker stored the statistics it computed from the database, and asked the heavy queue for the
+    # latent-truth models' estimate, which the statistics carry once it is in
+    stored = _when_the_models_are_in(project)
     assert answer["n_judgements"] == stored.n_judgements == 2 * 2 * 3 + 2 * 3 + 2 * 2
+    assert stored.payload["reliability"]["models_pending"] is False
+    assert ModelReliability.objects.get(project=project).fingerprint == stored.fingerprint
     assert stored.payload == json.loads(json.dumps(project_statistics(project)))
     assert result.successful() and result.task_id
     # and running it twice changes nothing (same fingerprint, same row)
     again = recompute_statistics.delay(project.pk).get(timeout=60)
     assert again["fingerprint"] == answer["fingerprint"]
     assert ProjectStatistics.objects.filter(project=project).count() == 1
+
+
+def _when_the_models_are_in(project, seconds: float = 120) -> ProjectStatistics:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        stored = ProjectStatistics.objects.get(project=project)
+        if not stored.payload["reliability"]["models_pending"]:
+            return stored
+        time.sleep(0.2)
+    raise AssertionError("the heavy queue did not estimate the models in time")
 
 
 @pytest.mark.django_db

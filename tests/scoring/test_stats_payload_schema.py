@@ -44,6 +44,8 @@ def problems(value, hint, path="payload") -> list[str]:
         return [p for i, v in enumerate(value) for p in problems(v, args[0], f"{path}[{i}]")]
     if hint is float:
         return [] if isinstance(value, (int, float)) and not isinstance(value, bool) else [f"{path}: not a number"]
+    if hint is bool:
+        return [] if isinstance(value, bool) else [f"{path}: not bool"]
     return [] if isinstance(value, hint) and not isinstance(value, bool) else [f"{path}: not {hint.__name__}"]
 
 

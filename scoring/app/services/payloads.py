@@ -177,6 +177,7 @@ class Reliability(TypedDict):
     alpha: dict[str, float | None]
     kappa: dict[str, KappaHeatMap]
     models: dict[str, dict[str, ModelInfo]]
+    models_pending: bool  # the latent-truth models' estimate is still being computed on the workers
     thresholds: ReliabilityThresholds
 
 

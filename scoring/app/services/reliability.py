@@ -17,14 +17,14 @@ from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.judgement_arrays import CriterionJudgements
 from annotator.selectors.population import population_of
 from annotator.selectors.quality import checked_answers
-from scoring.aggregation import RELIABILITY, aggregate
+from scoring.aggregation import RELIABILITY
 from scoring.agreement import cohen_kappa_matrix, krippendorff_alpha_leave_one_out
+from scoring.app.services.model_reliability import MIN_MODEL_JUDGEMENTS, MODEL_LIMITS
 from scoring.reliability import straight_lining
 
+PENDING = "being estimated on the workers"
+
 KAPPA_MATRIX_MAX = 30  # annotators in a kappa matrix: those with the most judgements
-MIN_MODEL_JUDGEMENTS = 20  # fewer labels than this: a model's reliability estimate is not reported
-# The models run with the statistics up to these sizes (judgements of a criterion); GLAD's M-step is slow.
-MODEL_LIMITS = {"dawid-skene": 200_000, "glad": 5_000, "mace": 30_000}
 THRESHOLDS = {
     "alpha_effect": -0.02,  # leaving them out raises alpha by more than this
     "control_accuracy": 0.7,
@@ -64,23 +64,6 @@ def _kappa(data: CriterionJudgements, names: dict[int, str]) -> dict | None:
         "shared": m.shared.tolist(),
         "of": n_annotators,
     }
-
-
-def _models(data: CriterionJudgements) -> dict[str, dict]:
-    out = {}
-    n = len(data.value)
-    per = np.bincount(data.annotator, minlength=len(data.annotators))
-    for method, limit in MODEL_LIMITS.items():
-        if n > limit:
-            out[method] = {"skipped": f"{n} judgements, more than the {limit} computed with the statistics"}
-            continue
-        result = aggregate(
-            data.unit, data.annotator, data.value, n_units=data.n_units, n_values=len(data.values),
-            n_annotators=len(data.annotators), method=method,
-        )  # fmt: skip
-        reliability = np.where(per >= MIN_MODEL_JUDGEMENTS, result.reliability, np.nan)
-        out[method] = {"reliability": reliability}
-    return out
 
 
 def _seconds(project: Project, too_fast: int) -> dict[int, dict]:
@@ -212,8 +195,13 @@ def _flags(entry: dict, alphas: dict[str, float | None]) -> list[str]:
     return flags
 
 
-def reliability_summary(project: Project, judgements: dict[str, CriterionJudgements]) -> dict:
-    """The ``reliability`` entry of the statistics payload."""
+def reliability_summary(
+    project: Project, judgements: dict[str, CriterionJudgements], models: dict | None = None
+) -> dict:
+    """The ``reliability`` entry of the statistics payload.
+
+    ``models`` is the stored estimate of the latent-truth models for these judgements
+    (``model_reliability_stored``), or None while the workers estimate it (``models_pending``)."""
     settings = QualitySettings.objects.filter(project=project).first()
     too_fast = settings.too_fast_seconds if settings else QualitySettings._meta.get_field("too_fast_seconds").default
     users: set[int] = set()
@@ -237,10 +225,12 @@ def reliability_summary(project: Project, judgements: dict[str, CriterionJudgeme
         )  # fmt: skip
         alphas[key] = None if np.isnan(loo.alpha) else loo.alpha
         per = np.bincount(data.annotator, minlength=len(data.annotators))
-        models = _models(data)
-        models_info[key] = {
-            m: {"reliability": RELIABILITY[m], "skipped": r.get("skipped", "")} for m, r in models.items()
-        }
+        estimate = (models or {}).get(key)
+        models_info[key] = (
+            estimate["methods"]
+            if estimate
+            else {m: {"reliability": RELIABILITY[m], "skipped": PENDING} for m in MODEL_LIMITS}
+        )
         for a, user_id in enumerate(data.annotators.tolist()):
             if user_id not in entries:
                 continue
@@ -250,11 +240,8 @@ def reliability_summary(project: Project, judgements: dict[str, CriterionJudgeme
                 "without": None if np.isnan(without) else without,
                 "effect": None if np.isnan(without) or np.isnan(loo.alpha) else float(loo.effect[a]),
             }
-            entries[user_id]["models"][key] = {
-                m: (None if np.isnan(r["reliability"][a]) else float(r["reliability"][a]))
-                for m, r in models.items()
-                if "reliability" in r
-            }
+            if estimate:
+                entries[user_id]["models"][key] = estimate["annotators"].get(str(user_id), {})
         kappas[key] = _kappa(data, names)
     timing = _seconds(project, too_fast)
     straight = _straight(judgements)
@@ -272,5 +259,6 @@ def reliability_summary(project: Project, judgements: dict[str, CriterionJudgeme
         "alpha": alphas,
         "kappa": {k: v for k, v in kappas.items() if v is not None},
         "models": models_info,
+        "models_pending": models is None,
         "thresholds": {**THRESHOLDS, "too_fast_seconds": too_fast, "min_model_judgements": MIN_MODEL_JUDGEMENTS},
     }

@@ -25,6 +25,7 @@ from scoring.agreement import (
 from scoring.app.models import ProjectStatistics
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.app.services.gold_cache import gold_arrays_store
+from scoring.app.services.model_reliability import model_reliability_request, model_reliability_stored
 from scoring.app.services.nlpcc_summary import nlpcc_summary
 from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.reliability import reliability_summary
@@ -95,10 +96,14 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
     return entry
 
 
-def project_statistics(project: Project, judgements: dict[str, CriterionJudgements] | None = None) -> StatisticsPayload:
+def project_statistics(
+    project: Project, judgements: dict[str, CriterionJudgements] | None = None, *, fingerprint: str | None = None
+) -> StatisticsPayload:
     """The statistics payload of a project: agreement per criterion (``stats --json``).
 
-    ``judgements`` are the project's judgement arrays when the caller has read them already."""
+    ``judgements`` are the project's judgement arrays and ``fingerprint`` their fingerprint when the caller
+    has read them already. The latent-truth models' reliability is the stored estimate for this
+    fingerprint (``scoring.app.services.model_reliability``), or marked pending."""
     spec = PRESETS[project.preset]
     merges = spec.merges
     judgements = project_judgements(project) if judgements is None else judgements
@@ -115,7 +120,10 @@ def project_statistics(project: Project, judgements: dict[str, CriterionJudgemen
         payload["uch"] = summary
     payload["annotators"] = annotator_figures(project, judgements)
     payload.update(distributions_and_disputes(project, judgements))
-    payload["reliability"] = reliability_summary(project, judgements)
+    if fingerprint is None:
+        _n, fingerprint = judgements_fingerprint(project)
+    models = model_reliability_stored(project=project, fingerprint=fingerprint)
+    payload["reliability"] = reliability_summary(project, judgements, models)
     payload["population"] = asdict(annotators_included(project, by="username"))
     return json_finite(payload)
 
@@ -125,10 +133,10 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     project = Project.objects.get(pk=project_id)
     n, fingerprint = judgements_fingerprint(project)
     current = ProjectStatistics.objects.filter(project=project).first()
-    if current and current.fingerprint == fingerprint and not force:
+    if current and current.fingerprint == fingerprint and not force and not _models_arrived(current, fingerprint):
         return current
     judgements = project_judgements(project)
-    payload = project_statistics(project, judgements)
+    payload = project_statistics(project, judgements, fingerprint=fingerprint)
     with transaction.atomic():
         gold_arrays_store(project=project, fingerprint=fingerprint, judgements=judgements)
         stored, _ = ProjectStatistics.objects.update_or_create(
@@ -141,7 +149,15 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
                 "computed_at": timezone.now(),
             },
         )
+    if payload["reliability"]["models_pending"]:
+        model_reliability_request(project_id=project.pk, automatic=True)
     return stored
+
+
+def _models_arrived(current: ProjectStatistics, fingerprint: str) -> bool:
+    """The stored statistics wait for the models' estimate, and it is there now."""
+    pending = current.payload.get("reliability", {}).get("models_pending", False)
+    return pending and model_reliability_stored(project=current.project, fingerprint=fingerprint) is not None
 
 
 def statistics_current(*, project: Project) -> ProjectStatistics:

@@ -6,17 +6,18 @@ register = template.Library()
 
 
 @register.filter
-def kappa_colour(value) -> str:
-    """A background for a kappa cell: red (-1) through white (0) to blue (1); grey when undefined.
+def kappa_shade(value) -> str:
+    """The class of a kappa cell's background: ``kappa-none`` when undefined, else ``kappa-pos-N`` or
+    ``kappa-neg-N`` with N = round(5 |kappa|) (0 white through 5 strong blue or red). Classes rather than
+    inline styles, which the Content-Security-Policy (style-src 'self') refuses.
 
-    >>> kappa_colour(1.0), kappa_colour(None)
-    ('hsl(215, 70%, 55%)', '#ddd')
+    >>> kappa_shade(1.0), kappa_shade(-0.33), kappa_shade(0.04), kappa_shade(None)
+    ('kappa-pos-5', 'kappa-neg-2', 'kappa-pos-0', 'kappa-none')
     """
     if value is None:
-        return "#ddd"
+        return "kappa-none"
     x = max(-1.0, min(1.0, float(value)))
-    hue = 215 if x >= 0 else 5
-    return f"hsl({hue}, 70%, {round(100 - 45 * abs(x))}%)"
+    return f"kappa-{'pos' if x >= 0 else 'neg'}-{round(5 * abs(x))}"
 
 
 @register.filter

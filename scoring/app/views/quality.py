@@ -16,6 +16,7 @@ from annotator.services.adjudication import AdjudicationError, adjudication_reco
 from annotator.services.exclusions import ExclusionError, annotator_exclude, annotator_include
 from annotator.services.quality_items import QualityError, quality_settings_update
 from scoring.app.selectors.adjudication import adjudication_unit, disputed_with_adjudications
+from scoring.app.services.model_reliability import model_reliability_request
 from scoring.app.services.schedule import statistics_request
 
 
@@ -52,6 +53,16 @@ def include(request, slug: str):
         return _back_to_reliability(slug)
     statistics_request(project_id=project.pk)
     messages.success(request, f"{username} counts again; the statistics are recomputing.")
+    return _back_to_reliability(slug)
+
+
+@login_required
+@require_POST
+def estimate_models(request, slug: str):
+    """The lead asks for the latent-truth models' estimate now (in-process set-ups estimate only on request)."""
+    project = lead_project(request, slug)
+    model_reliability_request(project_id=project.pk)
+    messages.success(request, "The models' reliability estimate was asked for; the panel shows it once done.")
     return _back_to_reliability(slug)
 
 
