@@ -9,11 +9,20 @@ from datetime import datetime, timedelta
 from urllib.parse import quote
 
 import numpy as np
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
-from annotator.models import Assignment, AssignmentStatus, Participant, Project, ReleasedItem, Study
+from annotator.models import (
+    Assignment,
+    AssignmentStatus,
+    Participant,
+    Project,
+    QualityItem,
+    QualityItemKind,
+    ReleasedItem,
+    Study,
+)
 
 # Where platforms put the participant id, in the order they are looked for (after the lead's own).
 ID_PARAMETERS = ("PROLIFIC_PID", "workerId", "participant")
@@ -93,7 +102,8 @@ def study_places(*, study: Study, now: datetime | None = None) -> Places:
     project = study.project
     k = project.annotators_per_dialogue
     held = (
-        project.dialogues.annotate(held=Count("assignments", filter=Q(assignments__imported=False)))
+        project.dialogues.filter(quality_item__isnull=True)  # control and training items take no place
+        .annotate(held=Count("assignments", filter=Q(assignments__imported=False)))
         .order_by()
         .values_list("held", flat=True)
     )
@@ -184,9 +194,11 @@ def participant_state(*, participant: Participant, now: datetime | None = None) 
         if not study.is_open:
             return state(Stage.CLOSED)
         return state(Stage.FULL if participant.consented_at else Stage.CONSENT)
+    training = QualityItem.objects.filter(dialogue_id=OuterRef("dialogue_id"), kind=QualityItemKind.TRAINING)
     items = list(
         Assignment.objects.filter(annotator_id=participant.user_id, dialogue__project_id=study.project_id)
-        .order_by("queue_rank", "pk")
+        .annotate(training=Exists(training))
+        .order_by("-training", "queue_rank", "pk")  # training items first: real items open after them
         .values_list("pk", "status")
     )
     done = sum(status == AssignmentStatus.SUBMITTED for _pk, status in items)

@@ -264,8 +264,9 @@ def _annotators(project: Project) -> list[int]:
 
 
 @transaction.atomic
-def quality_assignments_create(*, project: Project, seed: int = 0) -> MixReport:
-    """Give every active annotator the training items, and control items at the project's control rate.
+def quality_assignments_create(*, project: Project, seed: int = 0, users: list[int] | None = None) -> MixReport:
+    """Give every active annotator (or those of ``users``: a study's new participant) the training items, and
+    control items at the project's control rate.
 
     An annotator with n ordinary items gets round(rate n / (1 - rate)) control items (so that controls make
     up ``rate`` of their queue), at most one of each control dialogue, the least used ones first. The new
@@ -285,7 +286,7 @@ def quality_assignments_create(*, project: Project, seed: int = 0) -> MixReport:
     ):
         usage[dialogue_id] = n
     added = withdrawn = trained = 0
-    for user_id in _annotators(project):
+    for user_id in _annotators(project) if users is None else users:
         mine = list(
             Assignment.objects.filter(annotator_id=user_id, dialogue__project=project, imported=False)
             .order_by("queue_rank", "pk")

@@ -40,6 +40,7 @@ from annotator.models import (
     Study,
 )
 from annotator.presets import PRESETS
+from annotator.services.quality_items import quality_assignments_create
 from annotator.study_models import completion_code_new, study_token_new
 
 SETTINGS_FIELDS = (
@@ -121,7 +122,8 @@ def study_token_rotate(*, study: Study) -> Study:
 def _open_items(project: Project) -> bool:
     """Whether some dialogue still lacks native annotators (checked before a participant is created)."""
     return (
-        project.dialogues.annotate(held=Count("assignments", filter=Q(assignments__imported=False)))
+        project.dialogues.filter(quality_item__isnull=True)
+        .annotate(held=Count("assignments", filter=Q(assignments__imported=False)))
         .filter(held__lt=project.annotators_per_dialogue)
         .exists()
     )
@@ -194,6 +196,8 @@ def participant_start(*, participant_id: int, now=None) -> Participant:
         Assignment.objects.bulk_create(
             Assignment(annotator_id=participant.user_id, dialogue_id=d, queue_rank=r) for d, r in zip(chosen, ranks)
         )
+        if chosen:  # training items first, and controls at the project's rate among the items (quality control)
+            quality_assignments_create(project=project, seed=rng.randrange(2**32), users=[participant.user_id])
         if chosen:
             participant.allocated_at = now
         participant.save(update_fields=["consented_at", "allocated_at"])
@@ -208,7 +212,8 @@ def _neediest_dialogues(project: Project, n: int, rng: random.Random) -> list[in
         .values_list("dialogue_id")
         .annotate(n=Count("pk"))
     )
-    needs = [(k - held.get(d, 0), rng.random(), d) for d in project.dialogues.values_list("pk", flat=True)]
+    ordinary = project.dialogues.filter(quality_item__isnull=True).values_list("pk", flat=True)
+    needs = [(k - held.get(d, 0), rng.random(), d) for d in ordinary]
     needs = sorted((need for need in needs if need[0] > 0), key=lambda t: (-t[0], t[1]))
     return [d for _need, _tie, d in needs[:n]]
 

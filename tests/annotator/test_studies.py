@@ -456,3 +456,43 @@ def test_the_study_page_uses_a_fixed_number_of_queries(tmp_path):
     small = page_queries()
     add(6, 2)
     assert page_queries() == small
+
+
+def test_participants_get_training_first_and_control_items_at_the_projects_rate(tmp_path):
+    from types import SimpleNamespace
+
+    from annotator.models import QualityItemKind
+    from annotator.services.qualification import qualification_status
+    from annotator.services.quality_items import Expected, quality_item_set, quality_settings_update
+    from tests.factories import first_allowed_values
+
+    # given a study whose project has one training item and two control items, controls at one in four
+    work, study = study_on_new_project(tmp_path, dialogues=12, k=2, items_per_participant=6)
+    dialogues = list(work.project.dialogues.order_by("position"))
+    training, *controls = dialogues[:3]
+    for dialogue, kind in ((training, QualityItemKind.TRAINING), *((c, QualityItemKind.CONTROL) for c in controls)):
+        probe = SimpleNamespace(dialogue_id=dialogue.pk, dialogue=dialogue)
+        answers = [Expected(g.criterion, g.unit, g.value) for g in first_allowed_values(probe)]
+        quality_item_set(project=work.project, dialogue_id=dialogue.pk, kind=kind, answers=answers)
+    quality_settings_update(project=work.project, control_rate=0.25)
+    # when a participant consents
+    client = Client()
+    arrive(client, study, **PROLIFIC)
+    response = consent(client, study)
+    participant = Participant.objects.get(study=study)
+    given = list(Assignment.objects.filter(annotator=participant.user).values_list("dialogue_id", flat=True))
+    # then they get six ordinary items (never a control or training dialogue among them), the training item,
+    # and two controls: 2 / (6 + 2) = one in four
+    quality = {training.pk, *(c.pk for c in controls)}
+    assert len([d for d in given if d not in quality]) == 6
+    assert training.pk in given and sum(c.pk in given for c in controls) == 2
+    # and the real items open only after the training item (the qualification gate applies to participants)
+    assert qualification_status(project=work.project, user=participant.user).state == "training"
+    first = Assignment.objects.get(annotator=participant.user, dialogue=training)
+    assert response.status_code == 200 and response.redirect_chain[-1][0] == reverse("annotate", args=[first.pk])
+    # and the controls do not take a place: the dialogues that lack annotators are the ordinary ones
+    import random
+
+    from annotator.services.studies import _neediest_dialogues
+
+    assert not set(_neediest_dialogues(work.project, 100, random.Random(0))) & quality
