@@ -7,25 +7,19 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
 
 import pytest
 import requests
+from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
 from annotator.models import Dialogue, ImportBatch, ImportStatus
 from annotator.services.projects import membership_add
 from tests.conftest import ROOT, database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
