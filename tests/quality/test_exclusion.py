@@ -48,14 +48,14 @@ def test_excluding_an_annotator_equals_recomputing_without_them(tmp_path, client
             lambda a, k, u, i=i, noise=noise: "X" if i == 3 else "OTX"[int(noise[a.pk % 1000] > 0.7)],
         )
     before = statistics_current(project=work.project).payload
-    fingerprint = judgements_fingerprint(work.project)[1]
+    fingerprint = judgements_fingerprint(work.project)
     spammer = work.annotators[3]
     # when the lead excludes the fourth from the dashboard, with a reason
     client.force_login(work.lead)
     response = client.post("/projects/excl/dashboard/exclude/", {"annotator": spammer.username, "reason": "answers X"})
     assert response.status_code == 302
     # then the fingerprint changed and the stored statistics were recomputed
-    assert judgements_fingerprint(work.project)[1] != fingerprint
+    assert judgements_fingerprint(work.project) != fingerprint
     after = ProjectStatistics.objects.get(project=work.project).payload
     # and they equal the library called directly on the counts without them
     counts = counts_without(work.project, [spammer.pk])
