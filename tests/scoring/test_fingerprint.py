@@ -1,4 +1,4 @@
-"""The statistics' fingerprint (read from the submitted items) changes with every change of the judgements that count."""
+"""The statistics' fingerprint (read from the submitted items) changes with every change of what counts."""
 
 import pytest
 from django.contrib.admin.sites import site
