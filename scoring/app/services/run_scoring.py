@@ -76,20 +76,26 @@ def run_score(
 
 
 def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict, per_dialogue: dict) -> Run:
+    """Store the scores under ``name``, replacing an earlier run of that name.
+
+    An update by name, not ``update_or_create``: that would first read the earlier run with its
+    per-dialogue scores (a megabyte of JSON for 3,700 dialogues) only to overwrite them.
+    """
+    fields = {
+        "kind": kind,
+        "source_name": source,
+        "options": options,
+        "scores": json_finite(scores),
+        "per_dialogue": json_finite(per_dialogue),
+        "scored_at": timezone.now(),
+        "status": RunStatus.SCORED,
+        "error": "",
+        "source": None,
+    }
     with transaction.atomic():
-        run, _ = Run.objects.update_or_create(
-            project=project,
-            name=name,
-            defaults={
-                "kind": kind,
-                "source_name": source,
-                "options": options,
-                "scores": json_finite(scores),
-                "per_dialogue": json_finite(per_dialogue),
-                "scored_at": timezone.now(),
-                "status": RunStatus.SCORED,
-                "error": "",
-                "source": None,
-            },
-        )
+        if Run.objects.filter(project=project, name=name).update(**fields):
+            run = Run.objects.defer("scores", "per_dialogue", "source").get(project=project, name=name)
+            run.scores, run.per_dialogue, run.source = fields["scores"], fields["per_dialogue"], None
+        else:
+            run = Run.objects.create(project=project, name=name, **fields)
     return run
