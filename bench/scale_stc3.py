@@ -175,6 +175,7 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=10, help="times the 3,700 dialogues of STC-3 Chinese")
     parser.add_argument("--skip-1x", action="store_true", help="no 1x project (exports measured at the scale only)")
     parser.add_argument("--only", default="import,stats,dashboard,exports")
+    parser.add_argument("--reuse", action="store_true", help="with DATABASE_URL: keep projects imported earlier")
     parser.add_argument("--measure-export", nargs=4, metavar=("SLUG", "EXPORT", "LEAD", "RUN"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure_export:
@@ -198,13 +199,22 @@ def main() -> None:
     from tests.reference_scoring import random_stc3_run
 
     print(f"machine: {os.cpu_count()} cores, load average {load()} at the start")
-    lead = get_user_model().objects.create_user(username="scale-lead", password="scale-lead-pass-1")
+    from annotator.models import Project
+    from scoring.app.models import Run
+
+    lead = get_user_model().objects.filter(username="scale-lead").first() or get_user_model().objects.create_user(
+        username="scale-lead", password="scale-lead-pass-1"
+    )
     scales = ([] if args.skip_1x or args.scale == 1 else [1]) + [args.scale]
     projects = {}
     with tempfile.TemporaryDirectory() as tmp:
-        gold_path = extract("stc3.zip", "stc3/train_data_cn.json", Path(tmp))
-        real = json.loads(gold_path.read_text(encoding="utf-8"))
+        real = json.loads(extract("stc3.zip", "stc3/train_data_cn.json", Path(tmp)).read_text(encoding="utf-8"))
         for scale in scales:
+            existing = Project.objects.filter(slug=f"scale-{scale}x").first()
+            if args.reuse and existing:  # a database kept from an earlier run (DATABASE_URL given)
+                projects[scale] = (existing, Run.objects.get(project=existing, name="bench"))
+                print(f"[{scale}x] reusing the project imported earlier")
+                continue
             folder = Path(tmp) / f"x{scale}"
             folder.mkdir()
             started = time.perf_counter()
