@@ -49,6 +49,12 @@ def _status_kib(pid: int | str, field: str) -> int:
     return 0
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (its own, from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -254,14 +260,16 @@ def main() -> None:
             while not app.control.ping(timeout=0.5):
                 time.sleep(0.2)
             idle = _status_kib(worker.pid, "VmRSS")
+            cpu = _cpu_seconds(worker.pid)
             started = time.perf_counter()
-            answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=1800)
+            answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=3600)
             took = time.perf_counter() - started
+            cpu = _cpu_seconds(worker.pid) - cpu
             peak = _status_kib(worker.pid, "VmHWM")
             print(
-                f"[{scale}x] statistics through a worker: {took:.1f} s for {answer['n_judgements']} judgements "
-                f"(target < 40 s); worker peak RSS {peak / 1024:.0f} MiB (idle {idle / 1024:.0f} MiB; "
-                f"target < 2048 MiB; load {load()})"
+                f"[{scale}x] statistics through a worker: {took:.1f} s wall, {cpu:.1f} s CPU of the worker (it runs at "
+                f"WORKER_NICENESS) for {answer['n_judgements']} judgements (target < 40 s); worker peak RSS "
+                f"{peak / 1024:.0f} MiB (idle {idle / 1024:.0f} MiB; target < 2048 MiB; load {load()})"
             )
         finally:
             worker.terminate()
