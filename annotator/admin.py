@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.db.models import F
 
 from annotator.models import (
     AccountSettings,
@@ -99,6 +100,25 @@ class JudgementAdmin(admin.ModelAdmin):
     list_filter = ("criterion__project", "criterion__key")
     raw_id_fields = ("assignment",)
     list_select_related = ("assignment__dialogue", "assignment__annotator", "criterion__project")
+
+    # The statistics' fingerprint reads the items, not the judgements (scoring.app.services.statistics):
+    # an edit here counts as a save of the item, as judgements_save does.
+    @staticmethod
+    def _bump(assignment_ids) -> None:
+        Assignment.objects.filter(pk__in=list(assignment_ids)).update(version=F("version") + 1)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        self._bump([obj.assignment_id])
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        self._bump([obj.assignment_id])
+
+    def delete_queryset(self, request, queryset):
+        assignment_ids = set(queryset.values_list("assignment_id", flat=True))
+        super().delete_queryset(request, queryset)
+        self._bump(assignment_ids)
 
 
 @admin.register(Reordering)

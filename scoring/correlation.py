@@ -19,8 +19,6 @@ import numpy as np
 
 from scoring.agreement import annotator_z_scores
 
-PAIR_BLOCK = 2_000_000  # pairs per block when summing concordances (bounds memory at ~16 MB per array)
-
 
 @dataclass(frozen=True)
 class Correlation:
@@ -45,19 +43,65 @@ def _untied_partners(v: np.ndarray) -> np.ndarray:
     return len(v) - counts[inverse]
 
 
+def _below_both(rx: np.ndarray, ry: np.ndarray) -> np.ndarray:
+    """For each item, how many items have a smaller x rank and a smaller y rank (a Fenwick tree over y ranks,
+    filled in order of x, a group of equal x at a time so that equal x never counts)."""
+    n = len(rx)
+    size = int(ry.max()) + 2 if n else 1
+    tree = [0] * (size + 1)
+    out = np.zeros(n, dtype=np.int64)
+    order = np.lexsort((ry, rx)).tolist()
+    rx_list, ry_list = rx.tolist(), ry.tolist()
+    start = 0
+    while start < n:
+        end = start
+        while end < n and rx_list[order[end]] == rx_list[order[start]]:
+            end += 1
+        for k in range(start, end):  # count the y ranks below, before this group is added
+            i = order[k]
+            total, pos = 0, ry_list[i]  # ranks strictly below ry: positions 1..ry (ranks are 0-based)
+            while pos > 0:
+                total += tree[pos]
+                pos -= pos & -pos
+            out[i] = total
+        for k in range(start, end):
+            pos = ry_list[order[k]] + 1
+            while pos <= size:
+                tree[pos] += 1
+                pos += pos & -pos
+        start = end
+    return out
+
+
 def concordance_per_item(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """c_i = sum_j sign(x_i - x_j) sign(y_i - y_j): concordant minus discordant partners of each item.
+
+    In O(n log n) rather than over all n^2 pairs (37,000 dialogues are 1.4 billion pairs): with
+    A_i = #{x_j < x_i, y_j < y_i} and C_i = #{x_j > x_i, y_j > y_i} (the concordant partners),
+    the discordant ones are B_i = #{x_j < x_i} - A_i - #{x_j < x_i, y_j = y_i} and
+    D_i = #{y_j < y_i} - A_i - #{x_j = x_i, y_j < y_i}; c_i = A_i + C_i - B_i - D_i.
 
     >>> concordance_per_item(np.array([1., 2., 3.]), np.array([1., 3., 2.])).tolist()
     [2.0, 0.0, 0.0]
     """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(x)
-    out = np.empty(n)
-    step = max(1, PAIR_BLOCK // max(n, 1))
-    for start in range(0, n, step):  # blocks of rows: memory stays bounded for large collections
-        rows = slice(start, start + step)
-        out[rows] = (np.sign(x[rows, None] - x[None, :]) * np.sign(y[rows, None] - y[None, :])).sum(axis=1)
-    return out
+    if n == 0:
+        return np.zeros(0)
+    rx = np.unique(x, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    ry = np.unique(y, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    a = _below_both(rx, ry)
+    c = _below_both(rx.max() - rx, ry.max() - ry)
+    below_x = np.searchsorted(np.sort(rx), rx, side="left")
+    below_y = np.searchsorted(np.sort(ry), ry, side="left")
+    mx, my = int(rx.max()) + 1, int(ry.max()) + 1
+    xy = np.sort(rx * my + ry)  # equal x, smaller y: between (rx, 0) and (rx, ry)
+    same_x_below_y = np.searchsorted(xy, rx * my + ry, side="left") - np.searchsorted(xy, rx * my, side="left")
+    yx = np.sort(ry * mx + rx)
+    same_y_below_x = np.searchsorted(yx, ry * mx + rx, side="left") - np.searchsorted(yx, ry * mx, side="left")
+    b = below_x - a - same_y_below_x
+    d = below_y - a - same_x_below_y
+    return (a + c - b - d).astype(float)
 
 
 def kendall_tau_b_jackknife(x, y) -> tuple[float, np.ndarray]:

@@ -13,11 +13,22 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import orjson
 
 from scoring.errors import InputError
 
 
 def _load_json(raw: bytes | str, source: str):
+    """The JSON document in ``raw``, parsed by orjson (several times faster on a run of thousands of dialogues).
+
+    orjson reads a subset of what the standard library reads (not ``NaN``, ``Infinity``, integers beyond
+    64 bits, lone surrogates) and gives terser messages: anything it refuses is read again by ``json``, so
+    what is accepted, the values read and the messages stay those of the standard library.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
     try:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from annotator.models import Project
 
-from .dbdc import export_dbdc_zip
-from .distributions import AGGREGATIONS, export_distributions_csv, export_distributions_json
-from .stc3 import export_stc3
+from .dbdc import export_dbdc_zip_chunks
+from .distributions import AGGREGATIONS, export_distributions_csv_chunks, export_distributions_json_chunks
+from .stc3 import export_stc3_chunks
 
+# format -> (a function giving the export's bytes in chunks, as they are written; content type; file extension)
 EXPORT_FORMATS = {
-    "stc3": (export_stc3, "application/json", "json"),
-    "dbdc": (export_dbdc_zip, "application/zip", "zip"),
-    "distributions-json": (export_distributions_json, "application/json", "json"),
-    "distributions-csv": (export_distributions_csv, "text/csv", "csv"),
+    "stc3": (export_stc3_chunks, "application/json", "json"),
+    "dbdc": (export_dbdc_zip_chunks, "application/zip", "zip"),
+    "distributions-json": (export_distributions_json_chunks, "application/json", "json"),
+    "distributions-csv": (export_distributions_csv_chunks, "text/csv", "csv"),
 }
 
 
@@ -22,6 +25,13 @@ DISTRIBUTION_FORMATS = ("distributions-json", "distributions-csv")
 def export_gold(*, project: Project, fmt: str, aggregation: str = "votes") -> bytes:
     """The project's gold data in ``fmt`` (one of ``EXPORT_FORMATS``) as bytes; the distribution formats hold
     vote shares or, with ``aggregation``, a latent-truth model's posteriors (``AGGREGATIONS``)."""
+    return b"".join(export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation))
+
+
+def export_gold_chunks(*, project: Project, fmt: str, aggregation: str = "votes") -> Iterator[bytes]:
+    """``export_gold`` as chunks of bytes produced as they are written (rows read a chunk of dialogues at a
+    time), for streamed responses and files. Bad arguments, and a model that cannot be fitted, raise
+    ``ValueError`` here, before the first chunk."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     if aggregation not in AGGREGATIONS:

@@ -3,20 +3,38 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 
 from annotator.models import Membership, Post, Project
-from annotator.selectors.population import gold_judgements
+from annotator.selectors.population import Population, gold_dialogues, gold_judgements
+
+DIALOGUE_CHUNK = 500  # dialogues whose rows an export holds at a time
 
 
-def posts_by_dialogue(project: Project) -> dict[int, list[tuple]]:
-    """dialogue id -> [(position, speaker, text, block, source_turn_index, source_meta)] in order."""
-    result: dict[int, list[tuple]] = defaultdict(list)
+def gold_dialogue_chunks(project: Project, population: Population | None = None) -> Iterator[list[tuple]]:
+    """The gold dialogues in import order as lists of at most ``DIALOGUE_CHUNK`` (id, external id, source meta)."""
     rows = (
-        Post.objects.filter(dialogue__project=project)
-        .order_by("dialogue_id", "position")
-        .values_list(
-            "dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta"
-        )
+        gold_dialogues(project, population).order_by("position", "pk").values_list("pk", "external_id", "source_meta")
+    )
+    chunk: list[tuple] = []
+    for row in rows.iterator(chunk_size=DIALOGUE_CHUNK):
+        chunk.append(row)
+        if len(chunk) == DIALOGUE_CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def posts_by_dialogue(project: Project, dialogue_ids: Sequence[int] | None = None) -> dict[int, list[tuple]]:
+    """dialogue id -> [(position, speaker, text, block, source_turn_index, source_meta)] in order (of
+    ``dialogue_ids`` only, if given)."""
+    result: dict[int, list[tuple]] = defaultdict(list)
+    posts = Post.objects.filter(dialogue__project=project)
+    if dialogue_ids is not None:
+        posts = posts.filter(dialogue_id__in=list(dialogue_ids))
+    rows = posts.order_by("dialogue_id", "position").values_list(
+        "dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta"
     )
     for dialogue_id, *rest in rows.iterator(chunk_size=5000):
         result[dialogue_id].append(tuple(rest))
@@ -29,22 +47,27 @@ def annotator_names(project: Project) -> dict[int, tuple[int, str]]:
     return {user_id: (rank, source_key or username) for user_id, rank, source_key, username in rows}
 
 
-def judgements_by_assignment(project: Project) -> tuple[dict[int, list[int]], dict[int, list[tuple]]]:
+def judgements_by_assignment(
+    project: Project,
+    dialogue_ids: Sequence[int] | None = None,
+    *,
+    population: Population | None = None,
+    ranks: dict[int, tuple[int, str]] | None = None,
+) -> tuple[dict[int, list[int]], dict[int, list[tuple]]]:
     """(dialogue id -> submitted assignment ids in annotator export order,
-    assignment id -> [(criterion key, unit, value, extra)] in insertion order)."""
-    ranks = annotator_names(project)
-    rows = (
-        gold_judgements(project)
-        .order_by("pk")
-        .values_list(
-            "assignment_id",
-            "assignment__dialogue_id",
-            "assignment__annotator_id",
-            "criterion__key",
-            "unit",
-            "value",
-            "extra",
-        )
+    assignment id -> [(criterion key, unit, value, extra)] in insertion order), of ``dialogue_ids`` if given."""
+    ranks = annotator_names(project) if ranks is None else ranks
+    judgements = gold_judgements(project, population)
+    if dialogue_ids is not None:
+        judgements = judgements.filter(assignment__dialogue_id__in=list(dialogue_ids))
+    rows = judgements.order_by("pk").values_list(
+        "assignment_id",
+        "assignment__dialogue_id",
+        "assignment__annotator_id",
+        "criterion__key",
+        "unit",
+        "value",
+        "extra",
     )
     by_assignment: dict[int, list[tuple]] = defaultdict(list)
     assignment_rank: dict[int, tuple[int, int]] = {}

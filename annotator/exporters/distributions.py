@@ -10,8 +10,7 @@ annotator's estimated reliability.
 
 from __future__ import annotations
 
-import io
-import json
+from collections.abc import Iterator
 from dataclasses import asdict
 
 import numpy as np
@@ -21,8 +20,8 @@ from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.population import annotators_included
 
-from .cells import SafeCsvWriter
 from .common import annotator_names
+from .stream import LazyList, csv_chunks, json_chunks
 
 AGGREGATIONS = ("votes", "dawid-skene", "glad", "mace")
 
@@ -65,13 +64,17 @@ def _posteriors(data: CriterionJudgements, aggregation: str, names: list[str]) -
     return out, reliability
 
 
-def distribution_records(project: Project, aggregation: str = "votes") -> dict:
+def distribution_document(project: Project, aggregation: str = "votes", *, lazy: bool = False) -> dict:
     """``{"project", "aggregation", "annotators", "criteria": {KEY: {"unit", "scale" | "scales", "items"}}}``.
 
     An item is one unit: its dialogue's external id, the unit number (0 for the dialogue, the post position
     or the utterance block index), the speaker, the number of judgements, the counts and the distribution
     (vote shares or a model's posterior) over the scale that applies to the unit's speaker, the annotators
     whose judgements it holds, and the adjudicated label and note (null and "" where nobody settled it).
+
+    The judgements are read into arrays (``project_judgements``: a few numbers per judgement; ten times
+    STC-3 holds about 200 MB of them); with ``lazy`` each criterion's items are made as they are written
+    (``LazyList``), so the items themselves (many times the arrays' size as Python objects) are never all held.
     """
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
@@ -89,7 +92,6 @@ def distribution_records(project: Project, aggregation: str = "votes") -> dict:
         out["reliability"] = {}
     for key, data in project_judgements(project).items():
         criterion = data.criterion
-        counts = data.counts()
         names = [export_names.get(int(u), str(u)) for u in data.annotators]
         # annotators listed in the project's own order (imported ones in their source order), not by
         # database id, so an export is the same after the project is archived and restored
@@ -97,38 +99,54 @@ def distribution_records(project: Project, aggregation: str = "votes") -> dict:
         distributions, reliability = _posteriors(data, aggregation, names)
         if aggregation != "votes":
             out["reliability"].update(reliability)
-        order = np.argsort(data.unit, kind="stable")
-        bounds = np.searchsorted(data.unit[order], np.arange(data.n_units + 1))
         entry: dict = {"unit": criterion.unit}
-        speakers = criterion.speakers
-        if speakers:
-            entry["scales"] = {s: [data.values[i] for i in data.scale(s)] for s in speakers}
+        if criterion.speakers:
+            entry["scales"] = {s: [data.values[i] for i in data.scale(s)] for s in criterion.speakers}
         else:
             entry["scale"] = list(data.values)
-        items = []
-        for u in range(data.n_units):
-            columns = data.scale(data.unit_speaker[u]) if speakers else list(range(len(data.values)))
-            row = counts[u, columns]
-            dialogue_id, unit = int(data.unit_dialogue[u]), int(data.unit_index[u])
-            item = {"dialogue": external[dialogue_id], "unit": unit}
-            if criterion.unit != Unit.DIALOGUE:
-                item["speaker"] = data.unit_speaker[u]
-            item["n"] = int(row.sum())
-            item["counts"] = {data.values[c]: int(n) for c, n in zip(columns, row)}
-            item["distribution"] = {data.values[c]: float(distributions[u, c]) for c in columns}
-            judged_by = data.annotator[order[bounds[u] : bounds[u + 1]]]
-            item["annotators"] = [names[a] for a in sorted(judged_by.tolist(), key=rank.__getitem__)]
-            adjudication = settled.get((key, dialogue_id, unit))
-            item["adjudicated"] = adjudication["value"] if adjudication else None
-            item["adjudication_note"] = adjudication["note"] if adjudication else ""
-            items.append(item)
-        entry["items"] = items
+        items = _items(key, data, distributions, names, rank, external, settled)
+        entry["items"] = LazyList(items) if lazy else list(items)
         out["criteria"][key] = entry
     return out
 
 
+def _items(key: str, data: CriterionJudgements, distributions, names, rank, external, settled) -> Iterator[dict]:
+    criterion, speakers = data.criterion, data.criterion.speakers
+    counts = data.counts()
+    order = np.argsort(data.unit, kind="stable")
+    bounds = np.searchsorted(data.unit[order], np.arange(data.n_units + 1))
+    all_columns = list(range(len(data.values)))
+    scales = {s: data.scale(s) for s in speakers}
+    for u in range(data.n_units):
+        columns = scales[data.unit_speaker[u]] if speakers else all_columns
+        row = counts[u, columns]
+        dialogue_id, unit = int(data.unit_dialogue[u]), int(data.unit_index[u])
+        item = {"dialogue": external[dialogue_id], "unit": unit}
+        if criterion.unit != Unit.DIALOGUE:
+            item["speaker"] = data.unit_speaker[u]
+        item["n"] = int(row.sum())
+        item["counts"] = {data.values[c]: int(n) for c, n in zip(columns, row)}
+        item["distribution"] = {data.values[c]: float(distributions[u, c]) for c in columns}
+        judged_by = data.annotator[order[bounds[u] : bounds[u + 1]]]
+        item["annotators"] = [names[a] for a in sorted(judged_by.tolist(), key=rank.__getitem__)]
+        adjudication = settled.get((key, dialogue_id, unit))
+        item["adjudicated"] = adjudication["value"] if adjudication else None
+        item["adjudication_note"] = adjudication["note"] if adjudication else ""
+        yield item
+
+
+def distribution_records(project: Project, aggregation: str = "votes") -> dict:
+    """``distribution_document`` with every item in memory."""
+    return distribution_document(project, aggregation)
+
+
+def export_distributions_json_chunks(project: Project, aggregation: str = "votes") -> Iterator[bytes]:
+    document = distribution_document(project, aggregation, lazy=True)
+    return json_chunks(document, ensure_ascii=False, indent=1)
+
+
 def export_distributions_json(project: Project, aggregation: str = "votes") -> bytes:
-    return json.dumps(distribution_records(project, aggregation), ensure_ascii=False, indent=1).encode("utf-8")
+    return b"".join(export_distributions_json_chunks(project, aggregation))
 
 
 CSV_COLUMNS = [
@@ -137,29 +155,33 @@ CSV_COLUMNS = [
 ]  # fmt: skip
 
 
-def export_distributions_csv(project: Project, aggregation: str = "votes") -> bytes:
-    """One row per unit and value; ``adjudicated`` repeats the unit's final label on each of its rows, and
-    ``annotators`` lists (separated by ``;``) the annotators whose judgements the unit holds."""
-    buffer = io.StringIO()
-    writer = SafeCsvWriter(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for key, entry in distribution_records(project, aggregation)["criteria"].items():
+def _csv_rows(document: dict, aggregation: str) -> Iterator[list]:
+    yield CSV_COLUMNS
+    for key, entry in document["criteria"].items():
         for item in entry["items"]:
             for value, count in item["counts"].items():
-                writer.writerow(
-                    [
-                        key,
-                        item["dialogue"],
-                        item["unit"],
-                        item.get("speaker", ""),
-                        item["n"],
-                        value,
-                        count,
-                        repr(item["distribution"][value]),
-                        item["adjudicated"] or "",
-                        item["adjudication_note"],
-                        aggregation,
-                        ";".join(item["annotators"]),
-                    ]
-                )
-    return buffer.getvalue().encode("utf-8")
+                yield [
+                    key,
+                    item["dialogue"],
+                    item["unit"],
+                    item.get("speaker", ""),
+                    item["n"],
+                    value,
+                    count,
+                    repr(item["distribution"][value]),
+                    item["adjudicated"] or "",
+                    item["adjudication_note"],
+                    aggregation,
+                    ";".join(item["annotators"]),
+                ]
+
+
+def export_distributions_csv_chunks(project: Project, aggregation: str = "votes") -> Iterator[bytes]:
+    """One row per unit and value; ``adjudicated`` repeats the unit's final label on each of its rows, and
+    ``annotators`` lists (separated by ``;``) the annotators whose judgements the unit holds."""
+    # the arrays and any model are computed here, before the first byte: a refusal is an error, not a cut stream
+    return csv_chunks(_csv_rows(distribution_document(project, aggregation, lazy=True), aggregation))
+
+
+def export_distributions_csv(project: Project, aggregation: str = "votes") -> bytes:
+    return b"".join(export_distributions_csv_chunks(project, aggregation))

@@ -12,9 +12,13 @@ excluded annotator, from the chosen source) are read.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
 from django.db.models import Count
 
 from annotator.models import Criterion, Post, Project, Unit
@@ -62,28 +66,88 @@ class CriterionJudgements:
         return [i for i, v in enumerate(self.values) if v in allowed]
 
 
-def _object_rows(fetched: list[tuple]) -> np.ndarray:
-    """Fetched 5-column rows as an (n, 5) object array (also when there are none)."""
-    rows = np.empty((len(fetched), 5), dtype=object)
-    if fetched:
-        rows[:] = fetched
-    return rows
+FETCH_ROWS = 50_000  # rows turned into arrays at a time (ten times STC-3 reads five million judgements)
+_SHIFT = np.int64(1) << 32  # (dialogue id, unit) as one sortable integer
+
+
+@dataclass
+class _Columns:
+    """Rows read from the database as integer columns: criterion, dialogue, unit, a fourth integer (the
+    annotator, or a count) and the value's index on its criterion's scale."""
+
+    criterion: np.ndarray
+    dialogue: np.ndarray
+    unit: np.ndarray
+    other: np.ndarray
+    value: np.ndarray
+
+    def where(self, keep: np.ndarray) -> _Columns:
+        return _Columns(self.criterion[keep], self.dialogue[keep], self.unit[keep], self.other[keep], self.value[keep])
+
+    @property
+    def keys(self) -> np.ndarray:
+        return self.dialogue * _SHIFT + self.unit
+
+
+def _fetched(queryset) -> Iterator[tuple]:
+    """The rows of ``queryset`` through a plain cursor, ``FETCH_ROWS`` Python rows at a time.
+
+    Not ``QuerySet.iterator()``: on PostgreSQL it declares a server-side cursor, and a statement that fails
+    (a lock timeout) then surfaces as the failed ``CLOSE`` of that cursor instead of the ``OperationalError``
+    that the recomputation task retries.
+    """
+    try:
+        sql, params = queryset.query.get_compiler(using=queryset.db).as_sql()
+    except EmptyResultSet:  # a queryset that can hold nothing (``.none()``)
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while batch := cursor.fetchmany(FETCH_ROWS):
+            yield from batch
+
+
+def _columns(rows, codes: dict[int, dict[str, int]], *, value_last: bool) -> _Columns:
+    """``rows`` ((criterion, dialogue, unit, annotator, value) with ``value_last``, else (criterion, dialogue,
+    unit, value, count)) read ``FETCH_ROWS`` at a time into integer arrays, so that memory holds the arrays
+    and one batch of rows, not millions of tuples.
+
+    Rows are fetched by the database cursor inside this loop: an error while reading (a lock timeout, a
+    restarting server) is raised here, where the task that asked knows to retry.
+    """
+    parts: list[tuple[np.ndarray, ...]] = []
+    iterator = iter(rows)
+    while batch := list(islice(iterator, FETCH_ROWS)):
+        c, d, u, x, y = zip(*batch)
+        other, values = (x, y) if value_last else (y, x)
+        parts.append(
+            (
+                np.array(c, dtype=np.int64),
+                np.array(d, dtype=np.int64),
+                np.array(u, dtype=np.int64),
+                np.array(other, dtype=np.int64),
+                np.array([codes[ci][v] for ci, v in zip(c, values)], dtype=np.int64),
+            )
+        )
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Columns(empty, empty, empty, empty, empty)
+    return _Columns(*(np.concatenate(column) for column in zip(*parts)))
+
+
+def _only_asked(columns: _Columns, is_asked) -> _Columns:
+    """The rows whose unit the criterion asks about (looked up once per unit, not per row)."""
+    if not len(columns.unit):
+        return columns
+    keys = columns.keys
+    units = np.unique(keys)
+    dropped = [k for k in units.tolist() if not is_asked(k >> 32, k & 0xFFFFFFFF)]
+    if not dropped:
+        return columns
+    return columns.where(~np.isin(keys, np.array(dropped, dtype=np.int64)))
 
 
 def _scale_values(criterion: Criterion) -> list[str]:
     return list(dict.fromkeys(criterion.allowed_values()))
-
-
-def _only_asked(rows: np.ndarray, is_asked) -> np.ndarray:
-    """The rows (criterion, dialogue, unit, ...) whose unit the criterion asks about."""
-    if not len(rows):
-        return rows
-    units = {(d, u) for d, u in rows[:, 1:3].tolist()}
-    dropped = {key for key in units if not is_asked(*key)}
-    if not dropped:
-        return rows
-    keep = np.array([(d, u) not in dropped for d, u in rows[:, 1:3].tolist()], dtype=bool)
-    return rows[keep]
 
 
 def project_judgements(project: Project, *, long_form: bool = True) -> dict[str, CriterionJudgements]:
@@ -93,37 +157,45 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
     returning each one: enough for gold distributions and run scoring, and much less to read.
     """
     criteria = list(project.criteria.all())
+    scales = {c.pk: _scale_values(c) for c in criteria}
+    codes = {pk: {v: i for i, v in enumerate(values)} for pk, values in scales.items()}
     population = population_of(project)
     submitted = gold_judgements(project, population)
-    # Rows are fetched into lists before numpy sees them: np.array(queryset) would swallow a database
-    # error raised while iterating (a lock timeout, a restarting server) and fail later on the shape,
-    # so the task would not know to retry.
+    empty = _columns([], codes, value_last=True)
     if long_form:
-        fetched = list(
-            submitted.values_list(
-                "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
-            ).order_by()
+        rows = _columns(
+            _fetched(
+                submitted.values_list(
+                    "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
+                ).order_by()
+            ),
+            codes,
+            value_last=True,
         )
-        rows = _object_rows(fetched)
-        aggregated = _object_rows([])
+        aggregated = empty
     else:
-        rows = _object_rows([])
-        aggregated = _object_rows(
-            list(
+        rows = empty
+        aggregated = _columns(
+            _fetched(
                 submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
                 .annotate(n=Count("pk"))
                 .order_by()
-            )
+            ),
+            codes,
+            value_last=False,
         )
-    gold = _object_rows(
-        list(
+    published = _columns(
+        _fetched(
             gold_counts(project, population)
             .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
             .order_by()
-        )
+        ),
+        codes,
+        value_last=False,
     )
-    if len(aggregated):
-        gold = np.concatenate([gold, aggregated]) if len(gold) else aggregated
+    gold = _Columns(
+        *(np.concatenate([a, b]) for a, b in zip(vars(published).values(), vars(aggregated).values(), strict=True))
+    )
     posts = (
         Post.objects.filter(dialogue__project=project)
         .order_by("dialogue_id", "position")
@@ -140,10 +212,9 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
     rule = unit_rule(project.preset)
     result = {}
     for criterion in criteria:
-        mine = rows[rows[:, 0] == criterion.pk] if len(rows) else rows
-        mine_gold = gold[gold[:, 0] == criterion.pk] if len(gold) else gold
-        values = _scale_values(criterion)
-        value_index = {v: i for i, v in enumerate(values)}
+        mine = rows.where(rows.criterion == criterion.pk)
+        mine_gold = gold.where(gold.criterion == criterion.pk)
+        values = scales[criterion.pk]
         asked: dict[int, set[int]] = {}
 
         def is_asked(dialogue_id: int, unit: int, criterion=criterion, asked=asked) -> bool:
@@ -156,31 +227,30 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
         if rule != UnitRule.EVERY:
             mine = _only_asked(mine, is_asked)
             mine_gold = _only_asked(mine_gold, is_asked)
-        unit_keys = list(
-            dict.fromkeys([(d, u) for d, u in mine[:, 1:3].tolist()] + [(d, u) for d, u in mine_gold[:, 1:3].tolist()])
-        )
-        unit_keys.sort()
-        unit_lookup = {key: i for i, key in enumerate(unit_keys)}
+        # units: the (dialogue, unit) pairs judged or counted, sorted
+        unit_keys, inverse = np.unique(np.concatenate([mine.keys, mine_gold.keys]), return_inverse=True)
+        inverse = inverse.reshape(-1)
+        unit_dialogue, unit_index = unit_keys >> 32, unit_keys & 0xFFFFFFFF
+        pairs = zip(unit_dialogue.tolist(), unit_index.tolist())
         if criterion.unit == Unit.DIALOGUE:
             speakers = [""] * len(unit_keys)
         elif criterion.unit == Unit.TURN:
-            speakers = [speaker_of_block.get(key, "") for key in unit_keys]
+            speakers = [speaker_of_block.get(key, "") for key in pairs]
         else:
-            speakers = [speaker_of_post.get(key, "") for key in unit_keys]
-        annotators, annotator = np.unique(np.asarray(mine[:, 3], dtype=np.int64), return_inverse=True)
+            speakers = [speaker_of_post.get(key, "") for key in pairs]
+        annotators, annotator = np.unique(mine.other, return_inverse=True)
         imported = np.zeros((len(unit_keys), len(values)), dtype=np.int64)
-        for _c, d, u, v, c in mine_gold.tolist():
-            imported[unit_lookup[(d, u)], value_index[v]] += c
+        np.add.at(imported, (inverse[len(mine.unit) :], mine_gold.value), mine_gold.other)
         result[criterion.key] = CriterionJudgements(
             criterion=criterion,
             values=values,
-            unit_dialogue=np.array([d for d, _u in unit_keys], dtype=np.int64),
-            unit_index=np.array([u for _d, u in unit_keys], dtype=np.int64),
+            unit_dialogue=unit_dialogue.astype(np.int64),
+            unit_index=unit_index.astype(np.int64),
             unit_speaker=np.array(speakers, dtype=object),
             annotators=annotators,
-            unit=np.array([unit_lookup[(d, u)] for d, u in mine[:, 1:3].tolist()], dtype=np.int64),
+            unit=inverse[: len(mine.unit)].astype(np.int64),
             annotator=annotator.astype(np.int64).reshape(-1),
-            value=np.array([value_index[v] for v in mine[:, 4].tolist()], dtype=np.int64),
+            value=mine.value,
             unit_counts=imported,
         )
     return result

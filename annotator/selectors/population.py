@@ -65,6 +65,21 @@ def gold_judgements(project: Project, population: Population | None = None) -> Q
     return rows
 
 
+def gold_assignments(project: Project, population: Population | None = None) -> QuerySet[Assignment]:
+    """The submitted assignments whose judgements ``gold_judgements`` reads (the same filters, a row per item)."""
+    population = population or population_of(project)
+    rows = Assignment.objects.filter(dialogue__project=project, status=AssignmentStatus.SUBMITTED)
+    if population.quality_dialogues:
+        rows = rows.exclude(dialogue_id__in=population.quality_dialogues)
+    if population.excluded:
+        rows = rows.exclude(annotator_id__in=population.excluded)
+    if population.source == SourceFilter.IMPORTED:
+        rows = rows.filter(imported=True)
+    elif population.source == SourceFilter.OWN:
+        rows = rows.filter(imported=False)
+    return rows
+
+
 def gold_counts(project: Project, population: Population | None = None) -> QuerySet[GoldCount]:
     """Counts published without annotators (NLPCC): part of the imported source's data."""
     population = population or population_of(project)
@@ -82,9 +97,9 @@ def gold_dialogues(project: Project, population: Population | None = None) -> Qu
     return project.dialogues.exclude(pk__in=population.quality_dialogues)
 
 
-def population_digest(project: Project) -> str:
+def population_digest(project: Project, population: Population | None = None) -> str:
     """Changes whenever the population or an adjudication changes (part of the statistics' fingerprint)."""
-    population = population_of(project)
+    population = population or population_of(project)
     adjudications = Adjudication.objects.filter(dialogue__project=project).aggregate(
         n=Count("pk"), last=Max("updated_at"), last_id=Max("pk")
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -17,7 +17,7 @@ from annotator.services.imports import upload_check_size
 from annotator.services.projects import membership_add
 from api import serializers as s
 from api.errors import FormatIsAParameter
-from scoring.app.selectors.project_archive import project_archive
+from scoring.app.selectors.project_archive import project_archive_chunks
 from scoring.app.services.project_archive import project_archive_import
 
 
@@ -29,7 +29,8 @@ class ProjectArchive(APIView):
 
     @extend_schema(responses={200: OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug: str):
-        response = HttpResponse(project_archive(request.project), content_type="application/zip")
+        # streamed: the rows are read a chunk at a time as the zip is sent
+        response = StreamingHttpResponse(project_archive_chunks(request.project), content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{request.project.slug}-archive.zip"'
         return response
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Count
-from django.http import Http404, HttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.plumbing import resolve_type_hint
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
-from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold_chunks
 from annotator.filenames import attachment
 from annotator.models import ImportStatus
 from annotator.selectors.imports import import_batch_status, import_batches_of
@@ -212,10 +212,11 @@ class ProjectExport(APIView):
         fmt, aggregation = query.validated_data["format"], query.validated_data["aggregation"]
         _fn, content_type, extension = EXPORT_FORMATS[fmt]
         try:
-            body = export_gold(project=project, fmt=fmt, aggregation=aggregation)
+            chunks = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation)
         except ValueError as exc:
             raise ValidationError({"aggregation": [str(exc)]}) from None
-        response = HttpResponse(body, content_type=content_type)
+        # streamed: the rows are read a chunk of dialogues at a time as the body is sent
+        response = StreamingHttpResponse(chunks, content_type=content_type)
         response["Content-Disposition"] = attachment(f"{project.slug}-{fmt}.{extension}")
         included = annotators_included(project)
         response["X-Annotators-Source"] = included.source

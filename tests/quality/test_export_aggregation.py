@@ -16,12 +16,12 @@ def test_api_export_with_a_model_and_refusals(tmp_path):
     api = api_client(work.lead)
     response = api.get("/api/projects/agg/export/?format=distributions-json&aggregation=dawid-skene")
     assert response.status_code == 200
-    data = json.loads(response.content)
+    data = json.loads(response.getvalue())
     assert data["aggregation"] == "dawid-skene" and set(data["reliability"]["breakdown"]) == {
         p.username for p in work.annotators
     }
     assert all(abs(sum(i["distribution"].values()) - 1) < 1e-9 for i in data["criteria"]["breakdown"]["items"])
-    csv_body = api.get("/api/projects/agg/export/?format=distributions-csv&aggregation=glad").content.decode()
+    csv_body = api.get("/api/projects/agg/export/?format=distributions-csv&aggregation=glad").getvalue().decode()
     assert csv_body.splitlines()[1].split(",")[10] == "glad"
     refused = api.get("/api/projects/agg/export/?format=dbdc&aggregation=glad")
     assert refused.status_code == 400 and "aggregation" in refused.json()

@@ -29,14 +29,6 @@ def test_tau_b_and_every_delete_one_value_equal_scipy_with_ties(sample):
         assert (np.isnan(left_out[i]) and np.isnan(again)) or left_out[i] == pytest.approx(again, abs=1e-12)
 
 
-def test_row_blocks_do_not_change_the_concordances(monkeypatch):
-    rng = np.random.default_rng(3)
-    x, y = rng.integers(0, 5, 301).astype(float), rng.normal(size=301)
-    whole = correlation.concordance_per_item(x, y)
-    monkeypatch.setattr(correlation, "PAIR_BLOCK", 700)  # two rows per block
-    assert np.array_equal(correlation.concordance_per_item(x, y), whole)
-
-
 def test_the_interval_agrees_with_the_percentile_bootstrap():
     # given 400 dialogues whose measure is moderately related to three annotators' ratings
     rng = np.random.default_rng(7)
@@ -59,3 +51,14 @@ def test_too_few_dialogues_and_clipping():
         correlate([1.0, 2.0], np.array([[1.0, 2.0]]))
     perfect = correlate([1.0, 2.0, 3.0, 4.0], np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.0]]))
     assert perfect.tau == pytest.approx(1.0) and perfect.ci_high <= 1.0 and perfect.ci_low <= 1.0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 250])
+@pytest.mark.parametrize("levels", [2, 5, None])
+def test_concordance_per_item_equals_the_sum_over_all_pairs(n, levels):
+    # given values with many ties (levels) or none, the O(n log n) counts equal the sum over every pair
+    rng = np.random.default_rng(n * 7 + (levels or 0))
+    x = rng.integers(0, levels, n).astype(float) if levels else rng.random(n)
+    y = rng.integers(0, levels, n).astype(float) if levels else rng.random(n)
+    pairs = (np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])).sum(axis=1)
+    assert correlation.concordance_per_item(x, y).tolist() == pairs.tolist()

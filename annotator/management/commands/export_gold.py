@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold_chunks
 from annotator.models import Project
 from annotator.selectors.population import annotators_included
 
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"no project {slug!r}")
         try:
-            payload = export_gold(project=project, fmt=fmt, aggregation=aggregation)
+            chunks = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         included = annotators_included(project)
@@ -38,7 +38,22 @@ class Command(BaseCommand):
             + "".join(f"; excluded {e['annotator']}: {e['reason']}" for e in included.excluded)
         )
         if output == "-":
-            self.stdout.buffer.write(payload) if hasattr(self.stdout, "buffer") else self.stdout.write(payload.decode())
-        else:
-            Path(output).write_bytes(payload)
-            self.stderr.write(f"wrote {len(payload)} bytes to {output}")
+            if hasattr(self.stdout, "buffer"):
+                for chunk in chunks:
+                    self.stdout.buffer.write(chunk)
+            else:
+                self.stdout.write(b"".join(chunks).decode())
+            return
+        # written as it is produced, into a file beside the output that replaces it once complete
+        target = Path(output)
+        partial = target.with_name(target.name + ".partial")
+        written = 0
+        try:
+            with open(partial, "wb") as out:
+                for chunk in chunks:
+                    out.write(chunk)
+                    written += len(chunk)
+            partial.replace(target)
+        finally:
+            partial.unlink(missing_ok=True)
+        self.stderr.write(f"wrote {written} bytes to {output}")

@@ -14,10 +14,36 @@ from scoring.run_files import DBDCGold
 
 @dataclass(frozen=True)
 class TurnGold:
-    """Per dialogue (external id): each unit's speaker, and counts per (dialogue, unit) over a speaker's scale."""
+    """Per dialogue (external id) each unit's speaker; the dialogues with gold turn counts; the turn criterion's
+    counts, looked up in bulk by ``turn_counts``."""
 
     speakers: dict[str, list[str]]
-    counts: dict[tuple[str, int], np.ndarray]
+    dialogues: set[str]
+    data: CriterionJudgements
+    id_of: dict[str, int]  # external id -> database id
+
+
+_TURN_SHIFT = 1 << 32  # (dialogue id, turn) as one sortable integer
+
+
+def turn_counts(gold: TurnGold, dialogues: list[str], position: np.ndarray, turn: np.ndarray, speaker: str):
+    """Counts over ``speaker``'s scale of each (``dialogues[position[i]]``, ``turn[i]``); NaN where there is none.
+
+    One sorted search instead of a dictionary look-up per turn (26,000 turns in STC-3 Chinese).
+    """
+    data = gold.data
+    columns = data.scale(speaker)
+    keys = data.unit_dialogue.astype(np.int64) * _TURN_SHIFT + data.unit_index.astype(np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    ids = np.array([gold.id_of.get(d, -1) for d in dialogues], dtype=np.int64)
+    wanted = ids[position] * _TURN_SHIFT + turn.astype(np.int64)
+    at = np.minimum(np.searchsorted(ordered, wanted), max(len(ordered) - 1, 0))
+    found = ordered[at] == wanted if len(ordered) else np.zeros(len(wanted), dtype=bool)
+    out = np.full((len(wanted), len(columns)), np.nan)
+    if found.any():
+        out[found] = data.counts()[order[at[found]]][:, columns]
+    return out
 
 
 def external_ids(project: Project) -> dict[int, str]:
@@ -33,16 +59,11 @@ def dialogue_counts(data: CriterionJudgements, external: dict[int, str]) -> dict
 def turn_gold(
     project: Project, data: CriterionJudgements, external: dict[int, str], gold: GoldArrays | None = None
 ) -> TurnGold:
-    """Speakers of every turn (utterance block) and per-turn counts over the speaker's scale."""
+    """Speakers of every turn (utterance block) and the turn criterion's counts (see ``turn_counts``)."""
     gold = gold or gold_arrays(project=project)
     speakers = {external[d]: blocks for d, blocks in gold.turn_speakers.items()}
-    counts = data.counts()
-    scales = {s: data.scale(s) for s in data.criterion.speakers}
-    per_unit = {
-        (external[int(d)], int(u)): counts[i, scales[data.unit_speaker[i]]]
-        for i, (d, u) in enumerate(zip(data.unit_dialogue, data.unit_index))
-    }
-    return TurnGold(speakers, per_unit)
+    dialogues = {external[d] for d in np.unique(data.unit_dialogue).tolist()}
+    return TurnGold(speakers, dialogues, data, {e: d for d, e in external.items()})
 
 
 def criteria_by_unit(project: Project, gold: GoldArrays | None = None) -> dict[str, list[CriterionJudgements]]:

@@ -115,7 +115,7 @@ def gold_arrays(*, project: Project) -> GoldArrays:
     """The project's gold counts: the stored ones while the judgements are unchanged, else rebuilt and stored."""
     from scoring.app.services.statistics import judgements_fingerprint
 
-    _n, fingerprint = judgements_fingerprint(project)
+    fingerprint = judgements_fingerprint(project)
     cached = GoldCache.objects.filter(project=project, fingerprint=fingerprint).values_list("arrays", flat=True).first()
     if cached is not None:
         arrays = _unpack(bytes(cached), project)

@@ -14,10 +14,11 @@ def json_finite(obj):
     >>> json_finite({"tau": float("nan"), "p": [0.5, float("inf")], "n": 3})
     {'tau': None, 'p': [0.5, None], 'n': 3}
     """
+    # plain floats (most leaves: per-dialogue scores) are checked inline, without a call each
     if isinstance(obj, dict):
-        return {k: json_finite(v) for k, v in obj.items()}
+        return {k: (v if math.isfinite(v) else None) if type(v) is float else json_finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [json_finite(v) for v in obj]
+        return [(v if math.isfinite(v) else None) if type(v) is float else json_finite(v) for v in obj]
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     return obj

@@ -110,24 +110,26 @@ def _controls(project: Project) -> dict[int, dict]:
 
 
 def _straight(judgements: dict[str, CriterionJudgements]) -> dict[int, dict]:
-    items, groups, values = [], [], []
-    item_keys: dict[tuple[int, int], int] = {}
+    """Straight-lining per annotator: an item is (annotator, dialogue), a group the scale and speaker asked."""
+    shift = np.int64(1) << 32
+    keys, groups, values = [], [], []
     scale_ids: dict[tuple, int] = {}
     for data in judgements.values():
         if not len(data.value):
             continue
-        users = data.annotators[data.annotator]
-        dialogues = data.unit_dialogue[data.unit]
-        speakers = data.unit_speaker[data.unit]
-        for user, dialogue, speaker, value in zip(users.tolist(), dialogues.tolist(), speakers.tolist(), data.value):
-            items.append(item_keys.setdefault((user, dialogue), len(item_keys)))
-            groups.append(scale_ids.setdefault((tuple(data.values), speaker), len(scale_ids)))
-            values.append(int(value))
-    result = straight_lining(items, groups, values)
-    owner = np.array([user for user, _d in item_keys], dtype=np.int64)
+        users = data.annotators[data.annotator].astype(np.int64)
+        keys.append(users * shift + data.unit_dialogue[data.unit])
+        speakers, speaker_index = np.unique(data.unit_speaker[data.unit].astype(str), return_inverse=True)
+        ids = [scale_ids.setdefault((tuple(data.values), s), len(scale_ids)) for s in speakers.tolist()]
+        groups.append(np.array(ids, dtype=np.int64)[speaker_index.reshape(-1)])
+        values.append(data.value.astype(np.int64))
+    if not keys:
+        return {}
+    result = straight_lining(np.concatenate(keys), np.concatenate(groups), np.concatenate(values))
+    owners = result.items >> 32
     out = {}
-    for user_id in np.unique(owner).tolist():
-        mine = owner[result.items] == user_id
+    for user_id in np.unique(owners).tolist():
+        mine = owners == user_id
         eligible = int(result.eligible[mine].sum())
         out[user_id] = {
             "eligible": eligible,

@@ -15,9 +15,6 @@ from annotator.models import Project
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.payloads import json_finite
-from scoring.app.services.run_dbdc import dbdc_run_score
-from scoring.app.services.run_reorderings import reorderings_score
-from scoring.app.services.run_stc3 import stc3_run_score
 from scoring.errors import InputError
 from scoring.files import expand_archives, walk_path
 
@@ -49,7 +46,10 @@ def run_score(
     scheme = run_scheme(project)
     if scheme is None:
         raise InputError(project.slug, "this project's preset has no system runs to score")
+    # each scheme's scorer is imported when used: a process scoring one run loads only its own
     if scheme == RunScheme.REORDERING:
+        from scoring.app.services.run_reorderings import reorderings_score
+
         scores, per_dialogue = reorderings_score(project=project)
         return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scores, per_dialogue)
     if files is None:
@@ -62,9 +62,13 @@ def run_score(
     if not files:
         raise InputError(source or "run", "contains no JSON files")
     if scheme == RunScheme.DBDC:
+        from scoring.app.services.run_dbdc import dbdc_run_score
+
         kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
         scores, per_dialogue = dbdc_run_score(project=project, files=files, strict=strict, threshold=threshold)
     else:
+        from scoring.app.services.run_stc3 import stc3_run_score
+
         kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
         scores, per_dialogue = stc3_run_score(project=project, files=files, alpha=alpha, strict=strict)
     default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
@@ -72,20 +76,26 @@ def run_score(
 
 
 def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict, per_dialogue: dict) -> Run:
+    """Store the scores under ``name``, replacing an earlier run of that name.
+
+    An update by name, not ``update_or_create``: that would first read the earlier run with its
+    per-dialogue scores (a megabyte of JSON for 3,700 dialogues) only to overwrite them.
+    """
+    fields = {
+        "kind": kind,
+        "source_name": source,
+        "options": options,
+        "scores": json_finite(scores),
+        "per_dialogue": json_finite(per_dialogue),
+        "scored_at": timezone.now(),
+        "status": RunStatus.SCORED,
+        "error": "",
+        "source": None,
+    }
     with transaction.atomic():
-        run, _ = Run.objects.update_or_create(
-            project=project,
-            name=name,
-            defaults={
-                "kind": kind,
-                "source_name": source,
-                "options": options,
-                "scores": json_finite(scores),
-                "per_dialogue": json_finite(per_dialogue),
-                "scored_at": timezone.now(),
-                "status": RunStatus.SCORED,
-                "error": "",
-                "source": None,
-            },
-        )
+        if Run.objects.filter(project=project, name=name).update(**fields):
+            run = Run.objects.defer("scores", "per_dialogue", "source").get(project=project, name=name)
+            run.scores, run.per_dialogue, run.source = fields["scores"], fields["per_dialogue"], None
+        else:
+            run = Run.objects.create(project=project, name=name, **fields)
     return run

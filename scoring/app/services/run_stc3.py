@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from annotator.models import Project, Unit
-from scoring.app.selectors.project_gold import criteria_by_unit, dialogue_counts, external_ids, turn_gold
+from scoring.app.selectors.project_gold import (
+    criteria_by_unit,
+    dialogue_counts,
+    external_ids,
+    turn_counts,
+    turn_gold,
+)
 from scoring.app.services.gold_cache import gold_arrays
 from scoring.errors import InputError
 from scoring.run_files import read_stc3_run
@@ -34,7 +40,7 @@ def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: f
     turns = turn_gold(project, nugget, external, gold) if nugget else None
     gold_ids = set().union(*(g.keys() for g in gold_quality.values())) if gold_quality else set()
     if turns:
-        gold_ids |= {d for d, _u in turns.counts}
+        gold_ids |= turns.dialogues
     gold_turns = {d: turns.speakers[d] for d in gold_ids} if turns else {d: [] for d in gold_ids}
     scale = next(iter(quality.values())).values if quality else ["-2", "-1", "0", "1", "2"]
     run = read_stc3_run(
@@ -69,17 +75,15 @@ def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: f
             per_dialogue[d][f"{key}.rsnod"], per_dialogue[d][f"{key}.nmd"] = r, n
     if nugget and (len(run.customer.turn) or len(run.helpdesk.turn)):
 
-        def gold_rows(rows):
-            return np.array(
-                [turns.counts.get((run.dialogues[d], t)) for d, t in zip(rows.dialogue, rows.turn)], dtype=float
-            ).reshape(len(rows.turn), -1)
+        def gold_rows(rows, speaker: str):
+            return turn_counts(turns, run.dialogues, rows.dialogue, rows.turn, speaker)
 
         values = nugget_dialogue_scores(
             run.customer.p,
-            gold_rows(run.customer),
+            gold_rows(run.customer, "customer"),
             run.customer.dialogue,
             run.helpdesk.p,
-            gold_rows(run.helpdesk),
+            gold_rows(run.helpdesk, "helpdesk"),
             run.helpdesk.dialogue,
             len(run.dialogues),
             alpha,

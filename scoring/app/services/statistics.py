@@ -7,14 +7,20 @@ from dataclasses import asdict
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 import scoring
-from annotator.models import Project
+from annotator.models import GoldCount, Project
 from annotator.presets import PRESETS, Summary
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
-from annotator.selectors.population import annotators_included, gold_judgements, population_digest
+from annotator.selectors.population import (
+    annotators_included,
+    gold_assignments,
+    gold_judgements,
+    population_digest,
+    population_of,
+)
 from scoring.agreement import (
     agreement_shares,
     fleiss_kappa,
@@ -33,13 +39,32 @@ from scoring.app.services.uch_summary import uch_summary
 from scoring.gold import group_indices, merge_counts
 
 
-def judgements_fingerprint(project: Project) -> tuple[int, str]:
-    """(number of judgements that count, a digest that changes whenever any of them changes, or whose count:
-    exclusions, the source filter, control and training items, adjudications)."""
-    agg = gold_judgements(project).aggregate(n=Count("pk"), last_id=Max("pk"), last_update=Max("updated_at"))
-    gold = project.dialogues.aggregate(g=Count("gold_counts"))["g"]
-    text = f"{agg['n']}|{agg['last_id']}|{agg['last_update']}|{gold}|{population_digest(project)}|{scoring.__version__}"
-    return agg["n"], hashlib.sha256(text.encode()).hexdigest()
+def judgements_fingerprint(project: Project) -> str:
+    """A digest that changes whenever the judgements that count change, or whose count (exclusions, the source
+    filter, control and training items, adjudications, published counts).
+
+    Read from the submitted assignments, not the judgements (a seventh of the rows on STC-3, where each item
+    holds seven judgements): every write of an item's judgements goes through ``judgements_save``, which bumps
+    the item's ``version`` (a submission, a reopening and a draft of a reopened item alike), an import or an
+    archive adds assignments, a removed batch deletes them, and an edit in the admin bumps the version too
+    (``annotator.admin``). The count, the sum and the largest of the ids, the sum of the versions and the
+    latest submission time together change with any of these.
+    """
+    population = population_of(project)
+    agg = gold_assignments(project, population).aggregate(
+        n=Count("pk"), ids=Sum("pk"), last_id=Max("pk"), versions=Sum("version"), last=Max("submitted_at")
+    )
+    gold = GoldCount.objects.filter(dialogue__project=project).aggregate(n=Count("pk"), last_id=Max("pk"))
+    text = (
+        f"{agg['n']}|{agg['ids']}|{agg['last_id']}|{agg['versions']}|{agg['last']}|{gold['n']}|{gold['last_id']}|"
+        f"{population_digest(project, population)}|{scoring.__version__}"
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def judgements_count(project: Project) -> int:
+    """The number of judgements that count (what the statistics say they were computed from)."""
+    return gold_judgements(project).count()
 
 
 def numeric_values(values: list[str]) -> np.ndarray:
@@ -131,10 +156,11 @@ def project_statistics(
 def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:
     """Compute and store a project's statistics; skipped when the judgements have not changed."""
     project = Project.objects.get(pk=project_id)
-    n, fingerprint = judgements_fingerprint(project)
+    fingerprint = judgements_fingerprint(project)
     current = ProjectStatistics.objects.filter(project=project).first()
     if current and current.fingerprint == fingerprint and not force and not _models_arrived(current, fingerprint):
         return current
+    n = judgements_count(project)
     judgements = project_judgements(project)
     payload = project_statistics(project, judgements, fingerprint=fingerprint)
     with transaction.atomic():

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
-from scoring.app.selectors.project_archive import project_archive
+from scoring.app.selectors.project_archive import project_archive_chunks
 
 
 class Command(BaseCommand):
@@ -20,9 +20,24 @@ class Command(BaseCommand):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
-        payload = project_archive(project)
+        chunks = project_archive_chunks(project)
         if output == "-":
-            self.stdout.buffer.write(payload) if hasattr(self.stdout, "buffer") else self.stdout.write(payload.hex())
-        else:
-            Path(output).write_bytes(payload)
-            self.stderr.write(f"wrote {len(payload)} bytes to {output}")
+            if hasattr(self.stdout, "buffer"):
+                for chunk in chunks:
+                    self.stdout.buffer.write(chunk)
+            else:
+                self.stdout.write(b"".join(chunks).hex())
+            return
+        # written as it is produced, into a file beside the output that replaces it once complete
+        target = Path(output)
+        partial = target.with_name(target.name + ".partial")
+        written = 0
+        try:
+            with open(partial, "wb") as out:
+                for chunk in chunks:
+                    out.write(chunk)
+                    written += len(chunk)
+            partial.replace(target)
+        finally:
+            partial.unlink(missing_ok=True)
+        self.stderr.write(f"wrote {written} bytes to {output}")

@@ -1,0 +1,316 @@
+"""Ten times STC-3 on one machine: 37,000 dialogues x 19 annotators (about 5 million judgements) on PostgreSQL.
+
+The collection is generated here from the shapes of the real STC-3 Chinese training set (in
+../shared/data/stc3.zip), not copied from it: each generated dialogue takes the speakers and
+number of utterances of a real dialogue chosen at random, utterances of the real lengths made of
+characters drawn from the corpus' character frequencies, and for every unit (the A, S, E ratings
+and each turn's nugget type) 19 labels drawn from that real unit's label shares, so agreement is
+realistic. It is written as STC-3 JSON files of 3,700 dialogues each and imported through the real
+import service (``dialogues_import``) into a throwaway PostgreSQL; then:
+
+- import wall time (target < 5 min at 10x);
+- full statistics through a real Celery worker (``recompute_statistics`` sent through Redis, forced):
+  wall time until the result is back (target < 40 s) and the worker's peak RSS (VmHWM; target < 2 GiB);
+- the dashboard page as the project's lead through Django's test client, median of 7 (target < 300 ms);
+- every export (the API's ``stc3``, ``distributions-json``, ``distributions-csv``, the project archive, a
+  run's per-dialogue CSV), each in a fresh process that reads the streamed response in chunks: bytes,
+  seconds and peak memory above the process's idle RSS, at 1x (3,700 dialogues) and at the scale asked.
+
+    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _setup import ROOT, extract
+
+REAL_DIALOGUES = 3700
+ANNOTATORS = 19
+QUALITY = ("A", "S", "E")
+QUALITY_SCALE = (-2, -1, 0, 1, 2)
+NUGGETS = {"customer": ("CNUG0", "CNUG", "CNUG*", "CNaN"), "helpdesk": ("HNUG", "HNUG*", "HNaN")}
+
+
+def _status_kib(pid: int | str, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (its own, from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# -- the collection ---------------------------------------------------------------------------------
+
+
+def generate(real: list[dict], n: int, out: Path, *, seed: int = 16, per_file: int = REAL_DIALOGUES) -> list[Path]:
+    """``n`` dialogues in the shapes of ``real`` as STC-3 JSON files of ``per_file`` dialogues."""
+    rng = np.random.default_rng(seed)
+    text = "".join(u for d in real for t in d["turns"] for u in t["utterances"])
+    chars, freq = np.unique(np.frombuffer(text.encode("utf-32-le"), dtype="<u4"), return_counts=True)
+    prob = freq / freq.sum()
+    # label shares of every real unit, in the order of the scales
+    paths = []
+    templates = rng.integers(0, len(real), size=n)
+    for start in range(0, n, per_file):
+        records = []
+        for i in range(start, min(start + per_file, n)):
+            template = real[templates[i]]
+            lengths = [[len(u) for u in t["utterances"]] for t in template["turns"]]
+            drawn = rng.choice(chars, size=sum(map(sum, lengths)), p=prob).astype("<u4").tobytes().decode("utf-32-le")
+            turns, at = [], 0
+            for turn, sizes in zip(template["turns"], lengths):
+                utterances = []
+                for size in sizes:
+                    utterances.append(drawn[at : at + size])
+                    at += size
+                turns.append({"sender": turn["sender"], "utterances": utterances})
+            annotations: list[dict] = [{"quality": {}, "nugget": []} for _ in range(ANNOTATORS)]
+            for key in QUALITY:
+                shares = np.bincount(
+                    [QUALITY_SCALE.index(a["quality"][key]) for a in template["annotations"]], minlength=5
+                ) / len(template["annotations"])
+                for a, v in zip(annotations, rng.choice(5, size=ANNOTATORS, p=shares)):
+                    a["quality"][key] = QUALITY_SCALE[v]
+            for t, turn in enumerate(template["turns"]):
+                labels = NUGGETS[turn["sender"]]
+                given = [a["nugget"][t] for a in template["annotations"]]
+                shares = np.array([given.count(label) for label in labels]) / len(given)
+                for a, v in zip(annotations, rng.choice(len(labels), size=ANNOTATORS, p=shares)):
+                    a["nugget"].append(labels[v])
+            records.append({"id": f"gen-{seed}-{i:06d}", "turns": turns, "annotations": annotations})
+        path = out / f"generated-{start // per_file:03d}.json"
+        path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+# -- one export in a fresh process ------------------------------------------------------------------
+
+EXPORTS = {
+    "stc3": "/api/projects/{slug}/export/?format=stc3",
+    "distributions-json": "/api/projects/{slug}/export/?format=distributions-json",
+    "distributions-csv": "/api/projects/{slug}/export/?format=distributions-csv",
+    "archive": "/api/projects/{slug}/archive/",
+    "run-per-dialogue-csv": "/api/projects/{slug}/runs/{run}/per-dialogue/?format=csv",
+}
+
+
+def measure_export(slug: str, name: str, lead: str, run_id: str) -> None:
+    """Child process: GET one export as the lead and read it in chunks; prints a JSON line of figures."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(get_user_model().objects.get(username=lead))
+    client.get("/api/projects/")  # warm: imports, connection, session
+    idle = _status_kib("self", "VmRSS")
+    started = time.perf_counter()
+    response = client.get(EXPORTS[name].format(slug=slug, run=run_id))
+    digest, size, chunks = hashlib.sha256(), 0, 0
+    if response.streaming:
+        for chunk in response.streaming_content:
+            digest.update(chunk)
+            size += len(chunk)
+            chunks += 1
+    else:
+        digest.update(response.content)
+        size, chunks = len(response.content), 1
+    took = time.perf_counter() - started
+    peak = _status_kib("self", "VmHWM")
+    print(
+        json.dumps(
+            {
+                "status": response.status_code,
+                "streamed": response.streaming,
+                "bytes": size,
+                "chunks": chunks,
+                "seconds": took,
+                "idle_mib": idle / 1024,
+                "peak_above_idle_mib": (peak - idle) / 1024,
+                "sha256": digest.hexdigest()[:16],
+            }
+        )
+    )
+
+
+def export_figures(slug: str, lead: str, run_id: int) -> dict[str, dict]:
+    out = {}
+    for name in EXPORTS:
+        result = subprocess.run(
+            [sys.executable, __file__, "--measure-export", slug, name, lead, str(run_id)],
+            cwd=ROOT,
+            env=dict(os.environ),
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            sys.exit(f"export {name} of {slug} failed:\n{result.stderr[-3000:]}")
+        out[name] = json.loads(result.stdout.strip().splitlines()[-1])
+    return out
+
+
+# -- the benchmark ----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=int, default=10, help="times the 3,700 dialogues of STC-3 Chinese")
+    parser.add_argument("--skip-1x", action="store_true", help="no 1x project (exports measured at the scale only)")
+    parser.add_argument("--only", default="import,stats,dashboard,exports")
+    parser.add_argument("--reuse", action="store_true", help="with DATABASE_URL: keep projects imported earlier")
+    parser.add_argument("--measure-export", nargs=4, metavar=("SLUG", "EXPORT", "LEAD", "RUN"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure_export:
+        sys.path.insert(0, str(ROOT))
+        measure_export(*args.measure_export)
+        return
+    stages = set(args.only.split(","))
+
+    from _setup import django_on_postgres
+
+    env = django_on_postgres(with_redis=True)
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from services import celery_worker_command
+
+    from annotator.services.imports import dialogues_import
+    from annotator.services.projects import membership_add, project_create
+    from config.celery import app
+    from scoring.app.services.run_scoring import run_score
+    from scoring.app.tasks import recompute_statistics
+    from tests.reference_scoring import random_stc3_run
+
+    print(f"machine: {os.cpu_count()} cores, load average {load()} at the start")
+    from annotator.models import Project
+    from scoring.app.models import Run
+
+    lead = get_user_model().objects.filter(username="scale-lead").first() or get_user_model().objects.create_user(
+        username="scale-lead", password="scale-lead-pass-1"
+    )
+    scales = ([] if args.skip_1x or args.scale == 1 else [1]) + [args.scale]
+    projects = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        real = json.loads(extract("stc3.zip", "stc3/train_data_cn.json", Path(tmp)).read_text(encoding="utf-8"))
+        for scale in scales:
+            existing = Project.objects.filter(slug=f"scale-{scale}x").first()
+            if args.reuse and existing:  # a database kept from an earlier run (DATABASE_URL given)
+                projects[scale] = (existing, Run.objects.get(project=existing, name="bench"))
+                print(f"[{scale}x] reusing the project imported earlier")
+                continue
+            folder = Path(tmp) / f"x{scale}"
+            folder.mkdir()
+            started = time.perf_counter()
+            paths = generate(real, REAL_DIALOGUES * scale, folder)
+            size = sum(p.stat().st_size for p in paths) / 2**20
+            print(
+                f"[{scale}x] generated {REAL_DIALOGUES * scale} dialogues in {len(paths)} files, {size:.0f} MiB, "
+                f"{time.perf_counter() - started:.1f} s"
+            )
+            project = project_create(slug=f"scale-{scale}x", preset="stc3")
+            membership_add(project=project, user=lead, role="lead")
+            started = time.perf_counter()
+            report = dialogues_import(project=project, paths=paths)
+            took = time.perf_counter() - started
+            print(
+                f"[{scale}x] import: {report.dialogues} dialogues, {report.posts} posts, {report.judgements} "
+                f"judgements in {took:.1f} s ({report.judgements / took:,.0f} judgements/s)   "
+                f"(target < 300 s at 10x; load {load()})"
+            )
+            run = random_stc3_run(json.loads(paths[0].read_text(encoding="utf-8")), seed=5)
+            run_path = folder / "run.json"
+            run_path.write_text(json.dumps(run), encoding="utf-8")
+            projects[scale] = (project, run_score(project=project, path=run_path, name="bench"))
+
+    scale = args.scale
+    project, run = projects[scale]
+    if "stats" in stages:
+        app.conf.task_always_eager = False
+        app.conf.broker_url = os.environ["CELERY_BROKER_URL"]
+        app.conf.result_backend = os.environ["CELERY_RESULT_BACKEND"]
+        worker = subprocess.Popen(
+            celery_worker_command(name="scale"),
+            cwd=ROOT,
+            # the worker's own niceness (WORKER_NICENESS, default 10) would make it wait behind everything else on a
+            # shared machine: the benchmark's worker runs at 0 unless WORKER_NICENESS is set
+            env=dict(
+                os.environ,
+                DJANGO_SETTINGS_MODULE="config.settings.test",
+                WORKER_NICENESS=os.environ.get("WORKER_NICENESS", "0"),
+                **env,
+            ),
+        )
+        try:
+            while not app.control.ping(timeout=0.5):
+                time.sleep(0.2)
+            idle = _status_kib(worker.pid, "VmRSS")
+            cpu = _cpu_seconds(worker.pid)
+            started = time.perf_counter()
+            answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=3600)
+            took = time.perf_counter() - started
+            cpu = _cpu_seconds(worker.pid) - cpu
+            peak = _status_kib(worker.pid, "VmHWM")
+            print(
+                f"[{scale}x] statistics through a worker: {took:.1f} s wall, {cpu:.1f} s CPU of the worker (it runs at "
+                f"WORKER_NICENESS) for {answer['n_judgements']} judgements (target < 40 s); worker peak RSS "
+                f"{peak / 1024:.0f} MiB (idle {idle / 1024:.0f} MiB; target < 2048 MiB; load {load()})"
+            )
+        finally:
+            worker.terminate()
+            worker.wait(timeout=60)
+    if "dashboard" in stages:
+        client = Client(HTTP_HOST="127.0.0.1")
+        client.force_login(lead)
+        url = f"/projects/{project.slug}/dashboard/"
+        assert client.get(url).status_code == 200  # warm: the statistics exist (computed above if not)
+        times = []
+        for _ in range(7):
+            started = time.perf_counter()
+            response = client.get(url)
+            times.append(time.perf_counter() - started)
+            assert response.status_code == 200
+        print(
+            f"[{scale}x] dashboard as lead: median {statistics.median(times) * 1000:.0f} ms of 7 "
+            f"({', '.join(f'{t * 1000:.0f}' for t in times)}) (target < 300 ms; load {load()})"
+        )
+    if "exports" in stages:
+        figures = {s: export_figures(projects[s][0].slug, lead.username, projects[s][1].pk) for s in projects}
+        print(f"exports (fresh process each; peak RSS above the idle process; load {load()}):")
+        for name in EXPORTS:
+            cells = []
+            for s, by_name in figures.items():
+                f = by_name[name]
+                cells.append(
+                    f"{s}x: {f['bytes'] / 2**20:7.1f} MiB in {f['seconds']:6.1f} s, "
+                    f"peak +{f['peak_above_idle_mib']:6.0f} MiB "
+                    f"({'streamed' if f['streamed'] else 'NOT streamed'}, {f['chunks']} chunks, HTTP {f['status']})"
+                )
+            print(f"  {name:22s} " + " | ".join(cells))
+    print(f"load average at the end {load()}")
+
+
+if __name__ == "__main__":
+    main()

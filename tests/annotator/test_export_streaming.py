@@ -1,0 +1,132 @@
+"""Exports are streamed (read a chunk of dialogues at a time) and give the bytes the whole-document writers gave."""
+
+import csv
+import io
+import json
+import zipfile
+
+import pytest
+from django.http import StreamingHttpResponse
+from rest_framework.test import APIClient
+
+from annotator.exporters import common, export_gold
+from annotator.exporters.cells import SafeCsvWriter
+from annotator.exporters.dbdc import dbdc_records
+from annotator.exporters.distributions import CSV_COLUMNS, distribution_records
+from annotator.exporters.stc3 import stc3_records
+from annotator.exporters.stream import LazyList, json_chunks
+from annotator.presets import PRESETS
+from annotator.services.judgements import judgements_save
+from scoring.app.selectors import project_archive as archive_module
+from scoring.app.selectors.project_archive import ARCHIVE_JSON, ARCHIVE_MEMBER, project_archive, project_archive_data
+from tests.factories import first_allowed_values, project_with_work
+
+pytestmark = pytest.mark.django_db
+
+
+def project_with_submissions(preset: str):
+    work = project_with_work(preset, annotators=2)
+    for person in work.annotators:
+        for assignment in work.assignments_of(person):
+            judgements_save(
+                assignment_id=assignment.pk,
+                user=person,
+                values=first_allowed_values(assignment),
+                reordering=list(assignment.shown_order) if PRESETS[preset].reordering else None,
+                submit=True,
+            )
+    return work
+
+
+def whole_document_bytes(project, fmt: str) -> bytes:
+    """What the exporters wrote before they streamed: the whole document built, then dumped."""
+    if fmt == "stc3":
+        return json.dumps(stc3_records(project), ensure_ascii=False, indent=1).encode("utf-8")
+    if fmt == "distributions-json":
+        return json.dumps(distribution_records(project), ensure_ascii=False, indent=1).encode("utf-8")
+    buffer = io.StringIO()
+    writer = SafeCsvWriter(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for key, entry in distribution_records(project)["criteria"].items():
+        for item in entry["items"]:
+            for value, count in item["counts"].items():
+                writer.writerow(
+                    [key, item["dialogue"], item["unit"], item.get("speaker", ""), item["n"], value, count,
+                     repr(item["distribution"][value]), item["adjudicated"] or "", item["adjudication_note"], "votes",
+                     ";".join(item["annotators"])]
+                )  # fmt: skip
+    return buffer.getvalue().encode("utf-8")
+
+
+def lead_client(work) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(work.lead)
+    return client
+
+
+@pytest.mark.parametrize("preset", ["stc3", "dch1", "dbdc", "nlpcc", "coherence"])
+@pytest.mark.parametrize("fmt", ["stc3", "distributions-json", "distributions-csv"])
+def test_the_api_streams_the_bytes_of_the_whole_document(preset, fmt):
+    if fmt == "stc3" and preset != "stc3":
+        pytest.skip("the STC-3 format is STC-3's own")
+    # given a project of the preset with submitted work
+    work = project_with_submissions(preset)
+    # when the lead downloads the export
+    response = lead_client(work).get(f"/api/projects/{work.project.slug}/export/?format={fmt}")
+    # then it is streamed, and its bytes are those of the document built whole and dumped
+    assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
+    body = response.getvalue()
+    assert body == whole_document_bytes(work.project, fmt) == export_gold(project=work.project, fmt=fmt)
+    if fmt == "distributions-csv":
+        assert next(csv.reader(io.StringIO(body.decode()))) == CSV_COLUMNS
+
+
+def test_the_dbdc_zip_is_streamed_with_every_dialogue_as_before():
+    work = project_with_submissions("dbdc")
+    response = lead_client(work).get(f"/api/projects/{work.project.slug}/export/?format=dbdc")
+    assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
+    with zipfile.ZipFile(io.BytesIO(response.getvalue())) as archive:
+        assert archive.testzip() is None
+        members = {name: archive.read(name) for name in archive.namelist()}
+    expected = dbdc_records(work.project)
+    assert list(members) == [name for name, _record in expected]
+    for name, record in expected:
+        assert members[name] == json.dumps(record, ensure_ascii=False, indent=2).encode("utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["stc3", "dbdc", "distributions-json", "distributions-csv"])
+def test_reading_one_dialogue_at_a_time_gives_the_same_bytes(fmt, monkeypatch):
+    # given a project whose export spans several chunks of dialogues when a chunk holds one dialogue
+    work = project_with_submissions("stc3" if fmt == "stc3" else "dbdc")
+    whole = export_gold(project=work.project, fmt=fmt)
+    monkeypatch.setattr(common, "DIALOGUE_CHUNK", 1)
+    assert work.project.dialogues.count() > 1
+    # then the bytes do not depend on the chunk size
+    assert export_gold(project=work.project, fmt=fmt) == whole
+
+
+def test_the_archive_is_streamed_and_holds_the_document_as_before(monkeypatch):
+    work = project_with_submissions("stc3")
+    response = lead_client(work).get(f"/api/projects/{work.project.slug}/archive/")
+    assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
+    body = response.getvalue()
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        document = archive.read(ARCHIVE_MEMBER)
+    assert document == json.dumps(project_archive_data(work.project), **ARCHIVE_JSON).encode("utf-8")
+    # reading a row at a time gives the same bytes
+    monkeypatch.setattr(archive_module, "DIALOGUE_CHUNK", 1)
+    monkeypatch.setattr(archive_module, "ROW_CHUNK", 1)
+    assert project_archive(work.project) == body
+
+
+@pytest.mark.parametrize("options", [{"indent": 1}, {"indent": None, "sort_keys": True, "separators": (",", ":")}])
+def test_lazy_lists_are_written_as_lists(options):
+    document = {"b": [1, {"x": []}], "a": [], "c": [[2, 3], {"y": "ü"}]}
+    lazy = {
+        "b": LazyList(iter([1, {"x": LazyList(iter([]))}])),
+        "a": LazyList(iter([])),
+        "c": LazyList(x for x in [[2, 3], {"y": "ü"}]),
+    }
+    assert b"".join(json_chunks(lazy, ensure_ascii=False, **options)) == json.dumps(
+        document, ensure_ascii=False, **options
+    ).encode("utf-8")
