@@ -27,6 +27,9 @@ class Project(models.Model):
         default=3, validators=[MinValueValidator(K_MIN), MaxValueValidator(K_MAX)]
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+    # The lead's wording in the other interface languages (annotator.wording): {language: {"guidelines": str,
+    # "questions": {criterion key: str}}}; what is absent comes from the preset's translation, else English.
+    wordings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -67,6 +70,12 @@ class AccountSettings(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings")
     findable_by_leads = models.BooleanField(
         default=False, help_text="Project leads may add this account to their projects by its exact username."
+    )
+    language = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=settings.LANGUAGES,
+        help_text="The interface language the user chose; empty: follow the browser (Accept-Language).",
     )
 
     def __str__(self) -> str:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/settings/", home.account_settings, name="account_settings"),
+    path("language/", home.language_set, name="set_language"),
     # annotators
     path("projects/<slug:slug>/queue/", annotate.queue, name="queue"),
     path("items/<id:assignment_id>/", annotate.annotate, name="annotate"),
