@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotator.presets import preset_choices
 
@@ -40,9 +41,9 @@ class Project(models.Model):
 
 
 class Role(models.TextChoices):
-    LEAD = "lead", "Lead"
-    ANNOTATOR = "annotator", "Annotator"
-    ADJUDICATOR = "adjudicator", "Adjudicator"  # settles disputed units; judges no items of their own
+    LEAD = "lead", _("Lead")
+    ANNOTATOR = "annotator", _("Annotator")
+    ADJUDICATOR = "adjudicator", _("Adjudicator")  # settles disputed units; judges no items of their own
 
 
 class Membership(models.Model):
@@ -83,17 +84,17 @@ class AccountSettings(models.Model):
 
 
 class Unit(models.TextChoices):
-    DIALOGUE = "dialogue", "Dialogue"
-    POST = "post", "Post"
-    TURN = "turn", "Turn (utterance block)"
-    SYSTEM_TURN = "system_turn", "System turn"
-    REPLY = "reply", "Reply"
+    DIALOGUE = "dialogue", _("Dialogue")
+    POST = "post", _("Post")
+    TURN = "turn", _("Turn (utterance block)")
+    SYSTEM_TURN = "system_turn", _("System turn")
+    REPLY = "reply", _("Reply")
 
 
 class Level(models.TextChoices):
-    NOMINAL = "nominal", "Nominal"
-    ORDINAL = "ordinal", "Ordinal"
-    INTERVAL = "interval", "Interval"
+    NOMINAL = "nominal", _("Nominal")
+    ORDINAL = "ordinal", _("Ordinal")
+    INTERVAL = "interval", _("Interval")
 
 
 class Criterion(models.Model):
@@ -178,9 +179,9 @@ class Post(models.Model):
 
 
 class AssignmentStatus(models.TextChoices):
-    PENDING = "pending", "Not started"
-    IN_PROGRESS = "in_progress", "In progress"
-    SUBMITTED = "submitted", "Submitted"
+    PENDING = "pending", _("Not started")
+    IN_PROGRESS = "in_progress", _("In progress")
+    SUBMITTED = "submitted", _("Submitted")
 
 
 class Assignment(models.Model):
@@ -259,11 +260,11 @@ class GoldCount(models.Model):
 
 
 class ImportStatus(models.TextChoices):
-    PENDING = "pending", "Waiting for a worker"
-    RUNNING = "running", "Importing"
-    DONE = "done", "Imported"
-    FAILED = "failed", "Refused"
-    REMOVED = "removed", "Removed"
+    PENDING = "pending", _("Waiting for a worker")
+    RUNNING = "running", _("Importing")
+    DONE = "done", _("Imported")
+    FAILED = "failed", _("Refused")
+    REMOVED = "removed", _("Removed")
 
 
 class ImportBatch(models.Model):
@@ -318,9 +319,9 @@ from annotator.study_models import Participant, ReleasedItem, Study  # noqa: E40
 
 
 class SourceFilter(models.TextChoices):
-    ALL = "all", "All annotators"
-    IMPORTED = "imported", "Imported annotators only (the source collection's)"
-    OWN = "own", "The project's own annotators only"
+    ALL = "all", _("All annotators")
+    IMPORTED = "imported", _("Imported annotators only (the source collection's)")
+    OWN = "own", _("The project's own annotators only")
 
 
 class QualitySettings(models.Model):
@@ -345,8 +346,8 @@ class QualitySettings(models.Model):
 
 
 class QualityItemKind(models.TextChoices):
-    CONTROL = "control", "Control item (mixed into queues)"
-    TRAINING = "training", "Training item (qualification)"
+    CONTROL = "control", _("Control item (mixed into queues)")
+    TRAINING = "training", _("Training item (qualification)")
 
 
 class QualityItem(models.Model):

@@ -125,7 +125,7 @@ def membership_add_account(
     except ValidationError as exc:
         raise ValidationError({"username": exc.messages}) from None
     if existing is not None:
-        raise ValidationError({"username": "This username is taken: choose another one for the new account."})
+        raise ValidationError({"username": _("This username is taken: choose another one for the new account.")})
     candidate = User(username=username)
     try:
         validate_password(password, candidate)

@@ -21,6 +21,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -268,7 +269,9 @@ def submit(request, assignment_id: int):
         # back to the item's own URL (the address bar never stays on the POST-only URL)
         request.session[f"submit-errors:{assignment_id}"] = {"problems": exc.problems, "missing": exc.missing}
         return redirect("annotate", assignment_id=assignment_id)
-    messages.success(request, f"Submitted dialogue {assignment.dialogue.external_id}.")
+    messages.success(
+        request, gettext("Submitted dialogue %(external_id)s.") % {"external_id": assignment.dialogue.external_id}
+    )
     if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
         return redirect("training_feedback", assignment_id=assignment.pk)
     following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]

@@ -14,7 +14,13 @@ from annotator.forms import AccountSettingsForm
 from annotator.language import SESSION_KEY, supported_language
 from annotator.models import Role
 from annotator.selectors.projects import projects_for_user
-from annotator.services.accounts import account_findable, account_language_save, account_settings_save
+from annotator.services.accounts import (
+    account_findable,
+    account_language,
+    account_language_save,
+    account_settings_save,
+)
+from annotator.wording import preset_label
 
 
 @login_required
@@ -24,6 +30,8 @@ def home(request):
     for project in projects:
         project.role = roles.get(project.pk)
         project.is_lead = project.role == Role.LEAD
+        project.role_label = Role(project.role).label if project.role in Role.values else ""
+        project.preset_label = preset_label(project.preset)
     return render(
         request, "annotator/home.html", {"projects": projects, "can_create": can_create_projects(request.user)}
     )
@@ -36,7 +44,11 @@ def account_settings(request):
         account_settings_save(user=request.user, findable_by_leads=form.cleaned_data["findable_by_leads"])
         messages.success(request, _("Saved your account settings."))
         return redirect("account_settings")
-    return render(request, "registration/account_settings.html", {"form": form})
+    return render(
+        request,
+        "registration/account_settings.html",
+        {"form": form, "chosen_language": account_language(user=request.user)},
+    )
 
 
 @require_POST
@@ -46,7 +58,9 @@ def language_set(request):
     An empty or unknown choice goes back to following the browser (``Accept-Language``)."""
     language = supported_language(request.POST.get("language"))
     target = request.POST.get("next") or request.headers.get("referer") or ""
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         target = reverse("home")
     response = HttpResponseRedirect(target)
     if request.user.is_authenticated:

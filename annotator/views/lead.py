@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_create_projects, lead_project
@@ -59,7 +60,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
 @login_required
 def project_new(request):
     if not can_create_projects(request.user):
-        raise PermissionDenied("only staff and project leads can create projects")
+        raise PermissionDenied(gettext("only staff and project leads can create projects"))
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         project = project_create_led(
@@ -69,7 +70,7 @@ def project_new(request):
             name=form.cleaned_data["name"],
             annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
         )
-        messages.success(request, f"Created project {project.slug}.")
+        messages.success(request, gettext("Created project %(slug)s.") % {"slug": project.slug})
         return redirect("lead_project", slug=project.slug)
     return render(request, "annotator/project_new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -91,7 +92,7 @@ def guidelines(request, slug: str):
         guidelines=form.cleaned_data["guidelines"],
         annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
     )
-    messages.success(request, "Saved the guidelines and the number of annotators per dialogue.")
+    messages.success(request, gettext("Saved the guidelines and the number of annotators per dialogue."))
     return redirect("lead_project", slug=slug)
 
 
@@ -149,8 +150,17 @@ def import_remove(request, slug: str, batch_id: int):
             c = removal.contents
             messages.success(
                 request,
-                f"Removed import {batch.pk} ({batch.file_names}): {c.dialogues} dialogues, {c.assignments} "
-                f"assignments and {c.submitted_judgements} submitted judgements. The statistics are being recomputed.",
+                gettext(
+                    "Removed import %(pk)s (%(file_names)s): %(dialogues)s dialogues, %(assignments)s assignments "
+                    "and %(submitted_judgements)s submitted judgements. The statistics are being recomputed."
+                )
+                % {
+                    "pk": batch.pk,
+                    "file_names": batch.file_names,
+                    "dialogues": c.dialogues,
+                    "assignments": c.assignments,
+                    "submitted_judgements": c.submitted_judgements,
+                },
             )
         return redirect(f"{reverse('lead_project', args=[slug])}#imports")
     if batch.status != ImportStatus.DONE:
@@ -178,7 +188,11 @@ def member_add(request, slug: str):
         for field, problems in exc.message_dict.items():
             form.add_error(field, problems)
         return _page(request, project, member_form=form)
-    messages.success(request, f"{username} is now {role} of {project.slug}.")
+    messages.success(
+        request,
+        gettext("%(username)s is now %(role)s of %(slug)s.")
+        % {"username": username, "role": role, "slug": project.slug},
+    )
     return redirect("lead_project", slug=slug)
 
 
@@ -187,7 +201,7 @@ def member_add(request, slug: str):
 def member_remove(request, slug: str, user_id: int):
     project = lead_project(request, slug)
     if user_id == request.user.pk:  # a lead cannot remove themselves here
-        messages.error(request, "You cannot remove yourself; ask another lead.")
+        messages.error(request, gettext("You cannot remove yourself; ask another lead."))
         return redirect("lead_project", slug=slug)
     username = project.memberships.filter(user_id=user_id).values_list("user__username", flat=True).first()
     if username is None:
@@ -209,7 +223,11 @@ def member_tokens(request, slug: str, user_id: int):
         revoked = member_tokens_revoke(project=project, user_id=user_id)
     except Membership.DoesNotExist:
         raise Http404("no such member") from None
-    messages.success(request, f"Revoked {revoked} API token(s); the member asks for a new one with their password.")
+    messages.success(
+        request,
+        gettext("Revoked %(revoked)s API token(s); the member asks for a new one with their password.")
+        % {"revoked": revoked},
+    )
     return redirect("lead_project", slug=slug)
 
 
@@ -225,7 +243,9 @@ def assign(request, slug: str):
     shortfall = assignment_shortfall(project=project)
     still = f" {shortfall.explanation()}" if shortfall.short else ""
     messages.success(
-        request, f"Created {report.created} assignments; handed back {report.handed_back} unfinished items.{still}"
+        request,
+        gettext("Created %(created)s assignments; handed back %(handed_back)s unfinished items.%(still)s")
+        % {"created": report.created, "handed_back": report.handed_back, "still": still},
     )
     return redirect("lead_project", slug=slug)
 
@@ -238,5 +258,9 @@ def reopen(request, slug: str, assignment_id: int):
     reason = (request.POST.get("reason") or "").strip()[:500]
     assignment_reopen(assignment_id=assignment.pk, reason=reason)
     shown = f" with the reason: {reason}" if reason else ""
-    messages.success(request, f"Reopened {assignment.dialogue.external_id} for {assignment.annotator.username}{shown}.")
+    messages.success(
+        request,
+        gettext("Reopened %(external_id)s for %(username)s%(shown)s.")
+        % {"external_id": assignment.dialogue.external_id, "username": assignment.annotator.username, "shown": shown},
+    )
     return redirect("lead_project", slug=slug)

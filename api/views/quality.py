@@ -10,6 +10,7 @@ from dataclasses import asdict
 
 from django.db.models import Count
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
@@ -44,7 +45,14 @@ def _dialogue_id(project, external_id: str) -> int:
         raise Http404("no such dialogue")
     found = project.dialogues.filter(external_id=external_id).values_list("pk", flat=True).first()
     if found is None:
-        raise ValidationError({"dialogue": [f"no dialogue {external_id!r} in project {project.slug}"]})
+        raise ValidationError(
+            {
+                "dialogue": [
+                    gettext("no dialogue %(external_id)s in project %(slug)s")
+                    % {"external_id": repr(external_id), "slug": project.slug}
+                ]
+            }
+        )
     return found
 
 
