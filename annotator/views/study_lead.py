@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
@@ -111,8 +111,12 @@ def study_release(request, slug: str, study_id: int):
     released = studies_release_expired(project=study.project)
     messages.success(
         request,
-        gettext("Released %(released)s unfinished item%(s_if_released_1_else)s past the time limit.")
-        % {"released": released, "s_if_released_1_else": "s" if released != 1 else ""},
+        ngettext(
+            "Released %(released)s unfinished item past the time limit.",
+            "Released %(released)s unfinished items past the time limit.",
+            released,
+        )
+        % {"released": released},
     )
     return redirect("lead_study", slug=slug, study_id=study.pk)
 
