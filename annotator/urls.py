@@ -21,6 +21,7 @@ urlpatterns = [
     path("projects/new/", lead.project_new, name="project_new"),
     path("projects/<slug:slug>/manage/", lead.project_manage, name="lead_project"),
     path("projects/<slug:slug>/manage/guidelines/", lead.guidelines, name="lead_guidelines"),
+    path("projects/<slug:slug>/manage/wording/", lead.wording, name="lead_wording"),
     path("projects/<slug:slug>/manage/upload/", lead.upload, name="lead_upload"),
     path("projects/<slug:slug>/manage/imports/<int:batch_id>/", lead.import_status, name="lead_import_status"),
     path("projects/<slug:slug>/manage/imports/<int:batch_id>/remove/", lead.import_remove, name="lead_import_remove"),

@@ -48,6 +48,7 @@ from annotator.services.units import (
     unit_rule,
     unit_speaker,
 )
+from annotator.wording import criterion_wording
 from scoring.app.services.schedule import statistics_request_on_commit
 
 
@@ -198,10 +199,11 @@ def judgements_save(
     return assignment
 
 
-def _value_label(criterion: Criterion, value: str | None) -> str:
+def _value_label(project, criterion: Criterion, value: str | None) -> str:
+    """The value's label as the annotator's page shows it (their language, ``annotator.wording``)."""
     if not value:
-        return "no answer"
-    return next((v["label"] for v in criterion.values if v["value"] == value), value)
+        return gettext("no answer")
+    return criterion_wording(project, criterion).values.get(value, value)
 
 
 def _check_conflicts(
@@ -233,10 +235,10 @@ def _check_conflicts(
         problems.append(
             gettext("%(label)s for %(names)s: %(value_label)s there, %(value_label2)s here")
             % {
-                "label": criterion.label,
+                "label": criterion_wording(assignment.dialogue.project, criterion).label,
                 "names": names[criterion.unit][unit],
-                "value_label": _value_label(criterion, now_stored),
-                "value_label2": _value_label(criterion, g.value),
+                "value_label": _value_label(assignment.dialogue.project, criterion, now_stored),
+                "value_label2": _value_label(assignment.dialogue.project, criterion, g.value),
             }
         )
     if reordering is not None and stored_order not in (reordering_base, reordering):
@@ -283,7 +285,10 @@ def _check_complete(
         names = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
         problems.append(
             gettext("%(label)s is missing for %(names_list)s")
-            % {"label": criterion.label, "names_list": names_list([names[u] for u in units])}
+            % {
+                "label": criterion_wording(assignment.dialogue.project, criterion).label,
+                "names_list": names_list([names[u] for u in units]),
+            }
         )
     if PRESETS[assignment.dialogue.project.preset].reordering and reordering is None and stored_order is None:
         missing.append("reordering")

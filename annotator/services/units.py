@@ -189,11 +189,15 @@ def names_list(names: Sequence[str], limit: int = 6) -> str:
     'turn 1, turn 2, turn 3 and 6 more'
     """
     names = list(names)
+    separator = gettext(", ")
     if len(names) > limit:
-        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+        return gettext("%(first)s and %(more)s more") % {
+            "first": separator.join(names[:limit]),
+            "more": len(names) - limit,
+        }
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return gettext("%(first)s and %(last)s") % {"first": separator.join(names[:-1]), "last": names[-1]}
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -27,7 +28,13 @@ from annotator.services.accounts import member_tokens_revoke, membership_add_acc
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from annotator.services.judgements import assignment_reopen
-from annotator.services.projects import membership_remove, project_create_led, project_settings_update
+from annotator.services.projects import (
+    membership_remove,
+    project_create_led,
+    project_settings_update,
+    project_wording_save,
+)
+from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
 
 
 def _page(request, project, *, upload_error: str | None = None, **forms):
@@ -78,6 +85,47 @@ def project_new(request):
 @login_required
 def project_manage(request, slug: str):
     return _page(request, lead_project(request, slug))
+
+
+@login_required
+def wording(request, slug: str):
+    """Each language's wording of the guidelines and questions; empty fields show the preset's translation,
+    else English (``annotator.wording``)."""
+    project = lead_project(request, slug)
+    language = request.POST.get("language") or request.GET.get("language") or WORDING_LANGUAGES[0]
+    if language not in WORDING_LANGUAGES:
+        raise Http404("no such wording language")
+    criteria = list(project.criteria.all())
+    if request.method == "POST":
+        project_wording_save(
+            project=project,
+            language=language,
+            guidelines=request.POST.get("guidelines", ""),
+            questions={c.key: request.POST.get(f"q:{c.key}", "") for c in criteria},
+        )
+        messages.success(request, gettext("Saved the wording of the guidelines and questions."))
+        return redirect(f"{reverse('lead_wording', args=[slug])}?language={language}")
+    own = (project.wordings or {}).get(language) or {}
+    rows = [
+        {
+            "criterion": c,
+            "own": own.get("questions", {}).get(c.key, ""),
+            "shown": criterion_wording(project, c, language).question,
+        }
+        for c in criteria
+    ]
+    return render(
+        request,
+        "annotator/wording.html",
+        {
+            "project": project,
+            "language": language,
+            "languages": [(code, name) for code, name in settings.LANGUAGES if code in WORDING_LANGUAGES],
+            "own_guidelines": own.get("guidelines", ""),
+            "shown_guidelines": guidelines_text(project, language),
+            "rows": rows,
+        },
+    )
 
 
 @login_required
