@@ -2,6 +2,8 @@
 // #reliability-data (the same numbers as the tables beside them).
 (function () {
   "use strict";
+  // the kappa tables' cells carry their colour in data-colour: set through the CSSOM (the CSP refuses style="")
+  document.querySelectorAll("td[data-colour]").forEach(function (td) { td.style.background = td.dataset.colour; });
   const holder = document.getElementById("reliability-data");
   if (!holder) return;
   const data = JSON.parse(holder.textContent);
