@@ -39,6 +39,7 @@ CJK_TEXT = (
 )
 CJK_DIALOGUE = {
     "id": "cjk-long",
+    "language": "zh",
     "turns": [
         {"speaker": "customer", "text": CJK_TEXT},
         {"speaker": "helpdesk", "text": "您好，非常抱歉给您带来不便。" + "我们已经为您加急处理" * 12 + "。"},
@@ -124,6 +125,8 @@ def test_pages_in_japanese_and_chinese_fit_and_wrap(live_server, browser, langua
                })"""
         )
         window = page.evaluate("window.innerWidth")
+        # the Chinese dialogue is marked as Chinese inside a Japanese page, so its glyphs are the Chinese ones
+        assert page.locator(".post-text").first.get_attribute("lang") == "zh"
         for box in boxes:
             assert box["scroll"] <= box["client"] + 1, box  # nothing hidden or sticking out of the box
             assert box["right"] <= window, box
