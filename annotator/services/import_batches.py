@@ -18,6 +18,7 @@ from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connec
 from django.utils import timezone
 
 from annotator.importers import InputError
+from annotator.input_errors import input_error_detail
 from annotator.models import Dialogue, ImportBatch, ImportStatus, Project
 from annotator.selectors.imports import ImportBatchContents, import_batch_contents
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
@@ -160,12 +161,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
         ImportBatch.objects.filter(pk=batch_id).update(
             status=ImportStatus.FAILED,
             error=f"Nothing was imported. {failure}",
-            error_detail={
-                "file": failure.file,
-                "record": failure.record,
-                "field": failure.field,
-                "message": failure.message,
-            },
+            error_detail=input_error_detail(failure),
             finished_at=timezone.now(),
         )
     else:

@@ -38,6 +38,7 @@ from annotator.models import (
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
 from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")
 MAX_CONTROL_RATE = 0.5
@@ -238,7 +239,9 @@ def quality_items_upload(
             cell[value] = cell.get(value, 0) + count
         if not given:
             raise InputError(
-                str(uploaded.name), "has no annotations to take the expected answers from", record=dialogue.external_id
+                str(uploaded.name),
+                N_("has no annotations to take the expected answers from"),
+                record=dialogue.external_id,
             )
         answers = []
         for (criterion_id, unit), cell in sorted(given.items()):

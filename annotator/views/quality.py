@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project, own_assignment
 from annotator.importers import InputError
+from annotator.input_errors import input_error_text
 from annotator.models import QualityItemKind, SourceFilter
 from annotator.selectors.quality import quality_item_questions, quality_items_of
 from annotator.services.qualification import qualification_admit, qualification_results, training_feedback
@@ -165,7 +166,10 @@ def quality_upload(request, slug: str):
             explanation=request.POST.get("explanation", ""),
         )
     except (InputError, QualityError) as exc:
-        return quality_page(request, slug, status=400, error=f"Nothing was imported. {exc}")
+        reason = input_error_text(exc) if isinstance(exc, InputError) else str(exc)
+        return quality_page(
+            request, slug, status=400, error=gettext("Nothing was imported. %(error)s") % {"error": reason}
+        )
     messages.success(
         request,
         gettext("Imported %(len)s item(s) with their expected answers from %(name)s.")

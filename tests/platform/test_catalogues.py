@@ -25,6 +25,7 @@ ROOT = Path(settings.BASE_DIR)
 LANGUAGES = ("ja", "zh_Hans")
 KEYWORDS = {
     "_": None,
+    "N_": None,  # scoring.errors: the library's message templates, translated by the Django side
     "gettext": None,
     "gettext_lazy": None,
     "gettext_noop": None,
@@ -36,7 +37,7 @@ KEYWORDS = {
     "npgettext_lazy": ((1, "c"), 2, 3),
 }
 # what makemessages reads (its --ignore list in the README): the apps, the settings, the templates, our scripts
-PYTHON_DIRS = ("annotator", "api", "config", "scoring/app")
+PYTHON_DIRS = ("annotator", "api", "config", "scoring")
 TEMPLATE_DIRS = ("templates",)
 SCRIPT_DIRS = ("static/js",)
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|%\(\w+\)0\d+d")

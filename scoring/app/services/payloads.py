@@ -142,7 +142,8 @@ class AnnotatorReliability(TypedDict):
     timing: Timing | None
     straight_lining: StraightLining | None
     adjudicated: AdjudicatedAgreement | None
-    flags: list[str]
+    flags: list[str]  # in English
+    flag_messages: list[tuple[str, dict]]  # the same flags as [message, parameters], translated when shown
 
 
 class KappaHeatMap(TypedDict):

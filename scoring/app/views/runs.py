@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
 from annotator.filenames import attachment
+from annotator.input_errors import input_error_text
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
@@ -84,7 +85,7 @@ def runs_page(request, slug: str):
                 project=project, name=data["name"], files=[(f.name, f.read()) for f in data["files"]], options=options
             )
         except InputError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, input_error_text(exc))
         else:
             messages.success(
                 request, gettext("Run %(data)s uploaded; it is scored by a worker.") % {"data": data["name"]}
@@ -164,7 +165,7 @@ def score_reorderings(request, slug: str):
     try:
         run = run_score(project=project)
     except InputError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, input_error_text(exc))
     else:
         messages.success(request, gettext("Scored %(scores)s reorderings.") % {"scores": run.scores["n_reorderings"]})
     return redirect("leaderboard", slug=slug)
