@@ -48,8 +48,8 @@ class ParsedDialogue:
     judgements: list[ParsedJudgement] = field(default_factory=list)
     gold_counts: list[ParsedGoldCount] = field(default_factory=list)
 
-    def fail(self, message: str, field: str | None = None) -> InputError:
-        return InputError(self.file, message, record=self.external_id, field=field)
+    def fail(self, message: str, field: str | None = None, params: dict | None = None) -> InputError:
+        return InputError(self.file, message, record=self.external_id, field=field, params=params)
 
 
 def require(obj: dict, key: str, kind: type | tuple[type, ...], *, file: str, record: str | None, path: str):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotator.importers import InputError
 from annotator.input_errors import input_error_detail
@@ -190,8 +191,8 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
     batch = ImportBatch.objects.select_for_update().get(pk=batch_id, project=project)
     if batch.status != ImportStatus.DONE:
         raise ImportBatchError(
-            f"Import {batch.pk} ({batch.file_names}) is {batch.get_status_display().lower()}; "
-            "only an imported batch can be removed."
+            gettext("Import %(pk)s (%(names)s) is %(status)s; only an imported batch can be removed.")
+            % {"pk": batch.pk, "names": batch.file_names, "status": str(batch.get_status_display()).lower()}
         )
     contents = import_batch_contents(batch=batch)
     Dialogue.objects.filter(batch=batch).delete()
