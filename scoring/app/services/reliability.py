@@ -283,7 +283,7 @@ def reliability_summary(project: Project, judgements: dict[str, CriterionJudgeme
         entry["adjudicated"] = adjudicated.get(user_id)
         raised = _flags(entry, alphas)
         entry["flags"] = [message % params for message, params in raised]
-        entry["flag_messages"] = [[message, params] for message, params in raised]
+        entry["flag_messages"] = [{"message": message, "params": params} for message, params in raised]
         out[names.get(user_id, str(user_id))] = entry
     return {
         "annotators": out,

@@ -27,13 +27,14 @@ def percent(value) -> str:
 
 
 @register.filter
-def flag_text(message) -> str:
-    """A reliability flag ``[message, parameters]`` in the reader's language.
+def flag_text(flag: dict) -> str:
+    """A reliability flag (``{"message", "params"}``) in the reader's language.
 
-    >>> flag_text(["too fast: %(fast)s of %(items)s items under %(seconds)s s", {"fast": 3, "items": 9, "seconds": 5}])
+    >>> flag_text({"message": "too fast: %(fast)s of %(items)s items under %(seconds)s s",
+    ...            "params": {"fast": 3, "items": 9, "seconds": 5}})
     'too fast: 3 of 9 items under 5 s'
     """
-    text, params = message
+    text, params = flag["message"], flag["params"]
     try:
         return gettext(text) % params
     except (KeyError, TypeError, ValueError):  # a translation that does not fit: the English text
