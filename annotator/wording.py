@@ -16,12 +16,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils import translation
+from django.utils.translation import pgettext_lazy
 
 from annotator.models import Criterion, Project
 from annotator.preset_wording import LANGUAGES, PRESET_WORDING, VALUE_LABELS
 from annotator.presets import PRESETS
 
 WORDING_LANGUAGES = LANGUAGES  # the languages a lead can word a project in, beside English
+
+# The presets' speakers, named in the reader's language (other speakers are data: shown as they are)
+SPEAKER_NAMES = {
+    "customer": pgettext_lazy("speaker", "customer"),
+    "helpdesk": pgettext_lazy("speaker", "helpdesk"),
+    "user": pgettext_lazy("speaker", "user"),
+    "system": pgettext_lazy("speaker", "system"),
+    "U": pgettext_lazy("speaker", "U"),
+    "S": pgettext_lazy("speaker", "S"),
+}
+
+
+def speaker_name(speaker: str) -> str:
+    """A preset speaker's name in the active language (``customer`` is 顧客 in Japanese); others unchanged.
+
+    >>> speaker_name("customer"), speaker_name("Alice")
+    ('customer', 'Alice')
+    """
+    name = SPEAKER_NAMES.get(speaker)
+    return str(name) if name is not None else speaker
 
 
 def wording_language(language: str | None = None) -> str:

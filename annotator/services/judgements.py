@@ -48,7 +48,7 @@ from annotator.services.units import (
     unit_rule,
     unit_speaker,
 )
-from annotator.wording import criterion_wording
+from annotator.wording import criterion_wording, speaker_name
 from scoring.app.services.schedule import statistics_request_on_commit
 
 
@@ -105,7 +105,9 @@ def reordering_problems(order: list[int], turn_speakers: Sequence[str]) -> list[
     shown = [turn_speakers[i] for i in order]
     problems = []
     if shown[0] != turn_speakers[0]:
-        problems.append(gettext("the first turn must be by %(turn_speakers)s") % {"turn_speakers": turn_speakers[0]})
+        problems.append(
+            gettext("the first turn must be by %(turn_speakers)s") % {"turn_speakers": speaker_name(turn_speakers[0])}
+        )
     if any(a == b for a, b in itertools.pairwise(shown)):
         problems.append(gettext("speakers must strictly alternate"))
     return problems

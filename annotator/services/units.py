@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from annotator.models import Criterion, Unit
 from annotator.presets import PRESETS, UnitRule
 from annotator.selectors.structure import DialogueShape
+from annotator.wording import speaker_name
 
 POST_UNITS = {Unit.POST, Unit.SYSTEM_TURN, Unit.REPLY}
 
@@ -148,7 +149,8 @@ def unit_names(
         posts_of.setdefault(block, []).append(position)
     if criterion_unit not in POST_UNITS:
         return {
-            b: gettext("turn %(number)d (%(speaker)s)") % {"number": number[b], "speaker": block_speaker[b]}
+            b: gettext("turn %(number)d (%(speaker)s)")
+            % {"number": number[b], "speaker": speaker_name(block_speaker[b])}
             for b in sorted(block_speaker)
         }
     names = {}
@@ -156,9 +158,10 @@ def unit_names(
         for i, position in enumerate(positions):
             names[position] = (
                 gettext("turn %(number)d, post %(post)d (%(speaker)s)")
-                % {"number": number[block], "post": i + 1, "speaker": speakers[position]}
+                % {"number": number[block], "post": i + 1, "speaker": speaker_name(speakers[position])}
                 if len(positions) > 1
-                else gettext("turn %(number)d (%(speaker)s)") % {"number": number[block], "speaker": speakers[position]}
+                else gettext("turn %(number)d (%(speaker)s)")
+                % {"number": number[block], "speaker": speaker_name(speakers[position])}
             )
     return dict(sorted(names.items()))
 

@@ -12,6 +12,7 @@
   const status = document.getElementById("reorder-status");
   const submit = document.getElementById("submit-button");
   const firstSpeaker = list.dataset.firstSpeaker;
+  const firstSpeakerLabel = list.dataset.firstSpeakerLabel || firstSpeaker;  // as the reader's language names it
   const readOnly = form.dataset.readOnly === "true";
 
   function items() { return Array.from(list.querySelectorAll("li.reorder-item")); }
@@ -19,10 +20,10 @@
   function problems() {
     const speakers = items().map(function (li) { return li.dataset.speaker; });
     const found = [];
-    if (speakers[0] !== firstSpeaker) found.push(interpolate(gettext("the first turn must be by %(speaker)s"), { speaker: firstSpeaker }, true));
+    if (speakers[0] !== firstSpeaker) found.push(interpolate(gettext("the first turn must be by %(speaker)s"), { speaker: firstSpeakerLabel }, true));
     for (let i = 1; i < speakers.length; i += 1) {
       if (speakers[i] === speakers[i - 1]) {
-        found.push(interpolate(gettext("turns %(a)s and %(b)s are both by %(speaker)s; speakers must alternate"), { a: i, b: i + 1, speaker: speakers[i] }, true));
+        found.push(interpolate(gettext("turns %(a)s and %(b)s are both by %(speaker)s; speakers must alternate"), { a: i, b: i + 1, speaker: items()[i].dataset.speakerLabel || speakers[i] }, true));
         break;
       }
     }
