@@ -30,8 +30,11 @@ class MembershipEnded(PermissionDenied):
     def __init__(self, project_slug: str):
         self.project_slug = project_slug
         super().__init__(
-            f"You are no longer a member of project {project_slug}: a project lead removed you. "
-            "The work you submitted before stays; you cannot open or change its items any more."
+            gettext(
+                "You are no longer a member of project %(slug)s: a project lead removed you. "
+                "The work you submitted before stays; you cannot open or change its items any more."
+            )
+            % {"slug": project_slug}
         )
 
 

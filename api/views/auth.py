@@ -55,5 +55,5 @@ class MemberTokensRevoke(APIView):
         try:
             revoked = member_tokens_revoke(project=request.project, user_id=user_id)
         except Membership.DoesNotExist:
-            raise NotFound("no such member of this project") from None
+            raise NotFound(gettext("no such member of this project")) from None
         return Response({"revoked": revoked}, status=status.HTTP_200_OK)
