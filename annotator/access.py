@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from rest_framework.permissions import BasePermission
 
 from annotator.models import Assignment, Membership, Project, Role
@@ -29,8 +30,11 @@ class MembershipEnded(PermissionDenied):
     def __init__(self, project_slug: str):
         self.project_slug = project_slug
         super().__init__(
-            f"You are no longer a member of project {project_slug}: a project lead removed you. "
-            "The work you submitted before stays; you cannot open or change its items any more."
+            gettext(
+                "You are no longer a member of project %(slug)s: a project lead removed you. "
+                "The work you submitted before stays; you cannot open or change its items any more."
+            )
+            % {"slug": project_slug}
         )
 
 
@@ -82,7 +86,7 @@ def lead_project(request, slug: str) -> Project:
     """The project if the user leads it; 403 for its annotators, 404 for everyone else."""
     project, membership = member_project(request, slug)
     if membership.role != Role.LEAD:
-        raise PermissionDenied("only the project's leads can open this page")
+        raise PermissionDenied(gettext("only the project's leads can open this page"))
     return project
 
 
@@ -90,7 +94,7 @@ def adjudicator_project(request, slug: str) -> Project:
     """The project if the user leads it or adjudicates in it; 403 for its annotators, 404 for everyone else."""
     project, membership = member_project(request, slug)
     if membership.role not in (Role.LEAD, Role.ADJUDICATOR):
-        raise PermissionDenied("only the project's leads and adjudicators can open this page")
+        raise PermissionDenied(gettext("only the project's leads and adjudicators can open this page"))
     return project
 
 

@@ -7,6 +7,7 @@ class AnnotatorConfig(AppConfig):
     verbose_name = "Annotation projects"
 
     def ready(self) -> None:
+        import annotator.language  # noqa: F401  (the stored interface language, applied at login)
         from annotator.models import Criterion, Post
         from annotator.selectors.structure import structure_cache_clear
 

@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from annotator.models import K_MAX, K_MIN, Project, Role
 from annotator.presets import PRESETS
@@ -6,27 +7,29 @@ from annotator.presets import PRESETS
 
 def annotators_per_dialogue_field(**kwargs) -> forms.IntegerField:
     """K, with the same bounds on the creation page and the manage page."""
-    return forms.IntegerField(min_value=K_MIN, max_value=K_MAX, label="Annotators per dialogue (K)", **kwargs)
+    return forms.IntegerField(
+        min_value=K_MIN, max_value=K_MAX, label=gettext_lazy("Annotators per dialogue (K)"), **kwargs
+    )
 
 
 class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
-    slug = forms.SlugField(max_length=80, help_text="Short name used in URLs and commands.")
+    slug = forms.SlugField(max_length=80, help_text=gettext_lazy("Short name used in URLs and commands."))
     preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
     annotators_per_dialogue = annotators_per_dialogue_field(
-        required=False, help_text="Leave empty for the preset's default."
+        required=False, help_text=gettext_lazy("Leave empty for the preset's default.")
     )
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]
         if Project.objects.filter(slug=slug).exists():
-            raise forms.ValidationError("A project with this slug already exists.")
+            raise forms.ValidationError(gettext("A project with this slug already exists."))
         return slug
 
 
 class GuidelinesForm(forms.ModelForm):
     annotators_per_dialogue = annotators_per_dialogue_field(
-        help_text="How many different annotators judge each dialogue."
+        help_text=gettext_lazy("How many different annotators judge each dialogue.")
     )
 
     class Meta:
@@ -47,20 +50,22 @@ class UploadForm(forms.Form):
     format = forms.ChoiceField(
         choices=FORMATS,
         initial="auto",
-        help_text="Detect imports the file only if its format is this project's own or JSON lines.",
+        help_text=gettext_lazy("Detect imports the file only if its format is this project's own or JSON lines."),
     )
 
 
 class MemberForm(forms.Form):
     username = forms.CharField(
         max_length=150,
-        help_text="The exact username of an account whose owner agreed to be added by leads (on their Account "
-        "page), or the username of a new account.",
+        help_text=gettext_lazy(
+            "The exact username of an account whose owner agreed to be added by leads (on their Account page), or "
+            "the username of a new account."
+        ),
     )
     password = forms.CharField(
         required=False,
         widget=forms.PasswordInput,
-        help_text="Only for a new account; leave empty to add an existing user.",
+        help_text=gettext_lazy("Only for a new account; leave empty to add an existing user."),
     )
     role = forms.ChoiceField(choices=Role.choices, initial=Role.ANNOTATOR)
 
@@ -68,6 +73,6 @@ class MemberForm(forms.Form):
 class AccountSettingsForm(forms.Form):
     findable_by_leads = forms.BooleanField(
         required=False,
-        label="Project leads may add me to their projects by my exact username",
-        help_text="Leads never see a list of accounts; they need your username, which you give them.",
+        label=gettext_lazy("Project leads may add me to their projects by my exact username"),
+        help_text=gettext_lazy("Leads never see a list of accounts; they need your username, which you give them."),
     )

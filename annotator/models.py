@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotator.presets import preset_choices
 
@@ -27,6 +28,9 @@ class Project(models.Model):
         default=3, validators=[MinValueValidator(K_MIN), MaxValueValidator(K_MAX)]
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+    # The lead's wording in the other interface languages (annotator.wording): {language: {"guidelines": str,
+    # "questions": {criterion key: str}}}; what is absent comes from the preset's translation, else English.
+    wordings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -37,9 +41,9 @@ class Project(models.Model):
 
 
 class Role(models.TextChoices):
-    LEAD = "lead", "Lead"
-    ANNOTATOR = "annotator", "Annotator"
-    ADJUDICATOR = "adjudicator", "Adjudicator"  # settles disputed units; judges no items of their own
+    LEAD = "lead", _("Lead")
+    ANNOTATOR = "annotator", _("Annotator")
+    ADJUDICATOR = "adjudicator", _("Adjudicator")  # settles disputed units; judges no items of their own
 
 
 class Membership(models.Model):
@@ -68,23 +72,29 @@ class AccountSettings(models.Model):
     findable_by_leads = models.BooleanField(
         default=False, help_text="Project leads may add this account to their projects by its exact username."
     )
+    language = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=settings.LANGUAGES,
+        help_text="The interface language the user chose; empty: follow the browser (Accept-Language).",
+    )
 
     def __str__(self) -> str:
         return f"account settings of {self.user}"
 
 
 class Unit(models.TextChoices):
-    DIALOGUE = "dialogue", "Dialogue"
-    POST = "post", "Post"
-    TURN = "turn", "Turn (utterance block)"
-    SYSTEM_TURN = "system_turn", "System turn"
-    REPLY = "reply", "Reply"
+    DIALOGUE = "dialogue", _("Dialogue")
+    POST = "post", _("Post")
+    TURN = "turn", _("Turn (utterance block)")
+    SYSTEM_TURN = "system_turn", _("System turn")
+    REPLY = "reply", _("Reply")
 
 
 class Level(models.TextChoices):
-    NOMINAL = "nominal", "Nominal"
-    ORDINAL = "ordinal", "Ordinal"
-    INTERVAL = "interval", "Interval"
+    NOMINAL = "nominal", _("Nominal")
+    ORDINAL = "ordinal", _("Ordinal")
+    INTERVAL = "interval", _("Interval")
 
 
 class Criterion(models.Model):
@@ -169,9 +179,9 @@ class Post(models.Model):
 
 
 class AssignmentStatus(models.TextChoices):
-    PENDING = "pending", "Not started"
-    IN_PROGRESS = "in_progress", "In progress"
-    SUBMITTED = "submitted", "Submitted"
+    PENDING = "pending", _("Not started")
+    IN_PROGRESS = "in_progress", _("In progress")
+    SUBMITTED = "submitted", _("Submitted")
 
 
 class Assignment(models.Model):
@@ -250,11 +260,11 @@ class GoldCount(models.Model):
 
 
 class ImportStatus(models.TextChoices):
-    PENDING = "pending", "Waiting for a worker"
-    RUNNING = "running", "Importing"
-    DONE = "done", "Imported"
-    FAILED = "failed", "Refused"
-    REMOVED = "removed", "Removed"
+    PENDING = "pending", _("Waiting for a worker")
+    RUNNING = "running", _("Importing")
+    DONE = "done", _("Imported")
+    FAILED = "failed", _("Refused")
+    REMOVED = "removed", _("Removed")
 
 
 class ImportBatch(models.Model):
@@ -309,9 +319,9 @@ from annotator.study_models import Participant, ReleasedItem, Study  # noqa: E40
 
 
 class SourceFilter(models.TextChoices):
-    ALL = "all", "All annotators"
-    IMPORTED = "imported", "Imported annotators only (the source collection's)"
-    OWN = "own", "The project's own annotators only"
+    ALL = "all", _("All annotators")
+    IMPORTED = "imported", _("Imported annotators only (the source collection's)")
+    OWN = "own", _("The project's own annotators only")
 
 
 class QualitySettings(models.Model):
@@ -336,8 +346,8 @@ class QualitySettings(models.Model):
 
 
 class QualityItemKind(models.TextChoices):
-    CONTROL = "control", "Control item (mixed into queues)"
-    TRAINING = "training", "Training item (qualification)"
+    CONTROL = "control", _("Control item (mixed into queues)")
+    TRAINING = "training", _("Training item (qualification)")
 
 
 class QualityItem(models.Model):

@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/settings/", home.account_settings, name="account_settings"),
+    path("language/", home.language_set, name="set_language"),
     # annotators
     path("projects/<slug:slug>/queue/", annotate.queue, name="queue"),
     path("items/<id:assignment_id>/", annotate.annotate, name="annotate"),
@@ -20,6 +21,7 @@ urlpatterns = [
     path("projects/new/", lead.project_new, name="project_new"),
     path("projects/<slug:slug>/manage/", lead.project_manage, name="lead_project"),
     path("projects/<slug:slug>/manage/guidelines/", lead.guidelines, name="lead_guidelines"),
+    path("projects/<slug:slug>/manage/wording/", lead.wording, name="lead_wording"),
     path("projects/<slug:slug>/manage/upload/", lead.upload, name="lead_upload"),
     path("projects/<slug:slug>/manage/imports/<int:batch_id>/", lead.import_status, name="lead_import_status"),
     path("projects/<slug:slug>/manage/imports/<int:batch_id>/remove/", lead.import_remove, name="lead_import_remove"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -14,5 +15,5 @@ class ExpiringTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key):
         user, token = super().authenticate_credentials(key)
         if token_expired(token):
-            raise AuthenticationFailed("This token has expired: ask for a new one at /api/auth/token/.")
+            raise AuthenticationFailed(gettext("This token has expired: ask for a new one at /api/auth/token/."))
         return user, token

@@ -5,6 +5,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from annotator.input_errors import input_error_text
 from annotator.services.judgements import ConflictError, SubmissionError
 from scoring.errors import InputError
 
@@ -12,7 +13,12 @@ from scoring.errors import InputError
 def exception_handler(exc, context):
     if isinstance(exc, InputError):
         return Response(
-            {"detail": str(exc), "file": exc.file.rsplit("/", 1)[-1], "record": exc.record, "field": exc.field},
+            {
+                "detail": input_error_text(exc),
+                "file": exc.file.rsplit("/", 1)[-1],
+                "record": exc.record,
+                "field": exc.field,
+            },
             status=status.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, ConflictError):

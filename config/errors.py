@@ -8,6 +8,7 @@ DRF's own views already answer their errors as JSON through ``api.errors.excepti
 from __future__ import annotations
 
 from django.http import JsonResponse
+from django.utils.translation import gettext
 from django.views import defaults
 
 API_PREFIX = "/api/"
@@ -19,7 +20,7 @@ def _is_api(request) -> bool:
 
 def bad_request(request, exception):
     if _is_api(request):
-        return JsonResponse({"detail": "Bad request."}, status=400)
+        return JsonResponse({"detail": gettext("Bad request.")}, status=400)
     return defaults.bad_request(request, exception)
 
 
@@ -31,14 +32,16 @@ def permission_denied(request, exception):
 
 def page_not_found(request, exception):
     if _is_api(request):
-        return JsonResponse({"detail": f"Not found: no endpoint answers {request.path}."}, status=404)
+        return JsonResponse(
+            {"detail": gettext("Not found: no endpoint answers %(path)s.") % {"path": request.path}}, status=404
+        )
     return defaults.page_not_found(request, exception)
 
 
 def server_error(request):
     if _is_api(request):
         return JsonResponse(
-            {"detail": "Server error: the request failed on our side and nothing was changed by its failure."},
+            {"detail": gettext("Server error: the request failed on our side and nothing was changed by its failure.")},
             status=500,
         )
     return defaults.server_error(request)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils import translation
+from django.utils.translation import gettext
 
 
 def _is_api(request: HttpRequest) -> bool:
@@ -31,10 +33,12 @@ class UploadLimitMiddleware:
             length = 0
         limit = settings.UPLOAD_MAX_BYTES
         if length > limit:
-            message = (
-                f"The upload is {_megabytes(length)}; uploads are limited to {_megabytes(limit)} "
-                "(UPLOAD_MAX_MB). Split the collection, or ask the administrator to raise the limit."
-            )
+            # before LocaleMiddleware: the language is read here from the request (cookie, Accept-Language)
+            with translation.override(translation.get_language_from_request(request)):
+                message = gettext(
+                    "The upload is %(size)s; uploads are limited to %(limit)s (UPLOAD_MAX_MB). Split the "
+                    "collection, or ask the administrator to raise the limit."
+                ) % {"size": _megabytes(length), "limit": _megabytes(limit)}
             if _is_api(request):
                 return JsonResponse({"detail": message}, status=413)
             return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
@@ -43,11 +47,11 @@ class UploadLimitMiddleware:
 
 def lockout_message() -> str:
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-    return (
-        f"Too many failed logins: after {settings.AXES_FAILURE_LIMIT} wrong passwords this account (or your "
-        f"address) is locked for {minutes} minutes, and no password is accepted until then. "
-        "Try again later, or ask an administrator to lift the lock."
-    )
+    return gettext(
+        "Too many failed logins: after %(limit)s wrong passwords this account (or your address) is locked for "
+        "%(minutes)s minutes, and no password is accepted until then. Try again later, or ask an administrator "
+        "to lift the lock."
+    ) % {"limit": settings.AXES_FAILURE_LIMIT, "minutes": minutes}
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:

@@ -1,9 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
+    # the translated strings of static/js (gettext(), interpolate()), in the page's language
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("annotator.urls")),
     path("", include("scoring.app.urls")),
 ]

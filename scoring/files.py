@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 
 # What a broken or hostile zip raises from ``zipfile`` besides BadZipFile: truncated data,
 # corrupt deflate streams, encrypted members (RuntimeError), unsupported methods, bad headers.
@@ -103,8 +103,10 @@ def member_path(name: str, display: str) -> str:
     if name.startswith("/") or "\\" in name or re.match(r"^[A-Za-z]:", name) or ".." in parts:
         raise InputError(
             f"{display}:{name}",
-            "unsafe member name (an absolute path or a '..' part would write outside the folder it is "
-            "extracted to); rename it",
+            N_(
+                "unsafe member name (an absolute path or a '..' part would write outside the folder it is "
+                "extracted to); rename it"
+            ),
         )
     kept = [p for p in parts[:-1] if p not in ("", ".")] + parts[-1:]
     return "/".join(kept)
@@ -114,22 +116,27 @@ def check_listing(infos: list[zipfile.ZipInfo], display: str, limits: ArchiveLim
     """Refuse an archive whose directory exceeds ``limits`` (nothing is expanded to find out)."""
     if len(infos) > limits.max_members:
         raise InputError(
-            display, f"has {len(infos)} members; at most {limits.max_members} are accepted", field="members"
+            display,
+            N_("has %(len)s members; at most %(max_members)s are accepted"),
+            field="members",
+            params={"len": len(infos), "max_members": limits.max_members},
         )
     total = sum(info.file_size for info in infos)
     if total > limits.max_total_bytes:
         raise InputError(
             display,
-            f"expands to {total:,} bytes, more than the {limits.max_total_bytes:,} accepted for an archive's contents",
+            N_("expands to %(total)s bytes, more than the %(max_total_bytes)s accepted for an archive's contents"),
             field="size",
+            params={"total": format(total, ","), "max_total_bytes": format(limits.max_total_bytes, ",")},
         )
     for info in infos:
         if info.file_size > limits.ratio_floor and info.file_size > limits.max_ratio * max(info.compress_size, 1):
             ratio = info.file_size / max(info.compress_size, 1)
             raise InputError(
                 f"{display}:{info.filename}",
-                f"compresses {ratio:,.0f}:1, more than the {limits.max_ratio:,.0f}:1 accepted (a zip bomb?)",
+                N_("compresses %(ratio)s:1, more than the %(max_ratio)s:1 accepted (a zip bomb?)"),
                 field="compression",
+                params={"ratio": format(ratio, ",.0f"), "max_ratio": format(limits.max_ratio, ",.0f")},
             )
 
 
@@ -137,7 +144,7 @@ def _open_zip(archive_file, display: str) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(archive_file)
     except ZIP_ERRORS as exc:
-        raise InputError(display, f"not a readable zip: {exc}") from None
+        raise InputError(display, N_("not a readable zip: %(exc)s"), params={"exc": exc}) from None
 
 
 def check_archive(archive_file, display: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
@@ -159,7 +166,7 @@ def _zip_members(archive_file, display: str, limits: ArchiveLimits) -> Iterator[
             try:
                 content = archive.read(info)
             except ZIP_ERRORS as exc:
-                raise InputError(member, f"cannot be read from the zip: {exc}") from None
+                raise InputError(member, N_("cannot be read from the zip: %(exc)s"), params={"exc": exc}) from None
             yield SourceFile(member, relative, content)
 
 
@@ -167,7 +174,7 @@ def walk_path(path: Path | str, limits: ArchiveLimits = DEFAULT_LIMITS) -> Itera
     """Every file of ``path``: the file itself, a folder's files (sorted) or a zip's members."""
     path = Path(path)
     if not path.exists():
-        raise InputError(str(path), "does not exist")
+        raise InputError(str(path), N_("does not exist"))
     if path.is_dir():
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             relative = file.relative_to(path).as_posix()

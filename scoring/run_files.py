@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 
 
 def _load_json(raw: bytes | str, source: str):
@@ -32,16 +32,16 @@ def _load_json(raw: bytes | str, source: str):
     try:
         return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(source, f"malformed JSON: {exc}") from None
+        raise InputError(source, N_("malformed JSON: %(exc)s"), params={"exc": exc}) from None
     except RecursionError:
-        raise InputError(source, "malformed JSON: nested too deeply to read") from None
+        raise InputError(source, N_("malformed JSON: nested too deeply to read")) from None
 
 
 def _distribution(
     obj, labels: Sequence[str], *, source: str, record: str, field: str, key_of=lambda label: label
 ) -> list[float]:
     if not isinstance(obj, dict):
-        raise InputError(source, "expected an object of label probabilities", record=record, field=field)
+        raise InputError(source, N_("expected an object of label probabilities"), record=record, field=field)
     keys = [key_of(label) for label in labels]
     out = [obj.get(k, 0.0) for k in keys]
     # the common case in one pass; the detailed diagnosis only when something is wrong
@@ -56,20 +56,33 @@ def _distribution(
         if key not in keys:
             raise InputError(
                 source,
-                f"unknown label {key!r} (expected {', '.join(sorted(keys))})",
+                N_("unknown label %(key)s (expected %(join)s)"),
                 record=record,
                 field=f"{field}.{key}",
+                params={"key": repr(key), "join": ", ".join(sorted(keys))},
             )
     for key, value in zip(keys, out):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InputError(source, f"probability {value!r} is not a number", record=record, field=f"{field}.{key}")
+            raise InputError(
+                source,
+                N_("probability %(value)s is not a number"),
+                record=record,
+                field=f"{field}.{key}",
+                params={"value": repr(value)},
+            )
         if value < 0:
-            raise InputError(source, f"probability {value!r} is negative", record=record, field=f"{field}.{key}")
+            raise InputError(
+                source,
+                N_("probability %(value)s is negative"),
+                record=record,
+                field=f"{field}.{key}",
+                params={"value": repr(value)},
+            )
     if sum(out) > 0:  # every value finite, and their sum is not
         raise InputError(
-            source, "probabilities too large: their sum is not a finite number", record=record, field=field
+            source, N_("probabilities too large: their sum is not a finite number"), record=record, field=field
         )
-    raise InputError(source, "probabilities sum to zero", record=record, field=field)
+    raise InputError(source, N_("probabilities sum to zero"), record=record, field=field)
 
 
 def _distributions(objs: list, labels: Sequence[str]) -> np.ndarray | None:
@@ -134,7 +147,7 @@ def read_stc3_run(
     """
     data = _load_json(raw, source)
     if not isinstance(data, list):
-        raise InputError(source, "expected a JSON list of dialogues")
+        raise InputError(source, N_("expected a JSON list of dialogues"))
     dialogues: list[str] = []
     # (dialogue position, turn) and the raw distribution objects per group, validated together below
     quality_rows: dict[str, tuple[list[int], list]] = {k: ([], []) for k in quality_keys}
@@ -143,21 +156,27 @@ def read_stc3_run(
     seen = set()
     for i, record in enumerate(data):
         if not isinstance(record, dict) or not isinstance(record.get("id"), (str, int)):
-            raise InputError(source, "expected an object with an id", field=f"[{i}]")
+            raise InputError(source, N_("expected an object with an id"), field=f"[{i}]")
         did = str(record["id"])
         if did not in gold_turns:
-            raise InputError(source, "is not in the gold data", record=did, field="id")
+            raise InputError(source, N_("is not in the gold data"), record=did, field="id")
         if did in seen:
-            raise InputError(source, "appears twice", record=did, field="id")
+            raise InputError(source, N_("appears twice"), record=did, field="id")
         seen.add(did)
         position = len(dialogues)
         dialogues.append(did)
         quality = record.get("quality", {})
         if not isinstance(quality, dict):
-            raise InputError(source, "expected an object", record=did, field="quality")
+            raise InputError(source, N_("expected an object"), record=did, field="quality")
         for key, dist in quality.items():
             if key not in quality_rows:
-                raise InputError(source, f"unknown quality criterion {key!r}", record=did, field=f"quality.{key}")
+                raise InputError(
+                    source,
+                    N_("unknown quality criterion %(key)s"),
+                    record=did,
+                    field=f"quality.{key}",
+                    params={"key": repr(key)},
+                )
             quality_rows[key][0].append(position)
             quality_rows[key][1].append(dist)
         if "nugget" in record:
@@ -166,7 +185,11 @@ def read_stc3_run(
             if not isinstance(nuggets, list) or len(nuggets) != len(speakers):
                 n = len(nuggets) if isinstance(nuggets, list) else "no"
                 raise InputError(
-                    source, f"{n} turn distributions for {len(speakers)} turns", record=did, field="nugget"
+                    source,
+                    N_("%(n)s turn distributions for %(len)s turns"),
+                    record=did,
+                    field="nugget",
+                    params={"n": n, "len": len(speakers)},
                 )
             for t, (dist, speaker) in enumerate(zip(nuggets, speakers)):
                 rows[speaker][0].append(position)
@@ -183,7 +206,7 @@ def read_stc3_run(
                 _distribution(dist, quality_scale, source=source, record=did, field=f"quality.{key}")
             for t, (dist, speaker) in enumerate(zip(record.get("nugget", []), gold_turns[did])):
                 _distribution(dist, labels[speaker], source=source, record=did, field=f"nugget[{t}]")
-        raise InputError(source, "has a distribution that is not valid")  # not reached: the two checks agree
+        raise InputError(source, N_("has a distribution that is not valid"))  # not reached: the two checks agree
     quality_estimates = dict(zip(quality_keys, estimates))
     nugget_estimates = {"customer": estimates[-2], "helpdesk": estimates[-1]}
     if strict:
@@ -191,9 +214,10 @@ def read_stc3_run(
         if missing:
             raise InputError(
                 source,
-                f"{len(missing)} gold dialogues are missing from the run (strict mode)",
+                N_("%(len)s gold dialogues are missing from the run (strict mode)"),
                 record=missing[0],
                 field="id",
+                params={"len": len(missing)},
             )
 
     def nugget_rows(speaker: str) -> NuggetRows:
@@ -238,21 +262,21 @@ def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
     for name, raw in files:
         record = _load_json(raw, name)
         if not isinstance(record, dict) or not isinstance(record.get("dialogue-id"), (str, int)):
-            raise InputError(name, "expected an object with dialogue-id", field="dialogue-id")
+            raise InputError(name, N_("expected an object with dialogue-id"), field="dialogue-id")
         did = str(record["dialogue-id"])
         if did in dialogue_turns:
-            raise InputError(name, "appears twice", record=did, field="dialogue-id")
+            raise InputError(name, N_("appears twice"), record=did, field="dialogue-id")
         entries = record.get("turns")
         if not isinstance(entries, list):
-            raise InputError(name, "is missing", record=did, field="turns")
+            raise InputError(name, N_("is missing"), record=did, field="turns")
         turns[did], dialogue_turns[did] = [], []
         for k, turn in enumerate(entries):
             field = f"turns[{k}]"
             if not isinstance(turn, dict) or not _is_int(turn.get("turn-index")):
-                raise InputError(name, "needs an integer turn-index", record=did, field=f"{field}.turn-index")
+                raise InputError(name, N_("needs an integer turn-index"), record=did, field=f"{field}.turn-index")
             annotations = turn.get("annotations", [])
             if not isinstance(annotations, list):
-                raise InputError(name, "expected a list", record=did, field=f"{field}.annotations")
+                raise InputError(name, N_("expected a list"), record=did, field=f"{field}.annotations")
             index = turn["turn-index"]
             dialogue_turns[did].append(index)
             if turn.get("speaker") == "U" or not annotations:
@@ -263,9 +287,10 @@ def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
                 if label not in DBDC_LABELS:
                     raise InputError(
                         name,
-                        f"unknown label {label!r} (expected O, T or X)",
+                        N_("unknown label %(label)s (expected O, T or X)"),
                         record=did,
                         field=f"{field}.annotations[{a}].breakdown",
+                        params={"label": repr(label)},
                     )
                 row[DBDC_LABELS.index(label)] += 1
             turns[did].append(index)
@@ -313,7 +338,13 @@ class DBDCRun:
 def _probability(first: dict, label: str, *, name: str, did: str, field: str, index: int) -> float:
     key = f"prob-{label}"
     if key not in first:
-        raise InputError(name, f"turn {index}: {key} is missing", record=did, field=f"{field}.{key}")
+        raise InputError(
+            name,
+            N_("turn %(index)s: %(key)s is missing"),
+            record=did,
+            field=f"{field}.{key}",
+            params={"index": index, "key": key},
+        )
     value = first[key]
     # the DBDC3 script reads float(value): numbers, and strings that spell one
     number = None
@@ -323,9 +354,21 @@ def _probability(first: dict, label: str, *, name: str, did: str, field: str, in
         with contextlib.suppress(ValueError):
             number = float(value)
     if number is None or not math.isfinite(number):
-        raise InputError(name, f"turn {index}: {key} {value!r} is not a number", record=did, field=f"{field}.{key}")
+        raise InputError(
+            name,
+            N_("turn %(index)s: %(key)s %(value)s is not a number"),
+            record=did,
+            field=f"{field}.{key}",
+            params={"index": index, "key": key, "value": repr(value)},
+        )
     if not 0.0 <= number <= 1.0:
-        raise InputError(name, f"turn {index}: {key} {value!r} is outside [0, 1]", record=did, field=f"{field}.{key}")
+        raise InputError(
+            name,
+            N_("turn %(index)s: %(key)s %(value)s is outside [0, 1]"),
+            record=did,
+            field=f"{field}.{key}",
+            params={"index": index, "key": key, "value": repr(value)},
+        )
     return number
 
 
@@ -358,17 +401,17 @@ def read_dbdc_run(
         names.append(name)
         record = _load_json(raw, name)
         if not isinstance(record, dict) or "dialogue-id" not in record:
-            raise InputError(name, "expected an object with dialogue-id", field="dialogue-id")
+            raise InputError(name, N_("expected an object with dialogue-id"), field="dialogue-id")
         did = str(record["dialogue-id"])
         known = dialogue_turns is not None and did in dialogue_turns
         if did not in gold_turns and not known:
-            raise InputError(name, "is not in the gold data", record=did, field="dialogue-id")
+            raise InputError(name, N_("is not in the gold data"), record=did, field="dialogue-id")
         if did in seen:
-            raise InputError(name, "appears twice", record=did, field="dialogue-id")
+            raise InputError(name, N_("appears twice"), record=did, field="dialogue-id")
         seen.add(did)
         turns = record.get("turns")
         if not isinstance(turns, list):
-            raise InputError(name, "is missing", record=did, field="turns")
+            raise InputError(name, N_("is missing"), record=did, field="turns")
         if did not in gold_turns:
             ignored.append((did, -1))
             continue
@@ -380,19 +423,24 @@ def read_dbdc_run(
         for k, entry in enumerate(turns):
             field = f"turns[{k}]"
             if not isinstance(entry, dict) or not _is_int(entry.get("turn-index")):
-                raise InputError(name, "needs an integer turn-index", record=did, field=f"{field}.turn-index")
+                raise InputError(name, N_("needs an integer turn-index"), record=did, field=f"{field}.turn-index")
             index = entry["turn-index"]
             if existing is not None and index not in existing:
                 raise InputError(
-                    name, f"turn {index} is not a turn of this dialogue", record=did, field=f"{field}.turn-index"
+                    name,
+                    N_("turn %(index)s is not a turn of this dialogue"),
+                    record=did,
+                    field=f"{field}.turn-index",
+                    params={"index": index},
                 )
             if previous is not None and index <= previous:
                 what = "is labelled twice" if index in listed else f"comes after turn {previous}"
                 raise InputError(
                     name,
-                    f"turn {index} {what}: list each turn once, in order (the DBDC3 script reads them in order)",
+                    N_("turn %(index)s %(what)s: list each turn once, in order (the DBDC3 script reads them in order)"),
                     record=did,
                     field=f"{field}.turn-index",
+                    params={"index": index, "what": what},
                 )
             previous = index
             listed.add(index)
@@ -401,14 +449,21 @@ def read_dbdc_run(
                 continue
             labels = entry.get("labels")
             if not isinstance(labels, list) or not labels or not isinstance(labels[0], dict):
-                raise InputError(name, f"turn {index}: needs one labels object", record=did, field=f"{field}.labels")
+                raise InputError(
+                    name,
+                    N_("turn %(index)s: needs one labels object"),
+                    record=did,
+                    field=f"{field}.labels",
+                    params={"index": index},
+                )
             first = labels[0]
             if first.get("breakdown") not in DBDC_LABELS:
                 raise InputError(
                     name,
-                    f"turn {index}: unknown label {first.get('breakdown')!r} (expected O, T or X)",
+                    N_("turn %(index)s: unknown label %(get)s (expected O, T or X)"),
                     record=did,
                     field=f"{field}.labels[0].breakdown",
+                    params={"index": index, "get": repr(first.get("breakdown"))},
                 )
             where = {"name": name, "did": did, "field": f"{field}.labels[0]", "index": index}
             p = [_probability(first, lab, **where) for lab in DBDC_LABELS]
@@ -416,9 +471,16 @@ def read_dbdc_run(
             if abs(total - 1.0) > PROBABILITY_TOLERANCE:
                 raise InputError(
                     name,
-                    f"turn {index}: prob-O + prob-T + prob-X = {total!r}, not 1 (within {PROBABILITY_TOLERANCE:g})",
+                    N_(
+                        "turn %(index)s: prob-O + prob-T + prob-X = %(total)s, not 1 (within %(PROBABILITY_TOLERANCE)s)"
+                    ),
                     record=did,
                     field=f"{field}.labels[0]",
+                    params={
+                        "index": index,
+                        "total": repr(total),
+                        "PROBABILITY_TOLERANCE": format(PROBABILITY_TOLERANCE, "g"),
+                    },
                 )
             dialogue.append(did)
             turn.append(index)
@@ -427,13 +489,24 @@ def read_dbdc_run(
             covered.add(index)
         missing = sorted(annotated - covered)
         if missing:
-            raise InputError(name, f"annotated system turn {missing[0]} has no label", record=did, field="turns")
+            raise InputError(
+                name,
+                N_("annotated system turn %(missing)s has no label"),
+                record=did,
+                field="turns",
+                params={"missing": missing[0]},
+            )
     if strict:
         absent = [d for d in gold_turns if d not in seen]
         if absent:
-            raise InputError("run", f"{len(absent)} gold dialogues are missing (strict mode)", record=absent[0])
+            raise InputError(
+                "run",
+                N_("%(len)s gold dialogues are missing (strict mode)"),
+                record=absent[0],
+                params={"len": len(absent)},
+            )
     if not dialogue:
-        raise InputError(", ".join(names)[:200] or "run", "labels no annotated system turn of the gold data")
+        raise InputError(", ".join(names)[:200] or "run", N_("labels no annotated system turn of the gold data"))
     return DBDCRun(
         dialogue,
         np.array(turn, dtype=np.int64),

@@ -1,6 +1,7 @@
 """Throwaway local services for tests and benchmarks: a PostgreSQL cluster and redis-server on loopback.
 
-Installs Debian's postgresql, redis-server and chromium when their binaries are missing.
+Installs Debian's postgresql, redis-server and chromium when their binaries are missing (and fonts-noto-cjk
+when no font covers Japanese and Chinese).
 """
 
 from __future__ import annotations
@@ -29,6 +30,16 @@ def pg_bindir() -> Path | None:
     return Path(found).resolve().parent if found else None
 
 
+def has_cjk_fonts() -> bool:
+    """Whether fontconfig knows a font for Japanese and one for Simplified Chinese."""
+    if shutil.which("fc-list") is None:
+        return False
+    found = [
+        subprocess.run(["fc-list", f":lang={lang}"], capture_output=True, text=True).stdout for lang in ("ja", "zh-cn")
+    ]
+    return all(out.strip() for out in found)
+
+
 def ensure_system_packages() -> None:
     wanted = []
     if pg_bindir() is None:
@@ -37,6 +48,8 @@ def ensure_system_packages() -> None:
         wanted.append("redis-server")
     if not Path("/usr/bin/chromium").exists():
         wanted.append("chromium")
+    if not has_cjk_fonts():  # the Japanese and Chinese pages' screenshots need CJK glyphs (Noto Sans CJK JP/SC)
+        wanted.append("fonts-noto-cjk")
     if not wanted:
         return
     if os.geteuid() != 0:

@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from services import celery_worker_command
@@ -47,6 +48,13 @@ def tasks_in_process(request):
     from django.conf import settings
 
     app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+
+
+@pytest.fixture(autouse=True)
+def english_between_tests():
+    """A request leaves its language active in the thread: each test starts from the default (English)."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

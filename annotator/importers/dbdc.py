@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from scoring.errors import N_
+
 from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost, require
 from .limits import ANNOTATOR_KEY, check_text
 
@@ -23,17 +25,21 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
     try:
         record = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise InputError(display, f"is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+        raise InputError(
+            display,
+            N_("is not UTF-8 text (%(reason)s at byte %(start)s); save it as UTF-8"),
+            params={"reason": exc.reason, "start": exc.start},
+        ) from None
     except json.JSONDecodeError as exc:
-        raise InputError(display, f"malformed JSON: {exc}") from None
+        raise InputError(display, N_("malformed JSON: %(exc)s"), params={"exc": exc}) from None
     except RecursionError:
-        raise InputError(display, "malformed JSON: nested too deeply to read") from None
+        raise InputError(display, N_("malformed JSON: nested too deeply to read")) from None
     if not isinstance(record, dict):
-        raise InputError(display, "expected a JSON object with dialogue-id and turns")
+        raise InputError(display, N_("expected a JSON object with dialogue-id and turns"))
     external_id = str(require(record, "dialogue-id", (str, int), file=display, record=None, path=""))
     turns = require(record, "turns", list, file=display, record=external_id, path="")
     if not turns:
-        raise InputError(display, "has no turns", record=external_id, field="turns")
+        raise InputError(display, N_("has no turns"), record=external_id, field="turns")
     fields = {k: v for k, v in record.items() if k not in ("dialogue-id", "turns")}
     parsed = ParsedDialogue(
         file=display,
@@ -88,5 +94,5 @@ def iter_dbdc_members(members: Iterator[tuple[str, str, bytes]], *, language: st
     """``members`` yields (display name, path relative to the source root, bytes) per file."""
     for display, relative, raw in members:
         if not relative.endswith(".log.json"):
-            raise InputError(display, "is not a DBDC *.log.json file; remove it from the collection")
+            raise InputError(display, N_("is not a DBDC *.log.json file; remove it from the collection"))
         yield parse_dbdc_dialogue(raw, display=display, language=language, relative_path=relative)

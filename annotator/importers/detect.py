@@ -6,6 +6,7 @@ import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
+from scoring.errors import N_
 from scoring.files import walk_path
 
 from .base import InputError, ParsedDialogue
@@ -53,8 +54,10 @@ def detect_format(path: Path) -> str:
             return "dbdc"
     raise InputError(
         str(path),
-        "cannot tell which format this file is in; choose its format (STC-3 / DialEval JSON, "
-        "DBDC3 *.log.json or a zip of them, NLPCC xlsx, JSON lines)",
+        N_(
+            "cannot tell which format this file is in; choose its format (STC-3 / DialEval JSON, "
+            "DBDC3 *.log.json or a zip of them, NLPCC xlsx, JSON lines)"
+        ),
     )
 
 
@@ -65,7 +68,7 @@ def read_source(path: Path, fmt: str = "auto", language: str | None = None) -> I
 
 def _read_source(path: Path, fmt: str, language: str | None) -> Iterator[ParsedDialogue]:
     if not path.exists():
-        raise InputError(str(path), "does not exist")
+        raise InputError(str(path), N_("does not exist"))
     if fmt == "auto":
         fmt = detect_format(path)
     lang = guess_language(path) if language is None else language
@@ -78,7 +81,11 @@ def _read_source(path: Path, fmt: str, language: str | None) -> Iterator[ParsedD
         return read_nlpcc(path, display=display, language=lang)
     if fmt == "jsonl":
         return read_jsonl(path, display=display, language=lang)
-    raise InputError(display, f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    raise InputError(
+        display,
+        N_("unknown format %(fmt)s; choose one of %(join)s"),
+        params={"fmt": repr(fmt), "join": ", ".join(FORMATS)},
+    )
 
 
 def read_sources(paths: list[Path], fmt: str = "auto", language: str | None = None) -> Iterator[ParsedDialogue]:

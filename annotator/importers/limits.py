@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 from annotator.models import Dialogue, GoldCount, Judgement, Membership, Post
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 from scoring.files import ArchiveLimits
 
 from .base import ParsedDialogue
@@ -82,7 +82,13 @@ def check_text(value: str, *, file: str, record: str | None, field: str, max_len
 def check_int(value: int, bounds: tuple[int, int], *, file: str, record: str | None, field: str) -> int:
     low, high = bounds
     if not low <= value <= high:
-        raise InputError(file, f"{value} is outside {low}..{high}", record=record, field=field)
+        raise InputError(
+            file,
+            N_("%(value)s is outside %(low)s..%(high)s"),
+            record=record,
+            field=field,
+            params={"value": value, "low": low, "high": high},
+        )
     return value
 
 
@@ -97,20 +103,30 @@ def check_json(value, *, file: str, record: str | None, field: str) -> None:
         if isinstance(item, str):
             check_text(item, file=file, record=record, field=path)
         elif isinstance(item, float) and not math.isfinite(item):
-            raise InputError(file, f"{item} is not a finite number", record=record, field=path)
+            raise InputError(
+                file, N_("%(item)s is not a finite number"), record=record, field=path, params={"item": item}
+            )
         elif isinstance(item, (dict, list)):
             if depth >= MAX_NESTING:
-                raise InputError(file, f"is nested more than {MAX_NESTING} levels deep", record=record, field=path)
+                raise InputError(
+                    file,
+                    N_("is nested more than %(MAX_NESTING)s levels deep"),
+                    record=record,
+                    field=path,
+                    params={"MAX_NESTING": MAX_NESTING},
+                )
             if isinstance(item, dict):
                 for key, child in item.items():
                     if not isinstance(key, str):
-                        raise InputError(file, "has a key that is not a string", record=record, field=path)
+                        raise InputError(file, N_("has a key that is not a string"), record=record, field=path)
                     check_text(key, file=file, record=record, field=f"{path}.{key[:40]!r}")
                     stack.append((child, f"{path}.{key[:40]}", depth + 1))
             else:
                 stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
         elif not (item is None or isinstance(item, (bool, int, float))):
-            raise InputError(file, f"{type(item).__name__} is not JSON", record=record, field=path)
+            raise InputError(
+                file, N_("%(type)s is not JSON"), record=record, field=path, params={"type": type(item).__name__}
+            )
 
 
 def check_record(parsed: ParsedDialogue) -> ParsedDialogue:

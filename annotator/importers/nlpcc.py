@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from annotator.presets import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR
+from scoring.errors import N_
 from scoring.files import check_archive
 
 from .base import InputError, ParsedDialogue, ParsedGoldCount, ParsedPost
@@ -28,20 +29,24 @@ def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDia
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises several unrelated types for a broken file
-        raise InputError(display, f"not a readable xlsx workbook: {exc}") from None
+        raise InputError(display, N_("not a readable xlsx workbook: %(exc)s"), params={"exc": exc}) from None
     try:
         yield from _read_rows(workbook, display, language)
     except InputError:
         raise
     except Exception as exc:  # a damaged sheet fails while rows are read, with openpyxl's or the XML parser's errors
-        raise InputError(display, f"not a readable xlsx workbook: {type(exc).__name__}: {exc}") from None
+        raise InputError(
+            display,
+            N_("not a readable xlsx workbook: %(type)s: %(exc)s"),
+            params={"type": type(exc).__name__, "exc": exc},
+        ) from None
     finally:
         workbook.close()
 
 
 def _read_rows(workbook, display: str, language: str) -> Iterator[ParsedDialogue]:
     if not workbook.worksheets:
-        raise InputError(display, "the workbook has no sheet")
+        raise InputError(display, N_("the workbook has no sheet"))
     rows = workbook.worksheets[0].iter_rows(values_only=True)
     header = [str(c).strip() if c is not None else "" for c in next(rows, ())]
     required = [QUESTION, REPLY, SYSTEM, N_ANNOTATORS] + [col for _k, col in COUNT_COLUMNS]
@@ -49,9 +54,11 @@ def _read_rows(workbook, display: str, language: str) -> Iterator[ParsedDialogue
     if missing:
         raise InputError(
             display,
-            f"has no column{'s' if len(missing) > 1 else ''} {', '.join(missing)} in the first row of its first "
-            "sheet (the NLPCC 2019 task 3 layout)",
+            N_("has no columns %(columns)s in the first row of its first sheet (the NLPCC 2019 task 3 layout)")
+            if len(missing) > 1
+            else N_("has no column %(columns)s in the first row of its first sheet (the NLPCC 2019 task 3 layout)"),
             field="header",
+            params={"columns": ", ".join(missing)},
         )
     col = {name: header.index(name) for name in header if name}
     severe_total: dict[str, int] = {}
@@ -78,17 +85,23 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
     def count(name: str, field: str) -> int:
         value = cell(name)
         if not _is_whole(value) or value < 0:
-            raise InputError(display, f"expected a non-negative whole count, got {value!r}", record=record, field=field)
+            raise InputError(
+                display,
+                N_("expected a non-negative whole count, got %(value)s"),
+                record=record,
+                field=field,
+                params={"value": repr(value)},
+            )
         return int(value)
 
     question, reply, system = cell(QUESTION), cell(REPLY), cell(SYSTEM)
     for name, value in ((QUESTION, question), (REPLY, reply), (SYSTEM, system)):
         if value is None or str(value).strip() == "":
-            raise InputError(display, "is empty", record=record, field=name)
+            raise InputError(display, N_("is empty"), record=record, field=name)
     check_text(str(system), file=display, record=record, field=SYSTEM, max_length=EXTERNAL_ID - 5)
     n = count(N_ANNOTATORS, N_ANNOTATORS)
     if n == 0:
-        raise InputError(display, "must be at least 1", record=record, field=N_ANNOTATORS)
+        raise InputError(display, N_("must be at least 1"), record=record, field=N_ANNOTATORS)
     external_id = f"{system}-{row_number:04d}"
     item = ParsedDialogue(
         file=display,
@@ -102,7 +115,13 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
     for key, column in COUNT_COLUMNS:
         yes = count(column, column)
         if yes > n:
-            raise InputError(display, f"{yes} yes answers but only {n} annotators", record=external_id, field=column)
+            raise InputError(
+                display,
+                N_("%(yes)s yes answers but only %(n)s annotators"),
+                record=external_id,
+                field=column,
+                params={"yes": yes, "n": n},
+            )
         item.gold_counts.append(ParsedGoldCount(key, 1, "yes", yes, n, column))
         item.gold_counts.append(ParsedGoldCount(key, 1, "no", n - yes, n, column))
     return item
@@ -118,21 +137,28 @@ def _check_summary(rows, display: str, severe_total: dict[str, int], items_total
             continue
         system = str(row[0])
         if system not in severe_total:
-            raise InputError(display, f"summary names system {system!r}, which has no items", field="summary")
+            raise InputError(
+                display,
+                N_("summary names system %(system)s, which has no items"),
+                field="summary",
+                params={"system": repr(system)},
+            )
         where = f"summary row {offset + 1}"
         severe = _summary_count(row, 1, display=display, record=where, field=header_name(header, 1))
         if severe is not None and severe != severe_total[system]:
             raise InputError(
                 display,
-                f"summary says {severe} severe errors for {system}, items add up to {severe_total[system]}",
+                N_("summary says %(severe)s severe errors for %(system)s, items add up to %(severe_total)s"),
                 field="summary",
+                params={"severe": severe, "system": system, "severe_total": severe_total[system]},
             )
         items = _summary_count(row, 2, display=display, record=where, field=header_name(header, 2))
         if items is not None and items != items_total[system]:
             raise InputError(
                 display,
-                f"summary says {items} judged items for {system}, items add up to {items_total[system]}",
+                N_("summary says %(items)s judged items for %(system)s, items add up to %(items_total)s"),
                 field="summary",
+                params={"items": items, "system": system, "items_total": items_total[system]},
             )
 
 
@@ -147,7 +173,13 @@ def _summary_count(row: tuple, index: int, *, display: str, record: str, field: 
     if value is None:
         return None
     if not _is_whole(value):
-        raise InputError(display, f"expected a whole count, got {value!r}", record=record, field=field)
+        raise InputError(
+            display,
+            N_("expected a whole count, got %(value)s"),
+            record=record,
+            field=field,
+            params={"value": repr(value)},
+        )
     return int(value)
 
 

@@ -12,6 +12,7 @@ from annotator.models import Assignment, Criterion, Judgement, Reordering, Unit
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape, dialogue_shape
 from annotator.services.units import POST_UNITS, ShownFrame, required_units, unit_names
+from annotator.wording import criterion_wording, guidelines_text
 
 NAVIGATION_KEYS = {"j", "k"}  # keys that move between questions never choose a value
 
@@ -28,6 +29,8 @@ class Question:
     widget: str  # "radio" or "select"
     incremental: bool = False  # part of the turn-by-turn sequence
     where: str = ""  # how messages name the unit: "turn 4 (customer)", "the dialogue as a whole"
+    label: str = ""  # the criterion's label and question in the reader's language (annotator.wording)
+    question: str = ""
 
 
 @dataclass
@@ -57,12 +60,14 @@ class AnnotationPage:
     reorder_value: list[int] | None
     first_speaker: str
     progress_noun: str = "Turn"  # what the turn-by-turn progress counts ("Turn 4 of 11")
+    guidelines: str = ""  # in the reader's language, falling back to English (annotator.wording)
 
 
-def choice_hotkeys(choices: list[dict]) -> list[dict]:
+def choice_hotkeys(choices: list[dict], shown_labels: dict[str, str] | None = None) -> list[dict]:
     """The choices with their keys: ``key`` is the number key (1-9, in the order shown) and ``letter``
     the first letter of the short label (``y``/``n`` for Yes/No, ``n``/``p``/``b`` for NB/PB/B) when
-    those letters tell every choice apart and none is a navigation key.
+    those letters tell every choice apart and none is a navigation key. Keys come from the English
+    labels; ``shown_labels`` (value -> label in the reader's language) replaces what is shown.
 
     >>> yes_no = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
     >>> [(c["key"], c["letter"]) for c in choice_hotkeys(yes_no)]
@@ -73,10 +78,14 @@ def choice_hotkeys(choices: list[dict]) -> list[dict]:
     shorts = [c["label"].split(":", 1)[0].strip() or c["value"] for c in choices]
     letters = [s[0].lower() if s[:1].isalpha() else "" for s in shorts]
     usable = all(letters) and len(set(letters)) == len(letters) and not NAVIGATION_KEYS & set(letters)
-    return [
+    hotkeys = [
         dict(c, key=str(i + 1) if i < 9 else "", letter=letters[i] if usable else "", short=shorts[i])
         for i, c in enumerate(choices)
     ]
+    for choice in hotkeys if shown_labels else ():
+        shown = shown_labels.get(choice["value"], choice["label"])
+        choice["label"], choice["short"] = shown, shown.split(":", 1)[0].strip() or choice["value"]
+    return hotkeys
 
 
 def _widget(criterion: Criterion) -> str:
@@ -110,6 +119,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     }
     incremental = spec.incremental
     names: dict[str, dict[int, str]] = {}
+    wordings = {c.key: criterion_wording(project, c) for c in criteria}
 
     def question(criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
         """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
@@ -120,11 +130,13 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
             criterion,
             unit,
             f"j:{criterion.key}:{unit}",
-            choice_hotkeys(choices),
+            choice_hotkeys(choices, wordings[criterion.key].values),
             stored.get((criterion.key, unit)),
             _widget(criterion),
             criterion.key == incremental,
             names[criterion.unit].get(unit if source_unit is None else source_unit, ""),
+            wordings[criterion.key].label,
+            wordings[criterion.key].question,
         )
 
     blocks: dict[int, BlockView] = {}  # by source block; each view numbered as shown
@@ -173,6 +185,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         "System turn"
         if incremental and any(c.key == incremental and c.unit == Unit.SYSTEM_TURN for c in criteria)
         else "Turn",
+        guidelines_text(project),
     )
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
+from django.utils.translation import gettext
 
+from annotator.input_errors import input_error_text
 from annotator.models import Assignment, AssignmentStatus, Dialogue, ImportBatch, ImportStatus, Judgement, Project
 
 BATCHES_SHOWN = 50
@@ -76,20 +78,37 @@ def import_batch_status(*, batch: ImportBatch) -> dict:
 
 def import_batch_message(*, batch: ImportBatch) -> str:
     """A sentence for a person about where the import is."""
+    names = batch.file_names
     if batch.status == ImportStatus.PENDING:
-        return f"{batch.file_names} is uploaded and waits for a worker."
+        return gettext("%(names)s is uploaded and waits for a worker.") % {"names": names}
     if batch.status == ImportStatus.RUNNING:
         if batch.dialogues_total is None:
-            return f"Checking {batch.file_names}: {batch.dialogues_read:,} dialogues read."
-        return (
-            f"Importing {batch.file_names}: {batch.dialogues_written:,} of {batch.dialogues_total:,} dialogues "
-            f"written ({batch.rows_written:,} rows)."
-        )
+            return gettext("Checking %(names)s: %(read)s dialogues read.") % {
+                "names": names,
+                "read": f"{batch.dialogues_read:,}",
+            }
+        return gettext("Importing %(names)s: %(written)s of %(total)s dialogues written (%(rows)s rows).") % {
+            "names": names,
+            "written": f"{batch.dialogues_written:,}",
+            "total": f"{batch.dialogues_total:,}",
+            "rows": f"{batch.rows_written:,}",
+        }
     if batch.status == ImportStatus.FAILED:
-        return batch.error
+        return import_batch_error(batch=batch)
     if batch.status == ImportStatus.REMOVED:
-        return f"Import of {batch.file_names} was removed."
-    return f"Imported {batch.dialogues_written:,} dialogues ({batch.judgements:,} judgements) from {batch.file_names}."
+        return gettext("Import of %(names)s was removed.") % {"names": names}
+    return gettext("Imported %(written)s dialogues (%(judgements)s judgements) from %(names)s.") % {
+        "written": f"{batch.dialogues_written:,}",
+        "judgements": f"{batch.judgements:,}",
+        "names": names,
+    }
+
+
+def import_batch_error(*, batch: ImportBatch) -> str:
+    """Why a failed import was refused, in the reader's language (the stored English text for old failures)."""
+    if not (batch.error_detail or {}).get("template"):
+        return batch.error
+    return gettext("Nothing was imported. %(error)s") % {"error": input_error_text(batch.error_detail)}
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Q, Sum
+from django.utils.translation import gettext, ngettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Project, Role
 from annotator.presets import PRESETS
@@ -47,21 +48,29 @@ class Shortfall:
         """What running the assignment will do, or why it cannot, in a sentence or two."""
         if self.reordering:
             if not self.active:
-                return "No active annotators yet: add annotators, then run the assignment."
-            return "Each active annotator judges one permutation set of every dialogue."
+                return gettext("No active annotators yet: add annotators, then run the assignment.")
+            return gettext("Each active annotator judges one permutation set of every dialogue.")
         if self.too_few_annotators:
             missing = self.k - self.active
-            return (
-                f"This project has {self.active} active annotator{'s' if self.active != 1 else ''}, fewer than "
-                f"K = {self.k}: every dialogue needs K different annotators, so the assignment cannot run. Add "
-                f"{missing} more annotator{'s' if missing != 1 else ''} or lower K."
-            )
+            has = ngettext(
+                "This project has %(active)s active annotator, fewer than K = %(k)s:",
+                "This project has %(active)s active annotators, fewer than K = %(k)s:",
+                self.active,
+            ) % {"active": self.active, "k": self.k}
+            add = ngettext(
+                "every dialogue needs K different annotators, so the assignment cannot run. "
+                "Add %(missing)s more annotator or lower K.",
+                "every dialogue needs K different annotators, so the assignment cannot run. "
+                "Add %(missing)s more annotators or lower K.",
+                missing,
+            ) % {"missing": missing}
+            return f"{has} {add}"
         if self.short:
-            return (
-                f"{self.short} of {self.dialogues} dialogues have fewer than K = {self.k} annotators; "
+            return gettext(
+                "%(short)s of %(dialogues)s dialogues have fewer than K = %(k)s annotators; "
                 "running the assignment gives them the rest."
-            )
-        return f"Every dialogue has K = {self.k} annotators."
+            ) % {"short": self.short, "dialogues": self.dialogues, "k": self.k}
+        return gettext("Every dialogue has K = %(k)s annotators.") % {"k": self.k}
 
 
 def assignment_shortfall(*, project: Project) -> Shortfall:
@@ -157,21 +166,36 @@ def member_work(*, project: Project, user_id: int) -> dict:
 
 def member_removal_message(*, username: str, work: dict, before: Shortfall, after: Shortfall) -> str:
     """What removing a member did to the project's dialogues, and why (``before`` and ``after`` the removal)."""
-    parts = [f"Removed {username}."]
+    parts = [gettext("Removed %(username)s.") % {"username": username}]
     if work["submitted"]:
-        parts.append(f"Their {work['submitted']} submitted items stay.")
+        parts.append(gettext("Their %(n)s submitted items stay.") % {"n": work["submitted"]})
     if work["unfinished"]:
-        parts.append(f"Their {work['unfinished']} unfinished items go back to the pool when you run the assignment.")
+        parts.append(
+            gettext("Their %(n)s unfinished items go back to the pool when you run the assignment.")
+            % {"n": work["unfinished"]}
+        )
     if after.reordering or not after.short:
         return " ".join(parts)
     newly = after.short - before.short
-    because = f" ({newly} of them because {username}'s unfinished items no longer count)" if newly > 0 else ""
-    if after.too_few_annotators:
-        fix = (
-            f" Only {after.active} active annotators remain, fewer than K = {after.k}: they stay short until "
-            "you add annotators or lower K."
+    short = {"short": after.short, "k": after.k, "newly": newly, "username": username}
+    if newly > 0:
+        parts.append(
+            gettext(
+                "%(short)s dialogues have fewer than K = %(k)s annotators (%(newly)s of them because "
+                "%(username)s's unfinished items no longer count)."
+            )
+            % short
         )
     else:
-        fix = " Run the assignment to give them other annotators."
-    parts.append(f"{after.short} dialogues have fewer than K = {after.k} annotators{because}.{fix}")
+        parts.append(gettext("%(short)s dialogues have fewer than K = %(k)s annotators.") % short)
+    if after.too_few_annotators:
+        parts.append(
+            gettext(
+                "Only %(active)s active annotators remain, fewer than K = %(k)s: they stay short until "
+                "you add annotators or lower K."
+            )
+            % {"active": after.active, "k": after.k}
+        )
+    else:
+        parts.append(gettext("Run the assignment to give them other annotators."))
     return " ".join(parts)

@@ -18,6 +18,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
 from annotator.models import AccountSettings, Membership, Project
@@ -80,6 +81,20 @@ def account_settings_save(*, user: AbstractBaseUser, findable_by_leads: bool) ->
     return stored
 
 
+def account_language(*, user: AbstractBaseUser) -> str:
+    """The interface language the user chose ("" when they follow their browser)."""
+    stored = AccountSettings.objects.filter(user=user).values_list("language", flat=True).first()
+    return stored or ""
+
+
+def account_language_save(*, user: AbstractBaseUser, language: str) -> AccountSettings:
+    """The user's interface language, one of ``settings.LANGUAGES`` or "" to follow the browser."""
+    if language and language not in {code for code, _name in settings.LANGUAGES}:
+        raise ValidationError({"language": _("Choose one of the offered languages.")})
+    stored, _created = AccountSettings.objects.update_or_create(user=user, defaults={"language": language})
+    return stored
+
+
 NOT_ADDABLE = (
     "No account can be added under this username: either it does not exist or its owner has not "
     "agreed to be found by project leads (they can agree on their Account page). To create a new "
@@ -110,7 +125,7 @@ def membership_add_account(
     except ValidationError as exc:
         raise ValidationError({"username": exc.messages}) from None
     if existing is not None:
-        raise ValidationError({"username": "This username is taken: choose another one for the new account."})
+        raise ValidationError({"username": _("This username is taken: choose another one for the new account.")})
     candidate = User(username=username)
     try:
         validate_password(password, candidate)

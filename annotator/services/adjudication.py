@@ -7,6 +7,7 @@ them is part of the statistics; the vote-share distributions themselves stay as 
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotator.models import Adjudication, Dialogue, Project
 from annotator.selectors.structure import dialogue_shape
@@ -24,10 +25,13 @@ def adjudication_record(
     """Record (or replace) the final label of one unit; ``AdjudicationError`` says what does not fit."""
     dialogue = Dialogue.objects.filter(project=project, pk=dialogue_id).first()
     if dialogue is None:
-        raise AdjudicationError(f"no dialogue {dialogue_id} in project {project.slug}")
+        raise AdjudicationError(
+            gettext("no dialogue %(dialogue_id)s in project %(slug)s")
+            % {"dialogue_id": dialogue_id, "slug": project.slug}
+        )
     found = project.criteria.filter(key=criterion).first()
     if found is None:
-        raise AdjudicationError(f"unknown criterion {criterion!r}")
+        raise AdjudicationError(gettext("unknown criterion %(criterion)s") % {"criterion": repr(criterion)})
     try:
         check_value(
             found, unit_speaker(found, unit, dialogue_shape(dialogue.pk), rule=unit_rule(project.preset)), value

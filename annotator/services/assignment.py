@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import transaction
 from django.db.models import Count
+from django.utils.translation import gettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Post, Project, Role
 from annotator.presets import PRESETS
@@ -73,11 +74,14 @@ def _assign_balanced(project: Project, k: int | None, seed: int, handed_back: in
     k = project.annotators_per_dialogue if k is None else k
     members = _annotators(project)
     if k < 1:
-        raise ValueError("annotators per dialogue must be at least 1")
+        raise ValueError(gettext("annotators per dialogue must be at least 1"))
     if len(members) < k:
         raise ValueError(
-            f"project {project.slug} has {len(members)} active annotators, fewer than K = {k}: every dialogue needs "
-            f"K different annotators; add {k - len(members)} more or lower K"
+            gettext(
+                "project %(slug)s has %(active)s active annotators, fewer than K = %(k)s: every dialogue needs "
+                "K different annotators; add %(missing)s more or lower K"
+            )
+            % {"slug": project.slug, "active": len(members), "k": k, "missing": k - len(members)}
         )
     rng = np.random.default_rng(seed)
     tie_break = {m.user_id: float(r) for m, r in zip(members, rng.random(len(members)))}
@@ -122,7 +126,7 @@ def _set_queue_ranks(new: list[Assignment], rng: np.random.Generator) -> None:
 def _assign_permutation_sets(project: Project, m: int, seed: int, handed_back: int) -> AssignReport:
     members = _annotators(project)
     if not members:
-        raise ValueError(f"project {project.slug} has no active annotators")
+        raise ValueError(gettext("project %(slug)s has no active annotators") % {"slug": project.slug})
     rng = np.random.default_rng(seed)
     dialogues = list(project.dialogues.order_by("position", "pk").values_list("pk", flat=True))
     speakers: dict[int, list[str]] = {}

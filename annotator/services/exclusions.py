@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotator.models import AnnotatorExclusion, Membership, Project, Role
 
@@ -26,7 +27,10 @@ def _annotator(project: Project, username: str):
         )
         user = user.user if user else None
     if user is None or not Membership.objects.filter(project=project, user=user, role=Role.ANNOTATOR).exists():
-        raise ExclusionError(f"{username!r} is not an annotator of project {project.slug}")
+        raise ExclusionError(
+            gettext("%(username)s is not an annotator of project %(slug)s")
+            % {"username": repr(username), "slug": project.slug}
+        )
     return user
 
 
@@ -35,7 +39,7 @@ def annotator_exclude(*, project: Project, username: str, reason: str, excluded_
     """Exclude an annotator (by username, or an imported annotator's source id) with a reason."""
     reason = (reason or "").strip()
     if not reason:
-        raise ExclusionError("give a reason for excluding the annotator")
+        raise ExclusionError(gettext("give a reason for excluding the annotator"))
     user = _annotator(project, username)
     exclusion, _created = AnnotatorExclusion.objects.update_or_create(
         project=project, user=user, defaults={"reason": reason, "excluded_by": excluded_by}

@@ -16,8 +16,10 @@ from pathlib import Path
 
 from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotator.importers import InputError
+from annotator.input_errors import input_error_detail
 from annotator.models import Dialogue, ImportBatch, ImportStatus, Project
 from annotator.selectors.imports import ImportBatchContents, import_batch_contents
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
@@ -160,12 +162,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
         ImportBatch.objects.filter(pk=batch_id).update(
             status=ImportStatus.FAILED,
             error=f"Nothing was imported. {failure}",
-            error_detail={
-                "file": failure.file,
-                "record": failure.record,
-                "field": failure.field,
-                "message": failure.message,
-            },
+            error_detail=input_error_detail(failure),
             finished_at=timezone.now(),
         )
     else:
@@ -194,8 +191,8 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
     batch = ImportBatch.objects.select_for_update().get(pk=batch_id, project=project)
     if batch.status != ImportStatus.DONE:
         raise ImportBatchError(
-            f"Import {batch.pk} ({batch.file_names}) is {batch.get_status_display().lower()}; "
-            "only an imported batch can be removed."
+            gettext("Import %(pk)s (%(names)s) is %(status)s; only an imported batch can be removed.")
+            % {"pk": batch.pk, "names": batch.file_names, "status": str(batch.get_status_display()).lower()}
         )
     contents = import_batch_contents(batch=batch)
     Dialogue.objects.filter(batch=batch).delete()

@@ -17,6 +17,7 @@ from annotator.models import Criterion, Unit
 from annotator.presets import PresetSpec, UnitRule
 from annotator.selectors.structure import DialogueShape
 from annotator.services.units import required_units
+from scoring.errors import N_
 
 FORMAT_NAMES = {
     "stc3": "STC-3 / DialEval JSON",
@@ -63,22 +64,36 @@ def dialogue_fit_check(
         if required_units(criterion, shape, rule=rule):
             continue
         noun, nouns = UNIT_NOUNS.get(criterion.unit, (criterion.unit, f"{criterion.unit}s"))
-        by = f" by {criterion.speaker}" if criterion.speaker else ""
+        params = {"noun": noun, "nouns": nouns, "present": _either(present), "preset": spec.label}
+        params |= {"speaker": criterion.speaker, "key": criterion.key}
         raise parsed.fail(
-            f"has no {noun}{by} (its speakers are {_either(present)}): {spec.label} projects label "
-            f"{nouns}{by} (criterion {criterion.key})"
+            N_(
+                "has no %(noun)s by %(speaker)s (its speakers are %(present)s): %(preset)s projects label "
+                "%(nouns)s by %(speaker)s (criterion %(key)s)"
+            )
+            if criterion.speaker
+            else N_(
+                "has no %(noun)s (its speakers are %(present)s): %(preset)s projects label %(nouns)s "
+                "(criterion %(key)s)"
+            ),
+            params=params,
         )
     if spec.speakers:
         unknown = [s for s in present if s not in spec.speakers]
         if unknown:
             raise parsed.fail(
-                f"has speaker{'s' if len(unknown) > 1 else ''} {_either(unknown)}: {spec.label} projects label "
-                f"dialogues between {_either(spec.speakers)}"
+                N_("has speakers %(unknown)s: %(preset)s projects label dialogues between %(speakers)s")
+                if len(unknown) > 1
+                else N_("has speaker %(unknown)s: %(preset)s projects label dialogues between %(speakers)s"),
+                params={"unknown": _either(unknown), "preset": spec.label, "speakers": _either(spec.speakers)},
             )
     source = parsed.source_meta.get("format", "")
     if not format_chosen and source in FORMAT_NAMES and source != "jsonl" and source not in spec.formats:
         takes = _either([FORMAT_NAMES[f] for f in (*spec.formats, "jsonl")])
         raise parsed.fail(
-            f"is a dialogue of the {FORMAT_NAMES[source]} format, and {spec.label} projects take {takes}; "
-            f"to import it into this project anyway, choose {FORMAT_NAMES[source]} as the format"
+            N_(
+                "is a dialogue of the %(format)s format, and %(preset)s projects take %(takes)s; "
+                "to import it into this project anyway, choose %(format)s as the format"
+            ),
+            params={"format": FORMAT_NAMES[source], "preset": spec.label, "takes": takes},
         )

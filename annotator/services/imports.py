@@ -38,6 +38,7 @@ from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.import_fit import dialogue_fit_check
 from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.errors import N_
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,7 @@ def dialogues_import(
         formats.add(parsed.source_meta.get("format", fmt))
         tracker.update(read=tracker.state.read + 1)
     if not checker.seen_new:
-        raise InputError(", ".join(map(str, paths)), "contains no dialogues")
+        raise InputError(", ".join(map(str, paths)), N_("contains no dialogues"))
     tracker.update(total=tracker.state.read, final=True)
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()  # one import or removal at a time
@@ -295,7 +296,11 @@ def upload_check_size(*, name: str, size: int | None) -> None:
     """Refuse an uploaded file larger than ``UPLOAD_MAX_BYTES`` (the middleware refuses larger requests unread)."""
     limit = settings.UPLOAD_MAX_BYTES
     if size is not None and size > limit:
-        raise InputError(name, f"is {size:,} bytes; uploads are limited to {limit:,} bytes (UPLOAD_MAX_MB)")
+        raise InputError(
+            name,
+            N_("is %(size)s bytes; uploads are limited to %(limit)s bytes (UPLOAD_MAX_MB)"),
+            params={"size": format(size, ","), "limit": format(limit, ",")},
+        )
 
 
 def _safe_username(text: str) -> str:

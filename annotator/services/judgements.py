@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotator.access import MembershipEnded
 from annotator.models import (
@@ -47,6 +48,7 @@ from annotator.services.units import (
     unit_rule,
     unit_speaker,
 )
+from annotator.wording import criterion_wording, speaker_name
 from scoring.app.services.schedule import statistics_request_on_commit
 
 
@@ -103,9 +105,11 @@ def reordering_problems(order: list[int], turn_speakers: Sequence[str]) -> list[
     shown = [turn_speakers[i] for i in order]
     problems = []
     if shown[0] != turn_speakers[0]:
-        problems.append(f"the first turn must be by {turn_speakers[0]}")
+        problems.append(
+            gettext("the first turn must be by %(turn_speakers)s") % {"turn_speakers": speaker_name(turn_speakers[0])}
+        )
     if any(a == b for a, b in itertools.pairwise(shown)):
-        problems.append("speakers must strictly alternate")
+        problems.append(gettext("speakers must strictly alternate"))
     return problems
 
 
@@ -144,7 +148,7 @@ def judgements_save(
         for v in values:
             criterion = criteria.get(v.criterion)
             if criterion is None:
-                problems.append(f"unknown criterion {v.criterion!r}")
+                problems.append(gettext("unknown criterion %(criterion)s") % {"criterion": repr(v.criterion)})
                 continue
             try:
                 unit = frame.to_source(criterion.unit, v.unit)
@@ -197,10 +201,11 @@ def judgements_save(
     return assignment
 
 
-def _value_label(criterion: Criterion, value: str | None) -> str:
+def _value_label(project, criterion: Criterion, value: str | None) -> str:
+    """The value's label as the annotator's page shows it (their language, ``annotator.wording``)."""
     if not value:
-        return "no answer"
-    return next((v["label"] for v in criterion.values if v["value"] == value), value)
+        return gettext("no answer")
+    return criterion_wording(project, criterion).values.get(value, value)
 
 
 def _check_conflicts(
@@ -230,15 +235,20 @@ def _check_conflicts(
         shown = frame.to_shown(criterion.unit, unit)
         conflicts.append(Conflict(f"j:{key}:{shown}", key, shown, now_stored or "", g.value))
         problems.append(
-            f"{criterion.label} for {names[criterion.unit][unit]}: "
-            f"{_value_label(criterion, now_stored)} there, {_value_label(criterion, g.value)} here"
+            gettext("%(label)s for %(names)s: %(value_label)s there, %(value_label2)s here")
+            % {
+                "label": criterion_wording(assignment.dialogue.project, criterion).label,
+                "names": names[criterion.unit][unit],
+                "value_label": _value_label(assignment.dialogue.project, criterion, now_stored),
+                "value_label2": _value_label(assignment.dialogue.project, criterion, g.value),
+            }
         )
     if reordering is not None and stored_order not in (reordering_base, reordering):
         theirs = frame.order_to_shown(stored_order) if stored_order is not None else None
         conflicts.append(
             Conflict("reordering", "", 0, json.dumps(theirs), json.dumps(frame.order_to_shown(reordering)))
         )
-        problems.append("the order of the turns was changed there and here")
+        problems.append(gettext("the order of the turns was changed there and here"))
     if conflicts:
         raise ConflictError(
             ["this item was changed in another tab or window since you last saved: " + "; ".join(problems)],
@@ -275,10 +285,16 @@ def _check_complete(
         frame = ShownFrame.of(shape.blocks, assignment.shown_order)
         missing += [f"j:{criterion.key}:{frame.to_shown(criterion.unit, u)}" for u in units]
         names = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
-        problems.append(f"{criterion.label} is missing for {names_list([names[u] for u in units])}")
+        problems.append(
+            gettext("%(label)s is missing for %(names_list)s")
+            % {
+                "label": criterion_wording(assignment.dialogue.project, criterion).label,
+                "names_list": names_list([names[u] for u in units]),
+            }
+        )
     if PRESETS[assignment.dialogue.project.preset].reordering and reordering is None and stored_order is None:
         missing.append("reordering")
-        problems.append("the reordering is missing")
+        problems.append(gettext("the reordering is missing"))
     if problems:
         raise SubmissionError(problems, missing)
 

@@ -7,6 +7,7 @@ from django.db import transaction
 
 from annotator.models import K_MAX, K_MIN, Criterion, Membership, Project, Role
 from annotator.presets import PRESETS
+from annotator.wording import WORDING_LANGUAGES
 
 
 @transaction.atomic
@@ -93,3 +94,26 @@ def membership_add(*, project: Project, user: AbstractBaseUser, role: str) -> Me
 def membership_remove(*, project: Project, user_id: int) -> int:
     """Deactivate a member (their submitted work stays; ``assign`` hands their unfinished work to others)."""
     return Membership.objects.filter(project=project, user_id=user_id).update(active=False)
+
+
+def project_wording_save(*, project: Project, language: str, guidelines: str, questions: dict[str, str]) -> Project:
+    """The lead's wording of the project's guidelines and questions in ``language`` (``annotator.wording``).
+
+    Empty texts are dropped, so that the page falls back to the preset's translation, then to English;
+    questions of criteria the project does not have are refused.
+    """
+    if language not in WORDING_LANGUAGES:
+        raise ValueError(f"no wording language {language!r}; choose one of {', '.join(WORDING_LANGUAGES)}")
+    keys = set(project.criteria.values_list("key", flat=True))
+    unknown = sorted(set(questions) - keys)
+    if unknown:
+        raise ValueError(f"unknown criteria: {', '.join(unknown)}")
+    entry = {"guidelines": guidelines.strip(), "questions": {k: v.strip() for k, v in questions.items() if v.strip()}}
+    wordings = dict(project.wordings or {})
+    if entry["guidelines"] or entry["questions"]:
+        wordings[language] = entry
+    else:
+        wordings.pop(language, None)
+    project.wordings = wordings
+    project.save(update_fields=["wordings"])
+    return project

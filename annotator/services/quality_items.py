@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import transaction
 from django.db.models import Count
+from django.utils.translation import gettext
 
 from annotator.importers import InputError
 from annotator.models import (
@@ -37,6 +38,7 @@ from annotator.models import (
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
 from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")
 MAX_CONTROL_RATE = 0.5
@@ -75,15 +77,27 @@ def quality_settings_update(
     """Change some of a project's quality settings (the ones given); ``QualityError`` if any is out of range."""
     problems = []
     if control_rate is not None and not 0 <= control_rate <= MAX_CONTROL_RATE:
-        problems.append(f"control_rate must be between 0 and {MAX_CONTROL_RATE}, got {control_rate}")
+        problems.append(
+            gettext("control_rate must be between 0 and %(MAX_CONTROL_RATE)s, got %(control_rate)s")
+            % {"MAX_CONTROL_RATE": MAX_CONTROL_RATE, "control_rate": control_rate}
+        )
     if pass_mark is not None and not 0 <= pass_mark <= 1:
-        problems.append(f"pass_mark must be between 0 and 1, got {pass_mark}")
+        problems.append(gettext("pass_mark must be between 0 and 1, got %(pass_mark)s") % {"pass_mark": pass_mark})
     if default_tolerance is not None and not 0 <= default_tolerance <= 10:
-        problems.append(f"default_tolerance must be between 0 and 10 scale points, got {default_tolerance}")
+        problems.append(
+            gettext("default_tolerance must be between 0 and 10 scale points, got %(default_tolerance)s")
+            % {"default_tolerance": default_tolerance}
+        )
     if too_fast_seconds is not None and not 0 <= too_fast_seconds <= 3600:
-        problems.append(f"too_fast_seconds must be between 0 and 3600, got {too_fast_seconds}")
+        problems.append(
+            gettext("too_fast_seconds must be between 0 and 3600, got %(too_fast_seconds)s")
+            % {"too_fast_seconds": too_fast_seconds}
+        )
     if source is not None and source not in SourceFilter.values:
-        problems.append(f"source must be one of {', '.join(SourceFilter.values)}, got {source!r}")
+        problems.append(
+            gettext("source must be one of %(join)s, got %(source)s")
+            % {"join": ", ".join(SourceFilter.values), "source": repr(source)}
+        )
     if problems:
         raise QualityError(problems)
     with transaction.atomic():
@@ -109,7 +123,7 @@ def _checked_answers(project: Project, dialogue: Dialogue, answers: list[Expecte
     for a in answers:
         criterion = criteria.get(a.criterion)
         if criterion is None:
-            problems.append(f"unknown criterion {a.criterion!r}")
+            problems.append(gettext("unknown criterion %(criterion)s") % {"criterion": repr(a.criterion)})
             continue
         try:
             check_value(criterion, unit_speaker(criterion, a.unit, shape, rule=rule), a.value)
@@ -117,18 +131,22 @@ def _checked_answers(project: Project, dialogue: Dialogue, answers: list[Expecte
             problems.append(str(exc))
             continue
         if a.tolerance and criterion.level not in ORDERED_LEVELS:
-            problems.append(f"{criterion.key} is nominal: a tolerance applies to ordered scales only")
+            problems.append(
+                gettext("%(key)s is nominal: a tolerance applies to ordered scales only") % {"key": criterion.key}
+            )
             continue
         if a.tolerance < 0:
-            problems.append(f"the tolerance of {criterion.key} must not be negative")
+            problems.append(gettext("the tolerance of %(key)s must not be negative") % {"key": criterion.key})
             continue
         if (a.criterion, a.unit) in seen:
-            problems.append(f"{a.criterion} unit {a.unit} is given twice")
+            problems.append(
+                gettext("%(criterion)s unit %(unit)s is given twice") % {"criterion": a.criterion, "unit": a.unit}
+            )
             continue
         seen.add((a.criterion, a.unit))
         rows.append(ExpectedAnswer(criterion=criterion, unit=a.unit, value=a.value, tolerance=a.tolerance))
     if not rows and not problems:
-        problems.append("give at least one expected answer")
+        problems.append(gettext("give at least one expected answer"))
     if problems:
         raise QualityError(problems)
     return rows
@@ -221,7 +239,9 @@ def quality_items_upload(
             cell[value] = cell.get(value, 0) + count
         if not given:
             raise InputError(
-                str(uploaded.name), "has no annotations to take the expected answers from", record=dialogue.external_id
+                str(uploaded.name),
+                N_("has no annotations to take the expected answers from"),
+                record=dialogue.external_id,
             )
         answers = []
         for (criterion_id, unit), cell in sorted(given.items()):

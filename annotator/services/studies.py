@@ -25,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from rest_framework.authtoken.models import Token
 
 from annotator.models import (
@@ -78,8 +79,11 @@ def study_create(*, project: Project, name: str, **settings) -> Study:
         label = PRESETS[project.preset].label
         raise StudyError(
             StudyError.PRESET,
-            f"{label} projects cannot run as a study: each annotator reorders a whole permutation set; "
-            "add annotators as members instead.",
+            gettext(
+                "%(label)s projects cannot run as a study: each annotator reorders a whole permutation set; "
+                "add annotators as members instead."
+            )
+            % {"label": label},
         )
     unknown = set(settings) - set(SETTINGS_FIELDS)
     if unknown:
@@ -153,11 +157,11 @@ def participant_arrive(*, study: Study, external_id: str, platform: dict[str, st
     if found is not None:
         return found
     if not study.is_open:
-        raise StudyError(StudyError.CLOSED, "This study is closed: it takes no new participants.")
+        raise StudyError(StudyError.CLOSED, gettext("This study is closed: it takes no new participants."))
     if not _open_items(study.project):
         studies_release_expired(project=study.project)  # (or another request just did: look again)
         if not _open_items(study.project):
-            raise StudyError(StudyError.FULL, "Every place in this study is taken.")
+            raise StudyError(StudyError.FULL, gettext("Every place in this study is taken."))
     try:
         return _participant_create(study=study, external_id=external_id, platform=dict(platform or {}))
     except IntegrityError:
@@ -185,7 +189,7 @@ def participant_start(*, participant_id: int, now=None) -> Participant:
             return participant
         study = participant.study
         if not study.is_open:
-            raise StudyError(StudyError.CLOSED, "This study is closed: it takes no new participants.")
+            raise StudyError(StudyError.CLOSED, gettext("This study is closed: it takes no new participants."))
         participant.consented_at = participant.consented_at or now
         project = Project.objects.select_for_update().get(pk=study.project_id)  # one hand-out at a time
         _release_expired(project, now)

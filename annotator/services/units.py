@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.utils.translation import gettext
+
 from annotator.models import Criterion, Unit
 from annotator.presets import PRESETS, UnitRule
 from annotator.selectors.structure import DialogueShape
+from annotator.wording import speaker_name
 
 POST_UNITS = {Unit.POST, Unit.SYSTEM_TURN, Unit.REPLY}
 
@@ -61,24 +64,37 @@ def unit_speaker(criterion: Criterion, unit: int, shape: DialogueShape, *, rule:
     or is not one the criterion asks about under the preset's ``rule``."""
     if criterion.unit == Unit.DIALOGUE:
         if unit != 0:
-            raise UnitError(f"dialogue-level criterion {criterion.key} takes unit 0, got {unit}")
+            raise UnitError(
+                gettext("dialogue-level criterion %(key)s takes unit 0, got %(unit)s")
+                % {"key": criterion.key, "unit": unit}
+            )
         return ""
     speakers, blocks = shape.speakers, shape.blocks
     if criterion.unit in POST_UNITS:
         if not 0 <= unit < len(speakers):
-            raise UnitError(f"no post {unit} (the dialogue has {len(speakers)})")
+            raise UnitError(
+                gettext("no post %(unit)s (the dialogue has %(len)s)") % {"unit": unit, "len": len(speakers)}
+            )
         what = "post"
     else:
         n_blocks = (blocks[-1] + 1) if blocks else 0
         if not 0 <= unit < n_blocks:
-            raise UnitError(f"no turn {unit} (the dialogue has {n_blocks})")
+            raise UnitError(
+                gettext("no turn %(unit)s (the dialogue has %(n_blocks)s)") % {"unit": unit, "n_blocks": n_blocks}
+            )
         what = "turn"
     first = _first_post(criterion, unit, shape)
     speaker = speakers[first]
     if criterion.speaker and speaker != criterion.speaker:
-        raise UnitError(f"criterion {criterion.key} applies to {criterion.speaker} turns, this one is by {speaker}")
+        raise UnitError(
+            gettext("criterion %(key)s applies to %(speaker)s turns, this one is by %(speaker2)s")
+            % {"key": criterion.key, "speaker": criterion.speaker, "speaker2": speaker}
+        )
     if not _rule_allows(rule, shape, first):
-        raise UnitError(f"criterion {criterion.key} is not asked of {what} {unit}: {_rule_reason(shape)}")
+        raise UnitError(
+            gettext("criterion %(key)s is not asked of %(what)s %(unit)s: %(rule_reason)s")
+            % {"key": criterion.key, "what": what, "unit": unit, "rule_reason": _rule_reason(shape)}
+        )
     return speaker
 
 
@@ -87,7 +103,10 @@ def check_value(criterion: Criterion, speaker: str, value: str) -> None:
     allowed = criterion.allowed_values(speaker if criterion.speakers else None)
     if value not in allowed:
         whose = f" on a {speaker} unit" if criterion.speakers else ""
-        raise UnitError(f"{value!r} is not a value of {criterion.key}{whose} (allowed: {', '.join(allowed)})")
+        raise UnitError(
+            gettext("%(value)s is not a value of %(key)s%(whose)s (allowed: %(join)s)")
+            % {"value": repr(value), "key": criterion.key, "whose": whose, "join": ", ".join(allowed)}
+        )
 
 
 def required_units(criterion: Criterion, shape: DialogueShape, *, rule: UnitRule) -> list[int]:
@@ -119,7 +138,7 @@ def unit_names(
     {0: 'turn 1 (A)', 1: 'turn 3 (B)', 2: 'turn 2 (A)'}
     """
     if criterion_unit == Unit.DIALOGUE:
-        return {0: "the dialogue as a whole"}
+        return {0: gettext("the dialogue as a whole")}
     n_blocks = (blocks[-1] + 1) if blocks else 0
     order = list(shown_order) if shown_order else list(range(n_blocks))
     number = {b: i + 1 for i, b in enumerate(order)}
@@ -129,12 +148,21 @@ def unit_names(
         block_speaker.setdefault(block, speaker)
         posts_of.setdefault(block, []).append(position)
     if criterion_unit not in POST_UNITS:
-        return {b: f"turn {number[b]} ({block_speaker[b]})" for b in sorted(block_speaker)}
+        return {
+            b: gettext("turn %(number)d (%(speaker)s)")
+            % {"number": number[b], "speaker": speaker_name(block_speaker[b])}
+            for b in sorted(block_speaker)
+        }
     names = {}
     for block, positions in posts_of.items():
         for i, position in enumerate(positions):
-            part = f", post {i + 1}" if len(positions) > 1 else ""
-            names[position] = f"turn {number[block]}{part} ({speakers[position]})"
+            names[position] = (
+                gettext("turn %(number)d, post %(post)d (%(speaker)s)")
+                % {"number": number[block], "post": i + 1, "speaker": speaker_name(speakers[position])}
+                if len(positions) > 1
+                else gettext("turn %(number)d (%(speaker)s)")
+                % {"number": number[block], "speaker": speaker_name(speakers[position])}
+            )
     return dict(sorted(names.items()))
 
 
@@ -164,11 +192,15 @@ def names_list(names: Sequence[str], limit: int = 6) -> str:
     'turn 1, turn 2, turn 3 and 6 more'
     """
     names = list(names)
+    separator = gettext(", ")
     if len(names) > limit:
-        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+        return gettext("%(first)s and %(more)s more") % {
+            "first": separator.join(names[:limit]),
+            "more": len(names) - limit,
+        }
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return gettext("%(first)s and %(last)s") % {"first": separator.join(names[:-1]), "last": names[-1]}
 
 
 @dataclass(frozen=True)
@@ -220,7 +252,10 @@ class ShownFrame:
             return unit
         if not 0 <= unit < len(axis):
             what = "post" if unit_kind in POST_UNITS else "turn"
-            raise UnitError(f"no {what} {unit} (the dialogue has {len(axis)})")
+            raise UnitError(
+                gettext("no %(what)s %(unit)s (the dialogue has %(len)s)")
+                % {"what": what, "unit": unit, "len": len(axis)}
+            )
         return axis[unit]
 
     @cached_property

@@ -21,6 +21,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -32,7 +33,7 @@ from annotator.selectors.studies import participant_home
 from annotator.services.judgements import ConflictError, Given, SubmissionError, judgements_save
 from annotator.services.qualification import is_training
 
-SIGNED_OUT = "You were signed out: sign in again (your answers are kept)."
+SIGNED_OUT = gettext_noop("You were signed out: sign in again (your answers are kept).")
 
 
 @login_required
@@ -80,7 +81,12 @@ def _signed_in_for_item(view):
             return view(request, assignment_id, *args, **kwargs)
         if _wants_json(request):
             return JsonResponse(
-                {"ok": False, "reason": "signed_out", "problems": [SIGNED_OUT], "csrf_token": get_token(request)},
+                {
+                    "ok": False,
+                    "reason": "signed_out",
+                    "problems": [gettext(SIGNED_OUT)],
+                    "csrf_token": get_token(request),
+                },
                 status=401,
             )
         return redirect_to_login(reverse("annotate", args=[assignment_id]))
@@ -268,7 +274,9 @@ def submit(request, assignment_id: int):
         # back to the item's own URL (the address bar never stays on the POST-only URL)
         request.session[f"submit-errors:{assignment_id}"] = {"problems": exc.problems, "missing": exc.missing}
         return redirect("annotate", assignment_id=assignment_id)
-    messages.success(request, f"Submitted dialogue {assignment.dialogue.external_id}.")
+    messages.success(
+        request, gettext("Submitted dialogue %(external_id)s.") % {"external_id": assignment.dialogue.external_id}
+    )
     if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
         next_url = reverse("training_feedback", args=[assignment.pk])
     else:

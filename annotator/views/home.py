@@ -1,12 +1,26 @@
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from annotator.access import can_create_projects
 from annotator.forms import AccountSettingsForm
+from annotator.language import SESSION_KEY, supported_language
 from annotator.models import Role
 from annotator.selectors.projects import projects_for_user
-from annotator.services.accounts import account_findable, account_settings_save
+from annotator.services.accounts import (
+    account_findable,
+    account_language,
+    account_language_save,
+    account_settings_save,
+)
+from annotator.wording import preset_label
 
 
 @login_required
@@ -16,6 +30,8 @@ def home(request):
     for project in projects:
         project.role = roles.get(project.pk)
         project.is_lead = project.role == Role.LEAD
+        project.role_label = Role(project.role).label if project.role in Role.values else ""
+        project.preset_label = preset_label(project.preset)
     return render(
         request, "annotator/home.html", {"projects": projects, "can_create": can_create_projects(request.user)}
     )
@@ -26,6 +42,45 @@ def account_settings(request):
     form = AccountSettingsForm(request.POST or None, initial={"findable_by_leads": account_findable(user=request.user)})
     if request.method == "POST" and form.is_valid():
         account_settings_save(user=request.user, findable_by_leads=form.cleaned_data["findable_by_leads"])
-        messages.success(request, "Saved your account settings.")
+        messages.success(request, _("Saved your account settings."))
         return redirect("account_settings")
-    return render(request, "registration/account_settings.html", {"form": form})
+    return render(
+        request,
+        "registration/account_settings.html",
+        {"form": form, "chosen_language": account_language(user=request.user)},
+    )
+
+
+@require_POST
+def language_set(request):
+    """The language picker of every page: remembered in a cookie, and on the account of a signed-in user.
+
+    An empty or unknown choice goes back to following the browser (``Accept-Language``)."""
+    language = supported_language(request.POST.get("language"))
+    target = request.POST.get("next") or request.headers.get("referer") or ""
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("home")
+    response = HttpResponseRedirect(target)
+    if request.user.is_authenticated:
+        account_language_save(user=request.user, language=language)
+        if language:
+            request.session[SESSION_KEY] = language
+        else:
+            request.session.pop(SESSION_KEY, None)
+    if language:
+        translation.activate(language)
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            path=settings.LANGUAGE_COOKIE_PATH,
+            domain=settings.LANGUAGE_COOKIE_DOMAIN,
+            secure=settings.LANGUAGE_COOKIE_SECURE or request.is_secure(),
+            httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
+    else:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME, path=settings.LANGUAGE_COOKIE_PATH)
+    return response

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_create_projects, lead_project
@@ -26,7 +28,13 @@ from annotator.services.accounts import member_tokens_revoke, membership_add_acc
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from annotator.services.judgements import assignment_reopen
-from annotator.services.projects import membership_remove, project_create_led, project_settings_update
+from annotator.services.projects import (
+    membership_remove,
+    project_create_led,
+    project_settings_update,
+    project_wording_save,
+)
+from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
 
 
 def _page(request, project, *, upload_error: str | None = None, **forms):
@@ -59,7 +67,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
 @login_required
 def project_new(request):
     if not can_create_projects(request.user):
-        raise PermissionDenied("only staff and project leads can create projects")
+        raise PermissionDenied(gettext("only staff and project leads can create projects"))
     form = ProjectCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         project = project_create_led(
@@ -69,7 +77,7 @@ def project_new(request):
             name=form.cleaned_data["name"],
             annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
         )
-        messages.success(request, f"Created project {project.slug}.")
+        messages.success(request, gettext("Created project %(slug)s.") % {"slug": project.slug})
         return redirect("lead_project", slug=project.slug)
     return render(request, "annotator/project_new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -77,6 +85,47 @@ def project_new(request):
 @login_required
 def project_manage(request, slug: str):
     return _page(request, lead_project(request, slug))
+
+
+@login_required
+def wording(request, slug: str):
+    """Each language's wording of the guidelines and questions; empty fields show the preset's translation,
+    else English (``annotator.wording``)."""
+    project = lead_project(request, slug)
+    language = request.POST.get("language") or request.GET.get("language") or WORDING_LANGUAGES[0]
+    if language not in WORDING_LANGUAGES:
+        raise Http404("no such wording language")
+    criteria = list(project.criteria.all())
+    if request.method == "POST":
+        project_wording_save(
+            project=project,
+            language=language,
+            guidelines=request.POST.get("guidelines", ""),
+            questions={c.key: request.POST.get(f"q:{c.key}", "") for c in criteria},
+        )
+        messages.success(request, gettext("Saved the wording of the guidelines and questions."))
+        return redirect(f"{reverse('lead_wording', args=[slug])}?language={language}")
+    own = (project.wordings or {}).get(language) or {}
+    rows = [
+        {
+            "criterion": c,
+            "own": own.get("questions", {}).get(c.key, ""),
+            "shown": criterion_wording(project, c, language).question,
+        }
+        for c in criteria
+    ]
+    return render(
+        request,
+        "annotator/wording.html",
+        {
+            "project": project,
+            "language": language,
+            "languages": [(code, name) for code, name in settings.LANGUAGES if code in WORDING_LANGUAGES],
+            "own_guidelines": own.get("guidelines", ""),
+            "shown_guidelines": guidelines_text(project, language),
+            "rows": rows,
+        },
+    )
 
 
 @login_required
@@ -91,7 +140,7 @@ def guidelines(request, slug: str):
         guidelines=form.cleaned_data["guidelines"],
         annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
     )
-    messages.success(request, "Saved the guidelines and the number of annotators per dialogue.")
+    messages.success(request, gettext("Saved the guidelines and the number of annotators per dialogue."))
     return redirect("lead_project", slug=slug)
 
 
@@ -149,8 +198,17 @@ def import_remove(request, slug: str, batch_id: int):
             c = removal.contents
             messages.success(
                 request,
-                f"Removed import {batch.pk} ({batch.file_names}): {c.dialogues} dialogues, {c.assignments} "
-                f"assignments and {c.submitted_judgements} submitted judgements. The statistics are being recomputed.",
+                gettext(
+                    "Removed import %(pk)s (%(file_names)s): %(dialogues)s dialogues, %(assignments)s assignments "
+                    "and %(submitted_judgements)s submitted judgements. The statistics are being recomputed."
+                )
+                % {
+                    "pk": batch.pk,
+                    "file_names": batch.file_names,
+                    "dialogues": c.dialogues,
+                    "assignments": c.assignments,
+                    "submitted_judgements": c.submitted_judgements,
+                },
             )
         return redirect(f"{reverse('lead_project', args=[slug])}#imports")
     if batch.status != ImportStatus.DONE:
@@ -178,7 +236,11 @@ def member_add(request, slug: str):
         for field, problems in exc.message_dict.items():
             form.add_error(field, problems)
         return _page(request, project, member_form=form)
-    messages.success(request, f"{username} is now {role} of {project.slug}.")
+    messages.success(
+        request,
+        gettext("%(username)s is now %(role)s of %(slug)s.")
+        % {"username": username, "role": role, "slug": project.slug},
+    )
     return redirect("lead_project", slug=slug)
 
 
@@ -187,7 +249,7 @@ def member_add(request, slug: str):
 def member_remove(request, slug: str, user_id: int):
     project = lead_project(request, slug)
     if user_id == request.user.pk:  # a lead cannot remove themselves here
-        messages.error(request, "You cannot remove yourself; ask another lead.")
+        messages.error(request, gettext("You cannot remove yourself; ask another lead."))
         return redirect("lead_project", slug=slug)
     username = project.memberships.filter(user_id=user_id).values_list("user__username", flat=True).first()
     if username is None:
@@ -209,7 +271,11 @@ def member_tokens(request, slug: str, user_id: int):
         revoked = member_tokens_revoke(project=project, user_id=user_id)
     except Membership.DoesNotExist:
         raise Http404("no such member") from None
-    messages.success(request, f"Revoked {revoked} API token(s); the member asks for a new one with their password.")
+    messages.success(
+        request,
+        gettext("Revoked %(revoked)s API token(s); the member asks for a new one with their password.")
+        % {"revoked": revoked},
+    )
     return redirect("lead_project", slug=slug)
 
 
@@ -225,7 +291,9 @@ def assign(request, slug: str):
     shortfall = assignment_shortfall(project=project)
     still = f" {shortfall.explanation()}" if shortfall.short else ""
     messages.success(
-        request, f"Created {report.created} assignments; handed back {report.handed_back} unfinished items.{still}"
+        request,
+        gettext("Created %(created)s assignments; handed back %(handed_back)s unfinished items.%(still)s")
+        % {"created": report.created, "handed_back": report.handed_back, "still": still},
     )
     return redirect("lead_project", slug=slug)
 
@@ -238,5 +306,9 @@ def reopen(request, slug: str, assignment_id: int):
     reason = (request.POST.get("reason") or "").strip()[:500]
     assignment_reopen(assignment_id=assignment.pk, reason=reason)
     shown = f" with the reason: {reason}" if reason else ""
-    messages.success(request, f"Reopened {assignment.dialogue.external_id} for {assignment.annotator.username}{shown}.")
+    messages.success(
+        request,
+        gettext("Reopened %(external_id)s for %(username)s%(shown)s.")
+        % {"external_id": assignment.dialogue.external_id, "username": assignment.annotator.username, "shown": shown},
+    )
     return redirect("lead_project", slug=slug)

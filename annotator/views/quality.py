@@ -6,10 +6,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project, own_assignment
 from annotator.importers import InputError
+from annotator.input_errors import input_error_text
 from annotator.models import QualityItemKind, SourceFilter
 from annotator.selectors.quality import quality_item_questions, quality_items_of
 from annotator.services.qualification import qualification_admit, qualification_results, training_feedback
@@ -90,7 +92,7 @@ def quality_settings_save(request, slug: str):
         )
     except QualityError as exc:
         return quality_page(request, slug, status=400, error=str(exc))
-    messages.success(request, "Saved the quality settings.")
+    messages.success(request, gettext("Saved the quality settings."))
     return redirect("quality", slug=slug)
 
 
@@ -126,7 +128,9 @@ def quality_item_edit(request, slug: str, dialogue_id: int):
         except (QualityError, ValueError) as exc:
             error = str(exc)
         else:
-            messages.success(request, f"Saved the expected answers of {form['dialogue'].external_id}.")
+            messages.success(
+                request, gettext("Saved the expected answers of %(form)s.") % {"form": form["dialogue"].external_id}
+            )
             return redirect("quality", slug=slug)
     return render(
         request,
@@ -141,7 +145,7 @@ def quality_item_edit(request, slug: str, dialogue_id: int):
 def quality_item_delete(request, slug: str, dialogue_id: int):
     project = lead_project(request, slug)
     quality_item_remove(project=project, dialogue_id=dialogue_id)
-    messages.success(request, "The dialogue is an ordinary item again.")
+    messages.success(request, gettext("The dialogue is an ordinary item again."))
     return redirect("quality", slug=slug)
 
 
@@ -162,8 +166,15 @@ def quality_upload(request, slug: str):
             explanation=request.POST.get("explanation", ""),
         )
     except (InputError, QualityError) as exc:
-        return quality_page(request, slug, status=400, error=f"Nothing was imported. {exc}")
-    messages.success(request, f"Imported {len(items)} item(s) with their expected answers from {uploaded.name}.")
+        reason = input_error_text(exc) if isinstance(exc, InputError) else str(exc)
+        return quality_page(
+            request, slug, status=400, error=gettext("Nothing was imported. %(error)s") % {"error": reason}
+        )
+    messages.success(
+        request,
+        gettext("Imported %(len)s item(s) with their expected answers from %(name)s.")
+        % {"len": len(items), "name": uploaded.name},
+    )
     return redirect("quality", slug=slug)
 
 
@@ -174,8 +185,15 @@ def quality_mix(request, slug: str):
     report = quality_assignments_create(project=project, seed=_int_or(request.POST.get("seed"), 0))
     messages.success(
         request,
-        f"Added {report.controls_added} control item(s) to queues (withdrew {report.controls_withdrawn}) "
-        f"and {report.training_added} training item(s).",
+        gettext(
+            "Added %(controls_added)s control item(s) to queues (withdrew %(controls_withdrawn)s) and "
+            "%(training_added)s training item(s)."
+        )
+        % {
+            "controls_added": report.controls_added,
+            "controls_withdrawn": report.controls_withdrawn,
+            "training_added": report.training_added,
+        },
     )
     return redirect("quality", slug=slug)
 
@@ -191,5 +209,5 @@ def qualification_admit_page(request, slug: str):
         )
     except ValueError as exc:
         return quality_page(request, slug, status=400, error=str(exc))
-    messages.success(request, f"Let {username} into the real queue.")
+    messages.success(request, gettext("Let %(username)s into the real queue.") % {"username": username})
     return redirect("quality", slug=slug)

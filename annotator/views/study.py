@@ -13,6 +13,7 @@ from contextlib import suppress
 from django.conf import settings
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
@@ -122,7 +123,7 @@ def study_start(request, token: str):
     if participant is None:
         return _message(request, study, "no_id")
     if participant.allocated_at is None and request.POST.get("consent") != "yes":
-        return _participant_page(request, participant, consent_error="Tick the box to agree before you start.")
+        return _participant_page(request, participant, consent_error=gettext("Tick the box to agree before you start."))
     with suppress(StudyError):  # closed meanwhile: the study's page says so
         participant_start(participant_id=participant.pk)
     return redirect("study", token=token)

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
@@ -47,7 +48,10 @@ def study_list(request, slug: str):
         except StudyError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Opened the study {study.name}: give its link to the recruiting platform.")
+            messages.success(
+                request,
+                gettext("Opened the study %(name)s: give its link to the recruiting platform.") % {"name": study.name},
+            )
             return redirect("lead_study", slug=slug, study_id=study.pk)
     studies = [(study, study_places(study=study)) for study in project.studies.all()]
     return render(
@@ -65,7 +69,7 @@ def study_manage(request, slug: str, study_id: int):
     form = StudyForm(request.POST or None, instance=study)
     if request.method == "POST" and form.is_valid():
         study_update(study=study, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS})
-        messages.success(request, "Saved the study's settings.")
+        messages.success(request, gettext("Saved the study's settings."))
         return redirect("lead_study", slug=slug, study_id=study.pk)
     if request.method == "POST":
         study.refresh_from_db()  # show the stored settings beside the refused form
@@ -94,7 +98,9 @@ def study_open(request, slug: str, study_id: int):
 @require_POST
 def study_rotate(request, slug: str, study_id: int):
     study = study_token_rotate(study=_study(request, slug, study_id))
-    messages.success(request, "The study has a new link; the old one no longer works. Update it on the platform.")
+    messages.success(
+        request, gettext("The study has a new link; the old one no longer works. Update it on the platform.")
+    )
     return redirect("lead_study", slug=slug, study_id=study.pk)
 
 
@@ -103,7 +109,15 @@ def study_rotate(request, slug: str, study_id: int):
 def study_release(request, slug: str, study_id: int):
     study = _study(request, slug, study_id)
     released = studies_release_expired(project=study.project)
-    messages.success(request, f"Released {released} unfinished item{'s' if released != 1 else ''} past the time limit.")
+    messages.success(
+        request,
+        ngettext(
+            "Released %(released)s unfinished item past the time limit.",
+            "Released %(released)s unfinished items past the time limit.",
+            released,
+        )
+        % {"released": released},
+    )
     return redirect("lead_study", slug=slug, study_id=study.pk)
 
 
@@ -123,8 +137,14 @@ def participant_token(request, slug: str, study_id: int, participant_id: int):
     participant = get_object_or_404(Participant, pk=participant_id, study=study)
     if request.POST.get("action") == "grant":
         token = participant_token_grant(participant=participant)
-        messages.success(request, f"API token for {participant.external_id}: {token.key}")
+        messages.success(
+            request,
+            gettext("API token for %(external_id)s: %(key)s")
+            % {"external_id": participant.external_id, "key": token.key},
+        )
     else:
         participant_token_revoke(participant=participant)
-        messages.success(request, f"Revoked the API token of {participant.external_id}.")
+        messages.success(
+            request, gettext("Revoked the API token of %(external_id)s.") % {"external_id": participant.external_id}
+        )
     return redirect("lead_study", slug=slug, study_id=study.pk)

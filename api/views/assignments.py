@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
@@ -68,5 +69,5 @@ class AssignmentJudgements(APIView):
                 submit=data["submit"],
             )
         except Assignment.DoesNotExist:
-            raise Http404("no such assignment of yours") from None
+            raise Http404(gettext("no such assignment of yours")) from None
         return Response(s.AssignmentOut(saved).data)

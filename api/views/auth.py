@@ -4,6 +4,7 @@ page); leads revoke their members' tokens."""
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -38,7 +39,7 @@ class TokenObtain(APIView):
             return Response({"detail": lockout_message(), "locked_out": True}, status=status.HTTP_429_TOO_MANY_REQUESTS)
         if user is None or not user.is_active:
             return Response(
-                {"detail": "Unable to log in with the username and password given."},
+                {"detail": gettext("Unable to log in with the username and password given.")},
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(s.TokenOut({"token": token_issue(user=user).key}).data)
@@ -54,5 +55,5 @@ class MemberTokensRevoke(APIView):
         try:
             revoked = member_tokens_revoke(project=request.project, user_id=user_id)
         except Membership.DoesNotExist:
-            raise NotFound("no such member of this project") from None
+            raise NotFound(gettext("no such member of this project")) from None
         return Response({"revoked": revoked}, status=status.HTTP_200_OK)

@@ -6,6 +6,7 @@ from django.db.models import Count
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext
 from drf_spectacular.plumbing import resolve_type_hint
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -76,7 +77,7 @@ class DialogueDetail(APIView):
     @extend_schema(responses=s.DialogueDetailOut)
     def get(self, request, slug: str, external_id: str):
         if "\x00" in external_id:  # no id contains NUL, and PostgreSQL refuses to compare with it
-            raise Http404("no such dialogue")
+            raise Http404(gettext("no such dialogue"))
         dialogue = dialogue_as_shown(
             user=request.user, project=request.project, membership=request.membership, external_id=external_id
         )

@@ -10,6 +10,7 @@ from dataclasses import asdict
 
 from django.db.models import Count
 from django.http import Http404
+from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
@@ -41,10 +42,17 @@ from scoring.app.services.schedule import statistics_request
 
 def _dialogue_id(project, external_id: str) -> int:
     if "\x00" in external_id:
-        raise Http404("no such dialogue")
+        raise Http404(gettext("no such dialogue"))
     found = project.dialogues.filter(external_id=external_id).values_list("pk", flat=True).first()
     if found is None:
-        raise ValidationError({"dialogue": [f"no dialogue {external_id!r} in project {project.slug}"]})
+        raise ValidationError(
+            {
+                "dialogue": [
+                    gettext("no dialogue %(external_id)s in project %(slug)s")
+                    % {"external_id": repr(external_id), "slug": project.slug}
+                ]
+            }
+        )
     return found
 
 
@@ -126,7 +134,7 @@ class QualityItemDetail(APIView):
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, slug: str, external_id: str):
         if not quality_item_remove(project=request.project, dialogue_id=_dialogue_id(request.project, external_id)):
-            raise Http404("not a control or training item")
+            raise Http404(gettext("not a control or training item"))
         statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -237,13 +245,13 @@ class ExclusionDetail(APIView):
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, slug: str, annotator: str):
         if "\x00" in annotator:
-            raise Http404("no such annotator")
+            raise Http404(gettext("no such annotator"))
         try:
             lifted = annotator_include(project=request.project, username=annotator)
         except ExclusionError as exc:
             raise Http404(str(exc)) from None
         if not lifted:
-            raise Http404("the annotator is not excluded")
+            raise Http404(gettext("the annotator is not excluded"))
         statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -288,10 +296,10 @@ class AdjudicationDetail(APIView):
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, slug: str, external_id: str, criterion: str, unit: int):
         if "\x00" in criterion or unit > q.MAX_INT:
-            raise Http404("no such unit")
+            raise Http404(gettext("no such unit"))
         dialogue_id = _dialogue_id(request.project, external_id)
         if not adjudication_remove(project=request.project, dialogue_id=dialogue_id, criterion=criterion, unit=unit):
-            raise Http404("no final label for that unit")
+            raise Http404(gettext("no final label for that unit"))
         statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -307,6 +315,6 @@ class TrainingFeedback(APIView):
         try:
             feedback = training_feedback(assignment=assignment)
         except ValueError:
-            raise Http404("not a training item") from None
+            raise Http404(gettext("not a training item")) from None
         status_ = feedback.pop("qualification")
         return Response(q.FeedbackOut({**feedback, "state": status_.state, "score": status_.score}).data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -65,7 +66,7 @@ class RunDetail(APIView):
         try:
             run_delete(project=request.project, run_id=pk)
         except Run.DoesNotExist:
-            raise Http404("no such run") from None
+            raise Http404(gettext("no such run")) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -98,6 +99,6 @@ class RunRescore(APIView):
         try:
             run = run_rescore(project=request.project, run_id=pk)
         except Run.DoesNotExist:
-            raise Http404("no such run") from None
+            raise Http404(gettext("no such run")) from None
         run.refresh_from_db()
         return Response(s.RunOut(run).data, status=status.HTTP_202_ACCEPTED)

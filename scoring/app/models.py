@@ -1,6 +1,7 @@
 """Stored results of the scoring library: project statistics and scored runs."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Project
 
@@ -59,9 +60,9 @@ class RunKind(models.TextChoices):
 
 
 class RunStatus(models.TextChoices):
-    PENDING = "pending", "Waiting to be scored"
-    SCORED = "scored", "Scored"
-    FAILED = "failed", "Rejected"
+    PENDING = "pending", _("Waiting to be scored")
+    SCORED = "scored", _("Scored")
+    FAILED = "failed", _("Rejected")
 
 
 class Run(models.Model):

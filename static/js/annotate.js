@@ -6,7 +6,9 @@
   const form = document.getElementById("annotation-form");
   if (!form) return;
   const progressEl = document.getElementById("progress");
-  const noun = form.dataset.progressNoun || "Turn";
+  const systemTurns = form.dataset.progressNoun === "System turn";
+  // numbers in the page's language (document.documentElement.lang)
+  const number = new Intl.NumberFormat(document.documentElement.lang || undefined);
   let revealed = -1;
 
   function questionAnswered(el) {
@@ -32,8 +34,11 @@
     if (!progressEl) return;
     const questions = Array.from(form.querySelectorAll("[data-question]"));
     const done = questions.filter(questionAnswered).length;
-    let text = done + " of " + questions.length + " answered";
-    if (state.total) text = noun + " " + Math.min(state.answered + 1, state.total) + " of " + state.total + " · " + text;
+    let text = interpolate(gettext("%(done)s of %(total)s answered"), { done: number.format(done), total: number.format(questions.length) }, true);
+    if (state.total) {
+      const step = { n: number.format(Math.min(state.answered + 1, state.total)), total: number.format(state.total) };
+      text = (systemTurns ? interpolate(gettext("System turn %(n)s of %(total)s"), step, true) : interpolate(gettext("Turn %(n)s of %(total)s"), step, true)) + " · " + text;
+    }
     progressEl.textContent = text;
   }
 
@@ -59,7 +64,7 @@
           badge.className = "nugget-badge";
           holder.insertBefore(badge, holder.firstChild);
         }
-        badge.textContent = "Nugget " + count + ": " + label;
+        badge.textContent = interpolate(gettext("Nugget %(n)s: %(label)s"), { n: count, label: label }, true);
       } else if (badge) {
         badge.remove();
       }

@@ -70,8 +70,8 @@
   }
 
   function choiceLabel(name, value) {
-    if (!value) return "no answer";
-    if (name === "reordering") return "another order";
+    if (!value) return gettext("no answer");
+    if (name === "reordering") return gettext("another order");
     const q = question(name);
     const select = q && q.querySelector("select");
     if (select) {
@@ -86,15 +86,15 @@
   }
 
   function describe(name) {
-    if (name === "reordering") return "The order of the turns";
+    if (name === "reordering") return gettext("The order of the turns");
     const q = question(name);
     return q ? q.dataset.label + ", " + q.dataset.where : name;
   }
 
   function names(items) {
-    if (items.length > 6) return items.slice(0, 6).join(", ") + " and " + (items.length - 6) + " more";
+    if (items.length > 6) return interpolate(gettext("%(first)s and %(more)s more"), { first: items.slice(0, 6).join(gettext(", ")), more: items.length - 6 }, true);
     if (items.length <= 1) return items.join("");
-    return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+    return interpolate(gettext("%(first)s and %(last)s"), { first: items.slice(0, -1).join(gettext(", ")), last: items[items.length - 1] }, true);
   }
 
   // ---- this browser's copy ---------------------------------------------------------------------------
@@ -116,21 +116,25 @@
   }
 
   // ---- messages --------------------------------------------------------------------------------------
-  function utcTime(date) { return date.toISOString().slice(11, 19) + " UTC"; }
+  // times in UTC, written in the page's language (document.documentElement.lang)
+  const clock = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
+    hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: "UTC",
+  });
+  function utcTime(date) { return clock.format(date) + " UTC"; }
 
   function refreshStatus() {
     if (!statusEl) return;
     let text;
     const order = list ? list.dataset.problems || "" : "";
-    if (mode === "signed-out") text = "Not saved: you were signed out. Your answers are kept in this browser.";
-    else if (mode === "conflict") text = "Not saved: this item was changed in another tab or window (see above).";
-    else if (mode === "submitted") text = "Not saved: this item has been submitted.";
-    else if (mode === "checking") text = "Saving… (checking the sign-in)";
-    else if (mode === "offline") text = "Not saved yet (no connection): your answers are kept in this browser and sent when the connection is back.";
+    if (mode === "signed-out") text = gettext("Not saved: you were signed out. Your answers are kept in this browser.");
+    else if (mode === "conflict") text = gettext("Not saved: this item was changed in another tab or window (see above).");
+    else if (mode === "submitted") text = gettext("Not saved: this item has been submitted.");
+    else if (mode === "checking") text = gettext("Saving… (checking the sign-in)");
+    else if (mode === "offline") text = gettext("Not saved yet (no connection): your answers are kept in this browser and sent when the connection is back.");
     else if (problem) text = problem;
-    else if (Object.keys(pending).length || inFlight) text = "Saving…";
-    else if (order) text = (lastSaved ? "Answers saved at " + utcTime(lastSaved) + "; " : "") + "the order is not saved yet: " + order + ".";
-    else text = lastSaved ? "Draft saved at " + utcTime(lastSaved) : "";
+    else if (Object.keys(pending).length || inFlight) text = gettext("Saving…");
+    else if (order) text = lastSaved ? interpolate(gettext("Answers saved at %(time)s; the order is not saved yet: %(problems)s."), { time: utcTime(lastSaved), problems: order }, true) : interpolate(gettext("the order is not saved yet: %(problems)s."), { problems: order }, true);
+    else text = lastSaved ? interpolate(gettext("Draft saved at %(time)s"), { time: utcTime(lastSaved) }, true) : "";
     statusEl.textContent = text;
   }
 
@@ -286,7 +290,7 @@
     if (result.status === 403) {
       forbidden += 1;
       if (forbidden <= 2) { mode = "checking"; checkSession(); return; } // a new CSRF token after signing in elsewhere
-      problem = "Not saved: the server refused the save (403). Your answers are kept in this browser.";
+      problem = gettext("Not saved: the server refused the save (403). Your answers are kept in this browser.");
       return;
     }
     if (result.status === 409 && json.reason === "conflict") {
@@ -296,9 +300,9 @@
     }
     if (result.status === 409) {
       mode = "submitted";
-      showAlert(["This item has been submitted (in another tab or window?): the changes made here were not saved.",
-        "Your answers are kept in this browser; ask the project lead to reopen the item to add them."],
-      [], [{ id: "reload-submitted", label: "Show the submitted item", action: reloadPage }]);
+      showAlert([gettext("This item has been submitted (in another tab or window?): the changes made here were not saved."),
+        gettext("Your answers are kept in this browser; ask the project lead to reopen the item to add them.")],
+      [], [{ id: "reload-submitted", label: gettext("Show the submitted item"), action: reloadPage }]);
       return;
     }
     if (result.status === 400) {
@@ -307,7 +311,7 @@
         if (pending[name] && pending[name].value === sent[name].value) delete pending[name];
       });
       persist();
-      problem = "Not saved: " + (json.problems || ["the server refused the values"]).join("; ");
+      problem = interpolate(gettext("Not saved: %(problems)s"), { problems: (json.problems || [gettext("the server refused the values")]).join("; ") }, true);
       return;
     }
     offline();
@@ -339,7 +343,7 @@
     form.dispatchEvent(new CustomEvent("dialeval:applied"));
     if (updated && !clashes.length) {
       showAlert([updated + (updated === 1 ? " answer" : " answers") + " given in another tab or window " +
-        (updated === 1 ? "is" : "are") + " now shown here too."], [], [{ id: "dismiss-note", label: "OK", secondary: true, action: hideAlert }]);
+        (updated === 1 ? "is" : "are") + " now shown here too."], [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
     }
     return clashes;
   }
@@ -351,15 +355,13 @@
       if (q) q.classList.add("conflict");
     });
     showAlert(
-      ["Not saved: this item was changed in another tab or window, and so were these answers here. " +
-        "Nothing was overwritten; your answers stay on this page until you choose."],
+      [gettext("Not saved: this item was changed in another tab or window, and so were these answers here. Nothing was overwritten; your answers stay on this page until you choose.")],
       clashes.map(function (c) {
-        return describe(c.name) + ": " + choiceLabel(c.name, c.theirs) + " in the other tab or window, " +
-          choiceLabel(c.name, c.yours) + " here";
+        return interpolate(gettext("%(question)s: %(theirs)s in the other tab or window, %(yours)s here"), { question: describe(c.name), theirs: choiceLabel(c.name, c.theirs), yours: choiceLabel(c.name, c.yours) }, true);
       }),
       [
-        { id: "conflict-reload", label: "Reload to see the saved answers", action: function () { resolve(clashes, false); } },
-        { id: "conflict-keep", label: "Keep my answers", secondary: true, action: function () { resolve(clashes, true); } },
+        { id: "conflict-reload", label: gettext("Reload to see the saved answers"), action: function () { resolve(clashes, false); } },
+        { id: "conflict-keep", label: gettext("Keep my answers"), secondary: true, action: function () { resolve(clashes, true); } },
       ]);
     alertEl.focus();
     refreshStatus();
@@ -403,7 +405,7 @@
         if (result.status === 200 && result.json.ok) { resumed(result.json); return; }
         if (result.status === 401) { signedOut(); return; }
         if (mode === "checking") mode = "ok";
-        problem = "Not saved: this item cannot be opened with the current sign-in (" + result.status + ").";
+        problem = interpolate(gettext("Not saved: this item cannot be opened with the current sign-in (%(status)s)."), { status: result.status }, true);
         refreshStatus();
       },
       function () { if (mode === "checking") mode = "ok"; if (mode === "ok") offline(); });
@@ -443,7 +445,7 @@
       const data = new FormData(signinForm);
       data.set("csrfmiddlewaretoken", csrf());
       data.set("next", signinForm.dataset.next);
-      signinStatus.textContent = "Signing in…";
+      signinStatus.textContent = gettext("Signing in…");
       fetch(signinForm.action, { method: "POST", body: data, credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(answer).then(function (result) {
           if (result.status === 200 && result.json.ok) {
@@ -451,9 +453,9 @@
             document.getElementById("signin-password").value = "";
             resumed(result.json);
           } else {
-            signinStatus.textContent = "Your username and password did not match. Please try again.";
+            signinStatus.textContent = gettext("Your username and password did not match. Please try again.");
           }
-        }, function () { signinStatus.textContent = "No connection; try again in a moment."; });
+        }, function () { signinStatus.textContent = gettext("No connection; try again in a moment."); });
     });
   }
 
@@ -493,19 +495,19 @@
     const order = [];
     found.forEach(function (q) {
       if (q === list) {
-        order.push("The order of the turns cannot be submitted yet: " + (list.dataset.problems || "it is not valid"));
+        order.push(interpolate(gettext("The order of the turns cannot be submitted yet: %(problems)s"), { problems: list.dataset.problems || gettext("it is not valid") }, true));
         return;
       }
       if (!where[q.dataset.label]) { where[q.dataset.label] = []; byLabel.push(q.dataset.label); }
       where[q.dataset.label].push(q.dataset.where);
     });
-    return byLabel.map(function (label) { return label + " is missing for " + names(where[label]); }).concat(order);
+    return byLabel.map(function (label) { return interpolate(gettext("%(question)s is missing for %(units)s"), { question: label, units: names(where[label]) }, true); }).concat(order);
   }
 
   function endSubmitting() {
     form.dataset.submitting = "false";
     if (submitButton) {
-      submitButton.textContent = "Submit";
+      submitButton.textContent = gettext("Submit");
       submitButton.disabled = Boolean(list && !list.dataset.order);
     }
   }
@@ -522,7 +524,7 @@
     if (mode === "signed-out") { signinPanel.scrollIntoView({ block: "center" }); document.getElementById("signin-password").focus(); return; }
     if (mode === "conflict") { alertEl.scrollIntoView({ block: "center" }); alertEl.focus(); return; }
     form.dataset.submitting = "true";
-    if (submitButton) { submitButton.disabled = true; submitButton.textContent = "Submitting…"; }
+    if (submitButton) { submitButton.disabled = true; submitButton.textContent = gettext("Submitting…"); }
     if (mode === "offline") mode = "ok";
     save();
     settle().then(function () {
@@ -597,9 +599,9 @@
       const left = names_.filter(function (name) { return kept[name].value !== (known[name] || ""); });
       if (!left.length) { pending = {}; persist(); return; }
       pending = kept;
-      showAlert(["This browser still holds answers for this item that were not saved before it was submitted:"],
+      showAlert([gettext("This browser still holds answers for this item that were not saved before it was submitted:")],
         left.map(function (name) { return describe(name) + ": " + choiceLabel(name, kept[name].value); }),
-        [{ id: "discard-kept", label: "Discard them", secondary: true, action: function () { pending = {}; persist(); hideAlert(); } }]);
+        [{ id: "discard-kept", label: gettext("Discard them"), secondary: true, action: function () { pending = {}; persist(); hideAlert(); } }]);
       return;
     }
     const clashes = [];
@@ -615,8 +617,8 @@
     persist();
     if (clashes.length) { conflict(clashes); return; }
     if (Object.keys(pending).length) {
-      showAlert(["Answers kept in this browser that had not reached the server are back on the page and are being saved."],
-        [], [{ id: "dismiss-note", label: "OK", secondary: true, action: hideAlert }]);
+      showAlert([gettext("Answers kept in this browser that had not reached the server are back on the page and are being saved.")],
+        [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
       save();
     }
     refreshStatus();

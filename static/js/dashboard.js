@@ -12,9 +12,9 @@
       data: {
         labels: keys,
         datasets: [
-          { label: "Fleiss' kappa", data: keys.map(function (k) { return data.agreement[k].fleiss; }) },
-          { label: "Randolph's kappa", data: keys.map(function (k) { return data.agreement[k].randolph; }) },
-          { label: "Krippendorff's alpha", data: keys.map(function (k) { return data.agreement[k].alpha; }) },
+          { label: gettext("Fleiss' kappa"), data: keys.map(function (k) { return data.agreement[k].fleiss; }) },
+          { label: gettext("Randolph's kappa"), data: keys.map(function (k) { return data.agreement[k].randolph; }) },
+          { label: gettext("Krippendorff's alpha"), data: keys.map(function (k) { return data.agreement[k].alpha; }) },
         ],
       },
       options: { animation: false, scales: { y: { suggestedMin: 0, suggestedMax: 1 } } },
@@ -27,8 +27,8 @@
       data: {
         labels: series.labels,
         datasets: [
-          { type: "bar", label: "values given", data: series.counts, yAxisID: "y" },
-          { type: "line", label: "mean gold share", data: series.gold, yAxisID: "share" },
+          { type: "bar", label: gettext("values given"), data: series.counts, yAxisID: "y" },
+          { type: "line", label: gettext("mean gold share"), data: series.gold, yAxisID: "share" },
         ],
       },
       options: { animation: false, scales: { y: { position: "left" }, share: { position: "right", min: 0, max: 1 } } },

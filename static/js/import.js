@@ -29,7 +29,7 @@
     if (row) {
       row.querySelectorAll("[data-field]").forEach(function (cell) {
         const value = state[cell.dataset.field];
-        cell.textContent = typeof value === "number" ? value.toLocaleString("en") : value;
+        cell.textContent = typeof value === "number" ? value.toLocaleString(document.documentElement.lang || undefined) : value;
       });
     }
     job.dataset.status = state.status;
@@ -39,7 +39,7 @@
     else bar.value = state.progress;
     job.querySelectorAll("[data-count]").forEach(function (el) {
       const value = state[el.dataset.count];
-      el.textContent = value === null || value === undefined ? "…" : value.toLocaleString("en");
+      el.textContent = value === null || value === undefined ? "…" : value.toLocaleString(document.documentElement.lang || undefined);
     });
   }
 

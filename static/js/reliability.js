@@ -64,13 +64,13 @@
           animation: false,
           parsing: true,
           scales: {
-            x: { type: "linear", title: { display: true, text: "control item (in submission order)" }, ticks: { stepSize: 1 } },
-            y: { min: 0, max: 1, title: { display: true, text: "cumulative accuracy" } },
+            x: { type: "linear", title: { display: true, text: gettext("control item (in submission order)") }, ticks: { stepSize: 1 } },
+            y: { min: 0, max: 1, title: { display: true, text: gettext("cumulative accuracy") } },
           },
         },
       });
     } else {
-      chart.replaceWith(Object.assign(document.createElement("p"), { textContent: "No control items answered yet." }));
+      chart.replaceWith(Object.assign(document.createElement("p"), { textContent: gettext("No control items answered yet.") }));
     }
   }
 })();

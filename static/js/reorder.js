@@ -12,6 +12,7 @@
   const status = document.getElementById("reorder-status");
   const submit = document.getElementById("submit-button");
   const firstSpeaker = list.dataset.firstSpeaker;
+  const firstSpeakerLabel = list.dataset.firstSpeakerLabel || firstSpeaker;  // as the reader's language names it
   const readOnly = form.dataset.readOnly === "true";
 
   function items() { return Array.from(list.querySelectorAll("li.reorder-item")); }
@@ -19,10 +20,10 @@
   function problems() {
     const speakers = items().map(function (li) { return li.dataset.speaker; });
     const found = [];
-    if (speakers[0] !== firstSpeaker) found.push("the first turn must be by " + firstSpeaker);
+    if (speakers[0] !== firstSpeaker) found.push(interpolate(gettext("the first turn must be by %(speaker)s"), { speaker: firstSpeakerLabel }, true));
     for (let i = 1; i < speakers.length; i += 1) {
       if (speakers[i] === speakers[i - 1]) {
-        found.push("turns " + i + " and " + (i + 1) + " are both by " + speakers[i] + "; speakers must alternate");
+        found.push(interpolate(gettext("turns %(a)s and %(b)s are both by %(speaker)s; speakers must alternate"), { a: i, b: i + 1, speaker: items()[i].dataset.speakerLabel || speakers[i] }, true));
         break;
       }
     }
@@ -40,9 +41,9 @@
     list.classList.toggle("invalid", wrong.length > 0);
     list.setAttribute("aria-invalid", wrong.length ? "true" : "false");
     if (submit) submit.disabled = wrong.length > 0;
-    if (wrong.length) status.textContent = "This order cannot be submitted and is not saved yet: " + wrong.join("; ") + ".";
+    if (wrong.length) status.textContent = interpolate(gettext("This order cannot be submitted and is not saved yet: %(problems)s."), { problems: wrong.join("; ") }, true);
     else if (announce) status.textContent = announce;
-    else status.textContent = "The order is valid.";
+    else status.textContent = gettext("The order is valid.");
     form.dispatchEvent(new CustomEvent("dialeval:reorder", {
       detail: { order: wrong.length ? null : order, problems: wrong, initial: how === "initial", applied: how === "applied" },
     }));
@@ -59,7 +60,7 @@
     if (delta < 0 && li.previousElementSibling) list.insertBefore(li, li.previousElementSibling);
     else if (delta > 0 && li.nextElementSibling) list.insertBefore(li.nextElementSibling, li);
     else return false;
-    update("Moved to position " + position(li) + " of " + items().length + ".");
+    update(interpolate(gettext("Moved to position %(n)s of %(total)s."), { n: position(li), total: items().length }, true));
     return true;
   }
 
@@ -106,7 +107,7 @@
   if (window.Sortable && !readOnly) {
     window.Sortable.create(list, {
       animation: 120,
-      onEnd: function (event) { update("Moved to position " + (event.newIndex + 1) + " of " + items().length + "."); },
+      onEnd: function (event) { update(interpolate(gettext("Moved to position %(n)s of %(total)s."), { n: event.newIndex + 1, total: items().length }, true)); },
     });
   }
   update("", "initial");

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext, gettext_lazy
+
 from annotator.models import AssignmentStatus, Criterion, Dialogue, Judgement, Project, Unit
 from annotator.selectors.manage import natural_key
 from scoring.app.models import ProjectStatistics, StatisticsJob
@@ -25,7 +27,12 @@ def freshness(*, project: Project) -> dict:
     }
 
 
-UNIT_NAMES = {Unit.POST: "post", Unit.TURN: "turn", Unit.SYSTEM_TURN: "system turn", Unit.REPLY: "reply"}
+UNIT_NAMES = {
+    Unit.POST: gettext_lazy("post %(number)s"),
+    Unit.TURN: gettext_lazy("turn %(number)s"),
+    Unit.SYSTEM_TURN: gettext_lazy("system turn %(number)s"),
+    Unit.REPLY: gettext_lazy("reply %(number)s"),
+}
 
 
 def short_label(label: str) -> str:
@@ -47,8 +54,9 @@ def unit_name(criterion: Criterion | None, unit: int) -> str:
     if criterion is None:
         return str(unit)
     if criterion.unit == Unit.DIALOGUE:
-        return "the dialogue"
-    return f"{UNIT_NAMES.get(criterion.unit, criterion.unit)} {unit}"
+        return gettext("the dialogue")
+    name = UNIT_NAMES.get(criterion.unit)
+    return str(name) % {"number": unit} if name else f"{criterion.unit} {unit}"
 
 
 def disputed_rows(payload: dict, criteria: list[Criterion]) -> list[dict]:

@@ -134,6 +134,13 @@ class AdjudicatedAgreement(TypedDict):
     agreement: float
 
 
+class FlagMessage(TypedDict):
+    """A reliability flag as its untranslated message (``%(name)s`` placeholders) and the parameters."""
+
+    message: str
+    params: dict[str, str | int | float]
+
+
 class AnnotatorReliability(TypedDict):
     judgements: int
     too_fast_seconds: int
@@ -143,7 +150,8 @@ class AnnotatorReliability(TypedDict):
     timing: Timing | None
     straight_lining: StraightLining | None
     adjudicated: AdjudicatedAgreement | None
-    flags: list[str]
+    flags: list[str]  # in English
+    flag_messages: list[FlagMessage]  # the same flags as message and parameters, translated when shown
 
 
 class KappaHeatMap(TypedDict):

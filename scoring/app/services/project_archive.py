@@ -45,7 +45,7 @@ from annotator.services.blocks import utterance_blocks
 from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.selectors.project_archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, ARCHIVE_VERSION
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 from scoring.files import ZIP_ERRORS, check_listing
 
 INT32 = (0, 2_147_483_647)
@@ -130,26 +130,42 @@ def archive_document(raw: bytes, display: str) -> dict:
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except ZIP_ERRORS as exc:
-        raise InputError(display, f"not a project archive (a zip): {exc}") from None
+        raise InputError(display, N_("not a project archive (a zip): %(exc)s"), params={"exc": exc}) from None
     with archive:
         check_listing(archive.infolist(), display, archive_limits())
         try:
             content = archive.read(ARCHIVE_MEMBER)
         except KeyError:
-            raise InputError(display, f"has no {ARCHIVE_MEMBER}; is it a project archive?") from None
+            raise InputError(
+                display,
+                N_("has no %(ARCHIVE_MEMBER)s; is it a project archive?"),
+                params={"ARCHIVE_MEMBER": ARCHIVE_MEMBER},
+            ) from None
         except ZIP_ERRORS as exc:
-            raise InputError(f"{display}:{ARCHIVE_MEMBER}", f"cannot be read from the zip: {exc}") from None
+            raise InputError(
+                f"{display}:{ARCHIVE_MEMBER}", N_("cannot be read from the zip: %(exc)s"), params={"exc": exc}
+            ) from None
     try:
         document = json.loads(content.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{display}:{ARCHIVE_MEMBER}", f"malformed JSON: {exc}") from None
+        raise InputError(f"{display}:{ARCHIVE_MEMBER}", N_("malformed JSON: %(exc)s"), params={"exc": exc}) from None
     except RecursionError:
-        raise InputError(f"{display}:{ARCHIVE_MEMBER}", "malformed JSON: nested too deeply to read") from None
+        raise InputError(f"{display}:{ARCHIVE_MEMBER}", N_("malformed JSON: nested too deeply to read")) from None
     if not isinstance(document, dict) or document.get("format") != ARCHIVE_FORMAT:
-        raise InputError(display, f"not a project archive (expected format {ARCHIVE_FORMAT!r})", field="format")
+        raise InputError(
+            display,
+            N_("not a project archive (expected format %(ARCHIVE_FORMAT)s)"),
+            field="format",
+            params={"ARCHIVE_FORMAT": repr(ARCHIVE_FORMAT)},
+        )
     if document.get("version") != ARCHIVE_VERSION:
         found = document.get("version")
-        raise InputError(display, f"archive version {found!r}; this version reads {ARCHIVE_VERSION}", field="version")
+        raise InputError(
+            display,
+            N_("archive version %(found)s; this version reads %(ARCHIVE_VERSION)s"),
+            field="version",
+            params={"found": repr(found), "ARCHIVE_VERSION": ARCHIVE_VERSION},
+        )
     return document
 
 
@@ -171,7 +187,12 @@ def _import(r: _Reader, document: dict, slug: str | None) -> Project:
     if not slug or not all(c.isascii() and (c.isalnum() or c in "-_") for c in slug):
         raise r.fail(f"{slug!r} is not a slug (letters, digits, - and _)", None, "project.slug")
     if Project.objects.filter(slug=slug).exists():
-        raise InputError(r.file, f"a project {slug!r} already exists; import it under another --slug", field="slug")
+        raise InputError(
+            r.file,
+            N_("a project %(slug)s already exists; import it under another --slug"),
+            field="slug",
+            params={"slug": repr(slug)},
+        )
     preset = r.get(meta, "preset", str, None, "project")
     if preset not in PRESETS:
         raise r.fail(f"unknown preset {preset!r}; this instance has {', '.join(PRESETS)}", None, "project.preset")
@@ -449,5 +470,5 @@ def _runs(r: _Reader, document: dict, project: Project) -> None:
 def project_archive_import_path(*, path: Path | str, slug: str | None = None) -> Project:
     path = Path(path)
     if not path.is_file():
-        raise InputError(str(path), "does not exist")
+        raise InputError(str(path), N_("does not exist"))
     return project_archive_import(raw=path.read_bytes(), display=str(path), slug=slug)

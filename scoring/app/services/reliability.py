@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_noop
 
 from annotator.models import Assignment, AssignmentStatus, Project, QualityItemKind, QualitySettings
 from annotator.selectors.adjudication import adjudicated_labels
@@ -161,39 +162,54 @@ def _adjudicated(project: Project, judgements: dict[str, CriterionJudgements]) -
     return out
 
 
-def _flags(entry: dict, alphas: dict[str, float | None]) -> list[str]:
+# Flag messages: the payload keeps each flag in English ("flags") and as its message and parameters
+# ("flag_messages"), which the dashboard translates when it shows them (the payload is computed by a worker,
+# in no reader's language).
+FLAG_MESSAGES = {
+    "alpha": gettext_noop("agreement rises without them: %(key)s alpha %(with)s with them, %(without)s without"),
+    "control": gettext_noop("control accuracy %(accuracy)s (below %(threshold)s) on %(items)s control item(s)"),
+    "straight": gettext_noop("straight-lining: the same value on every question in %(share)s of items"),
+    "fast": gettext_noop("too fast: %(fast)s of %(items)s items under %(seconds)s s"),
+    "spammer": gettext_noop("Dawid-Skene rates their %(key)s labels as a spammer's (score %(score)s)"),
+    "adjudicated": gettext_noop("agrees with adjudicated labels on %(share)s of %(units)s units"),
+}
+
+
+def _flags(entry: dict, alphas: dict[str, float | None]) -> list[tuple[str, dict]]:
+    """The flags an annotator's figures raise: (message, parameters), the message untranslated."""
     t = THRESHOLDS
     flags = []
     for key, loo in entry["alpha"].items():
         if loo["effect"] is not None and loo["effect"] < t["alpha_effect"]:
-            flags.append(
-                f"agreement rises without them: {key} alpha {alphas[key]:.2f} with them, {loo['without']:.2f} without"
-            )
+            params = {"key": key, "with": f"{alphas[key]:.2f}", "without": f"{loo['without']:.2f}"}
+            flags.append((FLAG_MESSAGES["alpha"], params))
     control = entry.get("control")
     if control and control["answers"] >= t["min_answers"] and control["accuracy"] < t["control_accuracy"]:
-        flags.append(
-            f"control accuracy {control['accuracy']:.0%} (below {t['control_accuracy']:.0%}) "
-            f"on {control['items']} control item(s)"
-        )
+        params = {
+            "accuracy": f"{control['accuracy']:.0%}",
+            "threshold": f"{t['control_accuracy']:.0%}",
+            "items": control["items"],
+        }
+        flags.append((FLAG_MESSAGES["control"], params))
     straight = entry.get("straight_lining")
     if straight and straight["eligible"] >= t["min_answers"] and (straight["share"] or 0) > t["straight_lining"]:
-        flags.append(f"straight-lining: the same value on every question in {straight['share']:.0%} of items")
+        flags.append((FLAG_MESSAGES["straight"], {"share": f"{straight['share']:.0%}"}))
     timing = entry.get("timing")
     if timing and timing["items"] >= t["min_answers"] and timing["too_fast_share"] > t["too_fast"]:
-        flags.append(f"too fast: {timing['too_fast']} of {timing['items']} items under {entry['too_fast_seconds']} s")
+        params = {"fast": timing["too_fast"], "items": timing["items"], "seconds": entry["too_fast_seconds"]}
+        flags.append((FLAG_MESSAGES["fast"], params))
     for key, models in entry["models"].items():
         ds = models.get("dawid-skene")
         if ds is not None and ds < t["dawid_skene_spammer"]:
-            flags.append(f"Dawid-Skene rates their {key} labels as a spammer's (score {ds:.2f})")
+            flags.append((FLAG_MESSAGES["spammer"], {"key": key, "score": f"{ds:.2f}"}))
     adjudicated = entry.get("adjudicated")
     if (
         adjudicated
         and adjudicated["units"] >= t["min_answers"]
         and adjudicated["agreement"] < t["adjudicated_agreement"]
     ):
-        flags.append(
-            f"agrees with adjudicated labels on {adjudicated['agreement']:.0%} of {adjudicated['units']} units"
-        )
+        params = {"share": f"{adjudicated['agreement']:.0%}", "units": adjudicated["units"]}
+        flags.append((FLAG_MESSAGES["adjudicated"], params))
     return flags
 
 
@@ -254,7 +270,9 @@ def reliability_summary(
         entry["timing"] = timing.get(user_id)
         entry["straight_lining"] = straight.get(user_id)
         entry["adjudicated"] = adjudicated.get(user_id)
-        entry["flags"] = _flags(entry, alphas)
+        raised = _flags(entry, alphas)
+        entry["flags"] = [message % params for message, params in raised]
+        entry["flag_messages"] = [{"message": message, "params": params} for message, params in raised]
         out[names.get(user_id, str(user_id))] = entry
     return {
         "annotators": out,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotator.models import AssignmentStatus, Project, Reordering
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 from scoring.ordering import coherence_b23, kendall_tau, ngram_preservation
 
 
@@ -22,7 +22,7 @@ def reorderings_score(*, project: Project) -> tuple[dict, dict]:
         )
     )
     if not rows:
-        raise InputError(project.slug, "has no submitted reorderings to score")
+        raise InputError(project.slug, N_("has no submitted reorderings to score"))
     per_assignment, per_dialogue_lists = {}, {}
     for assignment_id, dialogue, annotator, order in rows:
         order = np.asarray(order, dtype=np.int64)

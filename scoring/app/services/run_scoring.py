@@ -15,7 +15,7 @@ from annotator.models import Project
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.payloads import json_finite
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 from scoring.files import expand_archives, walk_path
 
 
@@ -45,7 +45,7 @@ def run_score(
     """
     scheme = run_scheme(project)
     if scheme is None:
-        raise InputError(project.slug, "this project's preset has no system runs to score")
+        raise InputError(project.slug, N_("this project's preset has no system runs to score"))
     # each scheme's scorer is imported when used: a process scoring one run loads only its own
     if scheme == RunScheme.REORDERING:
         from scoring.app.services.run_reorderings import reorderings_score
@@ -54,13 +54,13 @@ def run_score(
         return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scores, per_dialogue)
     if files is None:
         if path is None:
-            raise InputError(project.slug, "needs a run file (a path)")
+            raise InputError(project.slug, N_("needs a run file (a path)"))
         files = _json_files(walk_path(path, archive_limits()))
     else:
         files = _json_files(expand_archives(files, archive_limits()))
     source = str(path) if path is not None else ", ".join(n for n, _r in files)[:500]
     if not files:
-        raise InputError(source or "run", "contains no JSON files")
+        raise InputError(source or "run", N_("contains no JSON files"))
     if scheme == RunScheme.DBDC:
         from scoring.app.services.run_dbdc import dbdc_run_score
 

@@ -18,7 +18,7 @@ from scoring.app.selectors.project_gold import (
     turn_gold,
 )
 from scoring.app.services.gold_cache import gold_arrays
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 from scoring.run_files import read_stc3_run
 from scoring.runs import neglog2, nugget_dialogue_scores, quality_scores
 
@@ -29,7 +29,7 @@ def _mean(values: np.ndarray) -> float:
 
 def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: float, strict: bool):
     if len(files) != 1:
-        raise InputError("run", f"an STC-3 run is one JSON file, got {len(files)}")
+        raise InputError("run", N_("an STC-3 run is one JSON file, got %(len)s"), params={"len": len(files)})
     name, raw = files[0]
     external = external_ids(project)
     gold = gold_arrays(project=project)
@@ -61,7 +61,13 @@ def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: f
         ids = [run.dialogues[i] for i in positions]
         missing = [d for d in ids if d not in gold_quality[key]]
         if missing:
-            raise InputError(name, f"has no gold {key} judgements", record=missing[0], field=f"quality.{key}")
+            raise InputError(
+                name,
+                N_("has no gold %(key)s judgements"),
+                record=missing[0],
+                field=f"quality.{key}",
+                params={"key": key},
+            )
         gold = np.array([gold_quality[key][d] for d in ids])
         values = quality_scores(estimates, gold)
         mean_rsnod, mean_nmd = _mean(values["rsnod"]), _mean(values["nmd"])

@@ -27,7 +27,7 @@ from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.run_scoring import run_scheme, run_score
 from scoring.app.services.schedule import safe_enqueue
-from scoring.errors import InputError
+from scoring.errors import N_, InputError
 from scoring.files import check_archives
 
 log = logging.getLogger(__name__)
@@ -36,9 +36,9 @@ log = logging.getLogger(__name__)
 def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], options: dict | None = None) -> Run:
     """Keep an uploaded run (as a zip of its files) and queue it for scoring by a worker."""
     if not name.strip():
-        raise InputError("run", "needs a name", field="name")
+        raise InputError("run", N_("needs a name"), field="name")
     if not files:
-        raise InputError(name, "has no files", field="files")
+        raise InputError(name, N_("has no files"), field="files")
     upload_check_size(name=name, size=sum(len(raw) for _f, raw in files))
     check_archives(files, archive_limits())  # a zip bomb is refused now, not by the worker later
     buffer = io.BytesIO()

@@ -1,6 +1,7 @@
 """Filters for the dashboard's reliability panel."""
 
 from django import template
+from django.utils.translation import gettext
 
 register = template.Library()
 
@@ -24,3 +25,18 @@ def kappa_shade(value) -> str:
 def percent(value) -> str:
     """A share as a whole percentage, or an en dash."""
     return "–" if value is None else f"{100 * float(value):.0f}%"
+
+
+@register.filter
+def flag_text(flag: dict) -> str:
+    """A reliability flag (``{"message", "params"}``) in the reader's language.
+
+    >>> flag_text({"message": "too fast: %(fast)s of %(items)s items under %(seconds)s s",
+    ...            "params": {"fast": 3, "items": 9, "seconds": 5}})
+    'too fast: 3 of 9 items under 5 s'
+    """
+    text, params = flag["message"], flag["params"]
+    try:
+        return gettext(text) % params
+    except (KeyError, TypeError, ValueError):  # a translation that does not fit: the English text
+        return text % params

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
@@ -89,9 +90,11 @@ def dashboard(request, slug: str):
 def recompute(request, slug: str):
     project = lead_project(request, slug)
     if statistics_request(project_id=project.pk):
-        messages.success(request, "Recomputation scheduled; reload in a few seconds.")
+        messages.success(request, gettext("Recomputation scheduled; reload in a few seconds."))
     else:
-        messages.info(request, "A recomputation is already on its way, or the workers cannot be reached right now.")
+        messages.info(
+            request, gettext("A recomputation is already on its way, or the workers cannot be reached right now.")
+        )
     return redirect("dashboard", slug=slug)
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import adjudicator_project, lead_project
@@ -37,7 +38,10 @@ def exclude(request, slug: str):
         messages.error(request, str(exc))
         return _back_to_reliability(slug)
     statistics_request(project_id=project.pk)
-    messages.success(request, f"Excluded {username} from gold data and statistics; they are recomputing.")
+    messages.success(
+        request,
+        gettext("Excluded %(username)s from gold data and statistics; they are recomputing.") % {"username": username},
+    )
     return _back_to_reliability(slug)
 
 
@@ -52,7 +56,9 @@ def include(request, slug: str):
         messages.error(request, str(exc))
         return _back_to_reliability(slug)
     statistics_request(project_id=project.pk)
-    messages.success(request, f"{username} counts again; the statistics are recomputing.")
+    messages.success(
+        request, gettext("%(username)s counts again; the statistics are recomputing.") % {"username": username}
+    )
     return _back_to_reliability(slug)
 
 
@@ -76,7 +82,7 @@ def source(request, slug: str):
         messages.error(request, str(exc))
         return _back_to_reliability(slug)
     statistics_request(project_id=project.pk)
-    messages.success(request, "Changed whose judgements count; the statistics are recomputing.")
+    messages.success(request, gettext("Changed whose judgements count; the statistics are recomputing."))
     return _back_to_reliability(slug)
 
 
@@ -114,7 +120,11 @@ def adjudicate(request, slug: str, dialogue_id: int, criterion: str, unit: int):
             error = str(exc)
         else:
             statistics_request(project_id=project.pk)
-            messages.success(request, f"Saved the final label of {criterion} unit {unit}.")
+            messages.success(
+                request,
+                gettext("Saved the final label of %(criterion)s unit %(unit)s.")
+                % {"criterion": criterion, "unit": unit},
+            )
             return redirect("adjudication", slug=slug)
     context = adjudication_unit(project=project, dialogue_id=dialogue_id, criterion=criterion, unit=unit)
     current = adjudicated_labels(project=project).get((criterion, dialogue_id, unit))

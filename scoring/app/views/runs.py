@@ -7,10 +7,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
 from annotator.filenames import attachment
+from annotator.input_errors import input_error_text
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
@@ -45,11 +47,15 @@ THRESHOLD_HELP = (
 class RunUploadForm(forms.Form):
     """The upload form with only the options that apply to the project's run scheme."""
 
-    name = forms.CharField(max_length=200, help_text="Uploading a name again replaces that run.")
-    files = MultipleFileField(help_text="STC-3 submission JSON, or DBDC *.labels.json files or a zip of them.")
-    alpha = forms.FloatField(min_value=0, max_value=1, initial=0.5, help_text="Customer weight for nuggets.")
+    name = forms.CharField(max_length=200, help_text=gettext_lazy("Uploading a name again replaces that run."))
+    files = MultipleFileField(
+        help_text=gettext_lazy("STC-3 submission JSON, or DBDC *.labels.json files or a zip of them.")
+    )
+    alpha = forms.FloatField(
+        min_value=0, max_value=1, initial=0.5, help_text=gettext_lazy("Customer weight for nuggets.")
+    )
     threshold = forms.FloatField(min_value=0, max_value=1, initial=0.0, help_text=THRESHOLD_HELP)
-    strict = forms.BooleanField(required=False, help_text="Every gold dialogue must be in the run.")
+    strict = forms.BooleanField(required=False, help_text=gettext_lazy("Every gold dialogue must be in the run."))
 
     def __init__(self, *args, scheme: RunScheme | None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -79,9 +85,11 @@ def runs_page(request, slug: str):
                 project=project, name=data["name"], files=[(f.name, f.read()) for f in data["files"]], options=options
             )
         except InputError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, input_error_text(exc))
         else:
-            messages.success(request, f"Run {data['name']} uploaded; it is scored by a worker.")
+            messages.success(
+                request, gettext("Run %(data)s uploaded; it is scored by a worker.") % {"data": data["name"]}
+            )
             return redirect("leaderboard", slug=slug)
     if request.method == "GET":
         runs_requeue(project=project)  # runs uploaded while the broker was down go to the workers now
@@ -105,7 +113,11 @@ def run_remove(request, slug: str, run_id: int):
         name = run_delete(project=project, run_id=run_id)
     except Run.DoesNotExist:
         raise Http404("no such run") from None
-    messages.success(request, f"Deleted run {name}; the significance tests of the other runs are being recomputed.")
+    messages.success(
+        request,
+        gettext("Deleted run %(name)s; the significance tests of the other runs are being recomputed.")
+        % {"name": name},
+    )
     return redirect("leaderboard", slug=slug)
 
 
@@ -126,7 +138,7 @@ def rescore(request, slug: str, run_id: int):
         run = run_rescore(project=project, run_id=run_id)
     except Run.DoesNotExist:
         raise Http404("no such run") from None
-    messages.success(request, f"Run {run.name} was sent to the workers to be scored again.")
+    messages.success(request, gettext("Run %(name)s was sent to the workers to be scored again.") % {"name": run.name})
     return redirect("leaderboard", slug=slug)
 
 
@@ -137,9 +149,9 @@ def refresh_comparisons(request, slug: str):
 
     project = lead_project(request, slug)
     if safe_enqueue(refresh_run_comparisons, project.pk):
-        messages.success(request, "Significance tests scheduled.")
+        messages.success(request, gettext("Significance tests scheduled."))
     else:
-        messages.error(request, "The workers cannot be reached right now.")
+        messages.error(request, gettext("The workers cannot be reached right now."))
     return redirect("leaderboard", slug=slug)
 
 
@@ -153,7 +165,7 @@ def score_reorderings(request, slug: str):
     try:
         run = run_score(project=project)
     except InputError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, input_error_text(exc))
     else:
-        messages.success(request, f"Scored {run.scores['n_reorderings']} reorderings.")
+        messages.success(request, gettext("Scored %(scores)s reorderings.") % {"scores": run.scores["n_reorderings"]})
     return redirect("leaderboard", slug=slug)
