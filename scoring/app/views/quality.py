@@ -68,7 +68,7 @@ def estimate_models(request, slug: str):
     """The lead asks for the latent-truth models' estimate now (in-process set-ups estimate only on request)."""
     project = lead_project(request, slug)
     model_reliability_request(project_id=project.pk)
-    messages.success(request, "The models' reliability estimate was asked for; the panel shows it once done.")
+    messages.success(request, gettext("The models' reliability estimate was asked for; the panel shows it once done."))
     return _back_to_reliability(slug)
 
 
