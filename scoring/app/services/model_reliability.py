@@ -84,7 +84,7 @@ def model_reliability_recompute(*, project_id: int) -> bool:
     from scoring.app.services.statistics import judgements_fingerprint
 
     project = Project.objects.get(pk=project_id)
-    _n, fingerprint = judgements_fingerprint(project)
+    fingerprint = judgements_fingerprint(project)
     if model_reliability_stored(project=project, fingerprint=fingerprint) is not None:
         return False
     payload = {

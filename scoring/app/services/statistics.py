@@ -146,7 +146,7 @@ def project_statistics(
     payload["annotators"] = annotator_figures(project, judgements)
     payload.update(distributions_and_disputes(project, judgements))
     if fingerprint is None:
-        _n, fingerprint = judgements_fingerprint(project)
+        fingerprint = judgements_fingerprint(project)
     models = model_reliability_stored(project=project, fingerprint=fingerprint)
     payload["reliability"] = reliability_summary(project, judgements, models)
     payload["population"] = asdict(annotators_included(project, by="username"))
