@@ -201,6 +201,9 @@ def test_participants_reach_nothing_but_their_own_queue(tmp_path):
     # the project's queue is the study page, which sends them to their next item
     queue = me.get(reverse("queue", args=[work.project.slug]), follow=True)
     assert queue.redirect_chain[0] == (link(study), 302)
+    # and the top bar offers no password change to an account without a password
+    page = queue.content.decode()
+    assert reverse("password_change") not in page and reverse("account_settings") in page
     # no password login and no way to get an API token with one
     anon = Client()
     anon.post(reverse("login"), {"username": mine.user.username, "password": ""})  # the login form, as a person would
