@@ -208,9 +208,8 @@ def main() -> None:
     wall = time.perf_counter() - started
     cpu_after = cpu_by_process_group(groups)
     gunicorn.terminate()
-    worker.terminate()
+    worker.terminate()  # a warm shutdown: it finishes the recomputation it holds (waited for at the end)
     gunicorn.wait(timeout=30)
-    worker.wait(timeout=30)
 
     ordered = sorted(latencies)
 
@@ -250,6 +249,12 @@ def main() -> None:
         f"database check                  {'exactly the accepted saves, merged' if exact else 'MISMATCH'} "
         f"({len(expected)} items, {rows} judgements, {submitted} submitted)"
     )
+    print(f"load average                    {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    try:
+        worker.wait(timeout=300)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
 
 
 if __name__ == "__main__":

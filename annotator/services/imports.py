@@ -124,6 +124,7 @@ def _posts_insert(posts: list[Post]) -> None:
         Post.objects.bulk_create(posts, batch_size=2000)
         return
     flag = {None: "\\N", True: "t", False: "f"}
+    # source_meta as the ORM stores it: JSON, ``null`` included (the column is not nullable)
     _copy_rows(
         Post,
         (
@@ -132,7 +133,7 @@ def _posts_insert(posts: list[Post]) -> None:
         ),
         (
             f"{p.dialogue_id}\t{p.position}\t{_copy_text(p.speaker)}\t{_copy_text(p.text)}\t{p.utterance_block}\t"
-            f"{_copy_int(p.source_turn_index)}\t{_copy_json(p.source_meta or {})}\t{flag[p.source_annotated]}\n"
+            f"{_copy_int(p.source_turn_index)}\t{_copy_text(json.dumps(p.source_meta))}\t{flag[p.source_annotated]}\n"
             for p in posts
         ),
     )  # fmt: skip

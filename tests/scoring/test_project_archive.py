@@ -160,8 +160,9 @@ def test_api_archive_for_leads_and_import_as_a_new_project(tmp_path):
     api.force_authenticate(lead)
     download = api.get("/api/projects/api-src/archive/")
     assert download.status_code == 200 and download["Content-Type"] == "application/zip"
-    assert download.streaming and b"".join(download.streaming_content) == project_archive(project)
-    upload = {"file": SimpleUploadedFile("a.zip", download.getvalue()), "slug": "api-copy"}
+    body = b"".join(download.streaming_content)  # streamed: read once
+    assert download.streaming and body == project_archive(project)
+    upload = {"file": SimpleUploadedFile("a.zip", body), "slug": "api-copy"}
     created = api.post("/api/archives/", upload, format="multipart")
     assert created.status_code == 201 and created.json() == {"slug": "api-copy"}
     assert api.get("/api/projects/api-copy/").json()["role"] == "lead"
