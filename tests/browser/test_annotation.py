@@ -309,14 +309,15 @@ def test_queue_progress_and_resume_after_reload(live_server, page, screenshot, t
     expect(page.locator("#save-status")).to_have_text(re.compile(r"^Draft saved"))
     # both answers are on the server before the reload (each change is its own save)
     item = Assignment.objects.get(pk=int(re.search(r"/items/(\d+)/", page.url).group(1)))
-    for _ in range(100):
+    for _ in range(300):
         if {("nugget", 0, "CNUG"), ("A", 0, "-1")} <= stored(item):
             break
         time.sleep(0.1)
+    assert {("nugget", 0, "CNUG"), ("A", 0, "-1")} <= stored(item), "the answers' saves did not arrive in 30 s"
     url = page.url
     page.reload()
-    assert page.locator('select[name="j:nugget:0"]').input_value() == "CNUG"
-    assert page.locator('input[name="j:A:0"][value="-1"]').is_checked()
+    expect(page.locator('select[name="j:nugget:0"]')).to_have_value("CNUG")
+    expect(page.locator('input[name="j:A:0"][value="-1"]')).to_be_checked()
     page.goto(f"{live_server.url}/projects/q/queue/")
     assert page.get_by_role("link", name="Continue where you left off").get_attribute("href") in url
     assert "In progress" in page.locator("table").inner_text()

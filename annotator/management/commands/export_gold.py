@@ -1,8 +1,7 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold_chunks
+from annotator.management.output import chunks_write
 from annotator.models import Project
 from annotator.selectors.population import annotators_included
 
@@ -37,23 +36,4 @@ class Command(BaseCommand):
             f"annotators included ({included.source}): {', '.join(included.included) or 'none'}"
             + "".join(f"; excluded {e['annotator']}: {e['reason']}" for e in included.excluded)
         )
-        if output == "-":
-            if hasattr(self.stdout, "buffer"):
-                for chunk in chunks:
-                    self.stdout.buffer.write(chunk)
-            else:
-                self.stdout.write(b"".join(chunks).decode())
-            return
-        # written as it is produced, into a file beside the output that replaces it once complete
-        target = Path(output)
-        partial = target.with_name(target.name + ".partial")
-        written = 0
-        try:
-            with open(partial, "wb") as out:
-                for chunk in chunks:
-                    out.write(chunk)
-                    written += len(chunk)
-            partial.replace(target)
-        finally:
-            partial.unlink(missing_ok=True)
-        self.stderr.write(f"wrote {written} bytes to {output}")
+        chunks_write(self, chunks, output)

@@ -1,7 +1,6 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.management.output import chunks_write
 from annotator.models import Project
 from scoring.app.selectors.project_archive import project_archive_chunks
 
@@ -21,23 +20,4 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"no project {slug!r}")
         chunks = project_archive_chunks(project)
-        if output == "-":
-            if hasattr(self.stdout, "buffer"):
-                for chunk in chunks:
-                    self.stdout.buffer.write(chunk)
-            else:
-                self.stdout.write(b"".join(chunks).hex())
-            return
-        # written as it is produced, into a file beside the output that replaces it once complete
-        target = Path(output)
-        partial = target.with_name(target.name + ".partial")
-        written = 0
-        try:
-            with open(partial, "wb") as out:
-                for chunk in chunks:
-                    out.write(chunk)
-                    written += len(chunk)
-            partial.replace(target)
-        finally:
-            partial.unlink(missing_ok=True)
-        self.stderr.write(f"wrote {written} bytes to {output}")
+        chunks_write(self, chunks, output, as_text=bytes.hex)
