@@ -16,7 +16,7 @@ import secrets
 import string
 
 from django.conf import settings
-from django.core.validators import MinValueValidator, RegexValidator, URLValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator, URLValidator
 from django.db import models
 
 from annotator.models import Dialogue, Project
@@ -54,7 +54,7 @@ class Study(models.Model):
     items_per_participant = models.PositiveSmallIntegerField(default=10, validators=[MinValueValidator(1)])
     time_limit_minutes = models.PositiveIntegerField(
         default=60,
-        validators=[MinValueValidator(1)],
+        validators=[MinValueValidator(1), MaxValueValidator(60 * 24 * 365)],  # at most a year
         help_text="After this many minutes from the start, a participant's unfinished items go to others.",
     )
     id_parameter = models.CharField(

@@ -101,3 +101,12 @@ def test_annotators_participants_and_strangers_cannot_use_the_study_api(lead_api
         assert client.post(f"{base}{study.pk}/rotate-token/").status_code == expected
         assert client.get(f"{base}{study.pk}/participants/csv/").status_code == expected
     assert APIClient().get(base).status_code in (401, 403)
+
+
+def test_a_time_limit_beyond_a_year_is_refused_with_the_field_named(lead_api):
+    # found by the schema fuzzer: a huge limit overflowed the date arithmetic of the places (a 500)
+    work, _study, api = lead_api
+    base = f"/api/projects/{work.project.slug}/studies/"
+    refused = api.post(base, {"name": "long", "time_limit_minutes": 10**12}, format="json")
+    assert refused.status_code == 400 and "time_limit_minutes" in str(refused.json())
+    assert [s["name"] for s in api.get(base).json()] == ["crowd study"]
