@@ -54,29 +54,27 @@ def gold_judgements(project: Project, population: Population | None = None) -> Q
     population = population or population_of(project)
     # criteria belong to the project: filtering on them avoids joining the dialogues
     rows = Judgement.objects.filter(criterion__project=project, assignment__status=AssignmentStatus.SUBMITTED)
-    if population.quality_dialogues:
-        rows = rows.exclude(assignment__dialogue_id__in=population.quality_dialogues)
-    if population.excluded:
-        rows = rows.exclude(assignment__annotator_id__in=population.excluded)
-    if population.source == SourceFilter.IMPORTED:
-        rows = rows.filter(assignment__imported=True)
-    elif population.source == SourceFilter.OWN:
-        rows = rows.filter(assignment__imported=False)
-    return rows
+    return _counted(rows, population, through="assignment__")
 
 
 def gold_assignments(project: Project, population: Population | None = None) -> QuerySet[Assignment]:
     """The submitted assignments whose judgements ``gold_judgements`` reads (the same filters, a row per item)."""
     population = population or population_of(project)
     rows = Assignment.objects.filter(dialogue__project=project, status=AssignmentStatus.SUBMITTED)
+    return _counted(rows, population)
+
+
+def _counted(rows: QuerySet, population: Population, through: str = "") -> QuerySet:
+    """``rows`` (assignments, or rows reaching them ``through`` a relation) without quality items, excluded
+    annotators and the source the filter leaves out: the one definition of what counts."""
     if population.quality_dialogues:
-        rows = rows.exclude(dialogue_id__in=population.quality_dialogues)
+        rows = rows.exclude(**{f"{through}dialogue_id__in": population.quality_dialogues})
     if population.excluded:
-        rows = rows.exclude(annotator_id__in=population.excluded)
+        rows = rows.exclude(**{f"{through}annotator_id__in": population.excluded})
     if population.source == SourceFilter.IMPORTED:
-        rows = rows.filter(imported=True)
+        rows = rows.filter(**{f"{through}imported": True})
     elif population.source == SourceFilter.OWN:
-        rows = rows.filter(imported=False)
+        rows = rows.filter(**{f"{through}imported": False})
     return rows
 
 
