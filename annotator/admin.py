@@ -16,11 +16,39 @@ from annotator.models import (
     Reordering,
 )
 from annotator.services.accounts import tokens_revoke
+from scoring.app.services.schedule import statistics_request_on_commit
 
 # Judgements refer to a criterion's key, unit, scale and speaker and to a post's speaker and block,
 # and saves cache them per process (annotator.selectors.structure): they are fixed once created.
 CRITERION_STRUCTURE = ("project", "key", "unit", "values", "speaker")
 POST_STRUCTURE = ("position", "speaker", "utterance_block")
+
+
+class RequestsStatistics:
+    """An edit here can change what the statistics count: ask for a recomputation, as a save in the app does.
+
+    The dashboard's "Up to date" reads the requests (``scoring.app.selectors.dashboard.freshness``),
+    so a write that changes judgements, items, gold counts or members must make one. ``project_path``
+    is the lookup from the model to its project (``"project"``, ``"dialogue__project"``, ...).
+    """
+
+    project_path = "project"
+
+    def _request(self, queryset) -> None:
+        for project_id in set(queryset.values_list(self.project_path, flat=True)):
+            statistics_request_on_commit(project_id=project_id)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        self._request(type(obj).objects.filter(pk=obj.pk))
+
+    def delete_model(self, request, obj):
+        self._request(type(obj).objects.filter(pk=obj.pk))
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        self._request(queryset)
+        super().delete_queryset(request, queryset)
 
 
 class CriterionInline(admin.TabularInline):
@@ -50,7 +78,7 @@ class ProjectAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(RequestsStatistics, admin.ModelAdmin):
     list_display = ("user", "project", "role", "imported", "source_key", "active")
     list_filter = ("role", "imported", "active", "project")
     search_fields = ("user__username", "source_key")
@@ -78,7 +106,7 @@ class PostInline(admin.TabularInline):
 
 
 @admin.register(Dialogue)
-class DialogueAdmin(admin.ModelAdmin):
+class DialogueAdmin(RequestsStatistics, admin.ModelAdmin):
     list_display = ("external_id", "project", "language", "position", "created_at")
     list_filter = ("project", "language")
     search_fields = ("external_id",)
@@ -86,7 +114,8 @@ class DialogueAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(RequestsStatistics, admin.ModelAdmin):
+    project_path = "dialogue__project"
     list_display = ("dialogue", "annotator", "status", "imported", "submitted_at", "seconds_spent")
     list_filter = ("status", "imported", "dialogue__project")
     search_fields = ("dialogue__external_id", "annotator__username")
@@ -95,7 +124,8 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Judgement)
-class JudgementAdmin(admin.ModelAdmin):
+class JudgementAdmin(RequestsStatistics, admin.ModelAdmin):
+    project_path = "assignment__dialogue__project"
     list_display = ("assignment", "criterion", "unit", "value", "updated_at")
     list_filter = ("criterion__project", "criterion__key")
     raw_id_fields = ("assignment",)
@@ -122,13 +152,15 @@ class JudgementAdmin(admin.ModelAdmin):
 
 
 @admin.register(Reordering)
-class ReorderingAdmin(admin.ModelAdmin):
+class ReorderingAdmin(RequestsStatistics, admin.ModelAdmin):
+    project_path = "assignment__dialogue__project"
     list_display = ("assignment", "updated_at")
     raw_id_fields = ("assignment",)
 
 
 @admin.register(GoldCount)
-class GoldCountAdmin(admin.ModelAdmin):
+class GoldCountAdmin(RequestsStatistics, admin.ModelAdmin):
+    project_path = "dialogue__project"
     list_display = ("dialogue", "criterion", "unit", "value", "count", "n_annotators")
     list_filter = ("criterion__project", "criterion__key")
     raw_id_fields = ("dialogue",)

@@ -205,7 +205,8 @@ class Assignment(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["annotator", "dialogue"], name="assignment_unique_annotator")]
-        indexes = [models.Index(fields=["annotator", "status"])]
+        # submitted_at: the dashboard counts the items submitted since the statistics were computed
+        indexes = [models.Index(fields=["annotator", "status"]), models.Index(fields=["submitted_at"])]
 
     def __str__(self) -> str:
         return f"{self.annotator} on {self.dialogue}"

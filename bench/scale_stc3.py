@@ -206,7 +206,7 @@ def main() -> None:
 
     print(f"machine: {os.cpu_count()} cores, load average {load()} at the start")
     from annotator.models import Project
-    from scoring.app.models import Run
+    from scoring.app.models import ProjectStatistics, Run
 
     lead = get_user_model().objects.filter(username="scale-lead").first() or get_user_model().objects.create_user(
         username="scale-lead", password="scale-lead-pass-1"
@@ -277,6 +277,21 @@ def main() -> None:
                 f"[{scale}x] statistics through a worker: {took:.1f} s wall, {cpu:.1f} s CPU of the worker (it runs at "
                 f"WORKER_NICENESS) for {answer['n_judgements']} judgements (target < 40 s); worker peak RSS "
                 f"{peak / 1024:.0f} MiB (idle {idle / 1024:.0f} MiB; target < 2048 MiB; load {load()})"
+            )
+            # the recomputation asked the heavy queue for the latent-truth models' estimate, after which the
+            # statistics are recomputed once more to carry it: wait for that too (same worker, one at a time)
+            started = time.perf_counter()
+            pending = ProjectStatistics.objects.filter(project=project).values_list(
+                "payload__reliability__models_pending", flat=True
+            )
+            while pending.first():
+                if time.perf_counter() - started > 1800:
+                    sys.exit("the models' estimate did not arrive within 30 minutes")
+                time.sleep(0.5)
+            print(
+                f"[{scale}x] then the models' estimate and the statistics carrying it, on the heavy queue: "
+                f"{time.perf_counter() - started:.1f} s wall; worker peak RSS "
+                f"{_status_kib(worker.pid, 'VmHWM') / 1024:.0f} MiB (load {load()})"
             )
         finally:
             worker.terminate()

@@ -73,15 +73,16 @@ def straight_lining(item, group, value) -> StraightLining:
     if not len(item):
         empty = np.zeros(0, dtype=bool)
         return StraightLining(items, empty, empty)
-    pairs, pair_index = np.unique(np.stack([item_index, group]), axis=1, return_inverse=True)
-    pair_index = pair_index.reshape(-1)
-    n = np.bincount(pair_index)
-    low = np.full(len(n), np.iinfo(np.int64).max)
-    high = np.full(len(n), np.iinfo(np.int64).min)
-    np.minimum.at(low, pair_index, value)
-    np.maximum.at(high, pair_index, value)
+    # one sort by (item, group) as a single integer key, then each pair's count, min and max by segment
+    n_groups = int(group.max()) + 1
+    key = item_index.reshape(-1) * n_groups + group
+    order = np.argsort(key)
+    key, value = key[order], value[order]
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    n = np.diff(np.append(starts, len(key)))
+    low, high = np.minimum.reduceat(value, starts), np.maximum.reduceat(value, starts)
     block = n >= 2
-    pair_item = pairs[0]
+    pair_item = key[starts] // n_groups
     blocks = np.bincount(pair_item, weights=block, minlength=len(items))
     flat_blocks = np.bincount(pair_item, weights=block & (low == high), minlength=len(items))
     eligible = blocks > 0

@@ -127,3 +127,64 @@ def cuch(speakers, labels_per_annotator, lengths, patience: float, helpdesk_weig
     """Consolidated UCH: UCH of the annotators' merged labels (see ``consolidated_labels``)."""
     merged = consolidated_labels(labels_per_annotator)
     return uch(nuggets(speakers, merged, lengths), patience, helpdesk_weight).uch
+
+
+def uch_of_sequences(
+    sequence: np.ndarray,
+    speaker: np.ndarray,
+    label: np.ndarray,
+    ends: np.ndarray,
+    *,
+    speakers: Sequence[str],
+    labels: Sequence[str],
+    patience: float,
+    helpdesk_weight: float = 0.5,
+) -> np.ndarray:
+    """UCH of many label sequences at once: ``uch(nuggets(...))`` of each, vectorised over all their posts.
+
+    The posts of every sequence (one annotator's labels of one dialogue) are consecutive and in
+    dialogue order: post ``i`` belongs to sequence ``sequence[i]`` (0, 1, ... non-decreasing), was
+    written by ``speakers[speaker[i]]``, got ``labels[label[i]]`` (``label[i] = -1``: no label) and
+    ends ``ends[i]`` characters into its dialogue. A nugget ends at a nuggety post whose successor
+    does not continue it (same sequence, speaker and label); it gains 1, or for a goal label 1 plus
+    the number of that speaker's regular nuggets in the sequence, decayed by max(0, 1 - pos / L)
+    (Zeng et al. 2017, Eqs. 1-4). Returns one UCH per sequence. Three whole-array passes replace a
+    Python loop per sequence: ten times STC-3 has 700,000 of them.
+
+    >>> C, H = 0, 1
+    >>> s = uch_of_sequences(
+    ...     np.array([0, 0, 0, 0, 1, 1]), np.array([C, C, H, H, C, H]), np.array([0, 0, -1, 1, 0, 1]),
+    ...     np.array([3, 5, 9, 14, 10, 20]), speakers=["customer", "helpdesk"], labels=["CNUG0", "HNUG*"],
+    ...     patience=20)
+    >>> [round(float(x), 4) for x in s]  # the first is uch()'s example; the second: UC 1 - 10/20, UH 1 - 20/20
+    [0.525, 0.25]
+    """
+    if patience <= 0:
+        raise ValueError("the patience L must be positive")
+    if not 0 <= helpdesk_weight <= 1:
+        raise ValueError("the helpdesk weight must be in [0, 1]")
+    sequence, speaker, label = (np.asarray(a, dtype=np.int64) for a in (sequence, speaker, label))
+    n_sequences = int(sequence[-1]) + 1 if len(sequence) else 0
+    nuggety = np.array([name not in NOT_NUGGET for name in labels] + [False])[label]  # label -1 -> the False
+    goal = np.array([name in GOAL_LABELS for name in labels] + [False])[label]
+    side_of = np.array([{CUSTOMER: 0, HELPDESK: 1}.get(name, -1) for name in speakers], dtype=np.int64)
+    side = side_of[speaker] if len(speaker) else speaker
+    if np.any(nuggety & (side < 0)):
+        unknown = sorted({speakers[s] for s in np.unique(speaker[nuggety & (side < 0)])})
+        raise ValueError(f"UCH needs customer and helpdesk nuggets, got speakers {unknown}")
+    # post i continues the nugget of post i - 1: same sequence, speaker and label, both nuggety
+    continues = np.zeros(len(label), dtype=bool)
+    continues[1:] = (
+        nuggety[1:]
+        & nuggety[:-1]
+        & (sequence[1:] == sequence[:-1])
+        & (speaker[1:] == speaker[:-1])
+        & (label[1:] == label[:-1])
+    )
+    last = nuggety & ~np.append(continues[1:], False)  # the post a nugget ends at
+    where = sequence[last] * 2 + side[last]  # (sequence, side) of each nugget
+    regular = np.bincount(where[~goal[last]], minlength=2 * n_sequences)
+    gain = np.where(goal[last], 1 + regular[where], 1)
+    decay = np.maximum(0.0, 1 - ends[last] / patience)
+    totals = np.bincount(where, weights=gain * decay, minlength=2 * n_sequences).reshape(n_sequences, 2)
+    return (1 - helpdesk_weight) * totals[:, 0] + helpdesk_weight * totals[:, 1]

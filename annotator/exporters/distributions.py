@@ -64,6 +64,9 @@ def _posteriors(data: CriterionJudgements, aggregation: str, names: list[str]) -
     return out, reliability
 
 
+SLICE_DIALOGUES = 2000  # dialogues read at a time for a votes export (memory does not grow with the project)
+
+
 def distribution_document(project: Project, aggregation: str = "votes", *, lazy: bool = False) -> dict:
     """``{"project", "aggregation", "annotators", "criteria": {KEY: {"unit", "scale" | "scales", "items"}}}``.
 
@@ -72,15 +75,15 @@ def distribution_document(project: Project, aggregation: str = "votes", *, lazy:
     (vote shares or a model's posterior) over the scale that applies to the unit's speaker, the annotators
     whose judgements it holds, and the adjudicated label and note (null and "" where nobody settled it).
 
-    The judgements are read into arrays (``project_judgements``: a few numbers per judgement; ten times
-    STC-3 holds about 200 MB of them); with ``lazy`` each criterion's items are made as they are written
-    (``LazyList``), so the items themselves (many times the arrays' size as Python objects) are never all held.
+    Vote shares depend on each unit's own counts, so they are read a slice of ``SLICE_DIALOGUES``
+    dialogues at a time (``project_judgements`` of one criterion and those dialogues); with ``lazy``
+    each slice's items are made as they are written (``LazyList``), so neither the project's judgements
+    nor its items are ever all held. A model's posterior weighs every label of the criterion, so a
+    model export reads the criterion whole (and fits the model before the first byte is written).
     """
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
-    external = dict(project.dialogues.values_list("pk", "external_id"))
     ranked_names = annotator_names(project)
-    export_names = {user_id: name for user_id, (_rank, name) in ranked_names.items()}
     settled = adjudicated_labels(project=project)
     out: dict = {
         "project": project.slug,
@@ -90,24 +93,53 @@ def distribution_document(project: Project, aggregation: str = "votes", *, lazy:
     }
     if aggregation != "votes":
         out["reliability"] = {}
-    for key, data in project_judgements(project).items():
-        criterion = data.criterion
-        names = [export_names.get(int(u), str(u)) for u in data.annotators]
-        # annotators listed in the project's own order (imported ones in their source order), not by
-        # database id, so an export is the same after the project is archived and restored
-        rank = [ranked_names.get(int(u), (len(ranked_names), str(u))) for u in data.annotators]
-        distributions, reliability = _posteriors(data, aggregation, names)
-        if aggregation != "votes":
-            out["reliability"].update(reliability)
+    for criterion in project.criteria.all():
+        key = criterion.key
         entry: dict = {"unit": criterion.unit}
+        values = list(dict.fromkeys(criterion.allowed_values()))
         if criterion.speakers:
-            entry["scales"] = {s: [data.values[i] for i in data.scale(s)] for s in criterion.speakers}
+            entry["scales"] = {s: [v for v in values if v in criterion.allowed_values(s)] for s in criterion.speakers}
         else:
-            entry["scale"] = list(data.values)
-        items = _items(key, data, distributions, names, rank, external, settled)
+            entry["scale"] = values
+        if aggregation == "votes":
+            items = _votes_items(project, key, ranked_names, settled, out)
+        else:
+            items = iter(list(_slice_items(project, key, None, aggregation, ranked_names, settled, out)))
         entry["items"] = LazyList(items) if lazy else list(items)
         out["criteria"][key] = entry
     return out
+
+
+def _dialogue_slices(project: Project) -> Iterator[list[int]]:
+    """The project's dialogue ids in order, ``SLICE_DIALOGUES`` at a time (keyset pages: each one query)."""
+    last = 0
+    while ids := list(
+        project.dialogues.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:SLICE_DIALOGUES]
+    ):
+        yield ids
+        last = ids[-1]
+
+
+def _votes_items(project, key, ranked_names, settled, out) -> Iterator[dict]:
+    for ids in _dialogue_slices(project):
+        yield from _slice_items(project, key, ids, "votes", ranked_names, settled, out)
+
+
+def _slice_items(project, key, ids, aggregation, ranked_names, settled, out) -> Iterator[dict]:
+    """The items of criterion ``key`` in dialogues ``ids`` (None: all), a model's reliability added to ``out``."""
+    data = project_judgements(project, keys=[key], dialogue_ids=ids)[key]
+    if not data.n_units:
+        return iter(())
+    dialogues = project.dialogues.filter(pk__in=np.unique(data.unit_dialogue).tolist())
+    external = dict(dialogues.values_list("pk", "external_id"))
+    names = [ranked_names[int(u)][1] if int(u) in ranked_names else str(u) for u in data.annotators]
+    # annotators listed in the project's own order (imported ones in their source order), not by
+    # database id, so an export is the same after the project is archived and restored
+    rank = [ranked_names.get(int(u), (len(ranked_names), str(u))) for u in data.annotators]
+    distributions, reliability = _posteriors(data, aggregation, names)
+    if aggregation != "votes":
+        out["reliability"].update(reliability)
+    return _items(key, data, distributions, names, rank, external, settled)
 
 
 def _items(key: str, data: CriterionJudgements, distributions, names, rank, external, settled) -> Iterator[dict]:

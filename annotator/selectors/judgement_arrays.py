@@ -12,7 +12,7 @@ excluded annotator, from the chosen source) are read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
@@ -150,17 +150,34 @@ def _scale_values(criterion: Criterion) -> list[str]:
     return list(dict.fromkeys(criterion.allowed_values()))
 
 
-def project_judgements(project: Project, *, long_form: bool = True) -> dict[str, CriterionJudgements]:
+def project_judgements(
+    project: Project,
+    *,
+    long_form: bool = True,
+    keys: Collection[str] | None = None,
+    dialogue_ids: Collection[int] | None = None,
+) -> dict[str, CriterionJudgements]:
     """Every criterion's submitted judgements and imported counts as arrays (a few bulk queries).
 
     With ``long_form=False`` the database counts the judgements per unit and value instead of
     returning each one: enough for gold distributions and run scoring, and much less to read.
+    ``keys`` and ``dialogue_ids`` read only those criteria and dialogues (an export going through a
+    large project a slice at a time).
     """
-    criteria = list(project.criteria.all())
+    criteria = [c for c in project.criteria.all() if keys is None or c.key in keys]
     scales = {c.pk: _scale_values(c) for c in criteria}
     codes = {pk: {v: i for i, v in enumerate(values)} for pk, values in scales.items()}
     population = population_of(project)
     submitted = gold_judgements(project, population)
+    published_counts = gold_counts(project, population)
+    posts = Post.objects.filter(dialogue__project=project)
+    if keys is not None:
+        submitted = submitted.filter(criterion__in=criteria)
+        published_counts = published_counts.filter(criterion__in=criteria)
+    if dialogue_ids is not None:
+        submitted = submitted.filter(assignment__dialogue_id__in=dialogue_ids)
+        published_counts = published_counts.filter(dialogue_id__in=dialogue_ids)
+        posts = posts.filter(dialogue_id__in=dialogue_ids)
     empty = _columns([], codes, value_last=True)
     if long_form:
         rows = _columns(
@@ -185,21 +202,15 @@ def project_judgements(project: Project, *, long_form: bool = True) -> dict[str,
             value_last=False,
         )
     published = _columns(
-        _fetched(
-            gold_counts(project, population)
-            .values_list("criterion_id", "dialogue_id", "unit", "value", "count")
-            .order_by()
-        ),
+        _fetched(published_counts.values_list("criterion_id", "dialogue_id", "unit", "value", "count").order_by()),
         codes,
         value_last=False,
     )
     gold = _Columns(
         *(np.concatenate([a, b]) for a, b in zip(vars(published).values(), vars(aggregated).values(), strict=True))
     )
-    posts = (
-        Post.objects.filter(dialogue__project=project)
-        .order_by("dialogue_id", "position")
-        .values_list("dialogue_id", "position", "utterance_block", "speaker", "source_annotated")
+    posts = posts.order_by("dialogue_id", "position").values_list(
+        "dialogue_id", "position", "utterance_block", "speaker", "source_annotated"
     )
     speaker_of_post: dict[tuple[int, int], str] = {}
     speaker_of_block: dict[tuple[int, int], str] = {}

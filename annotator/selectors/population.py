@@ -126,9 +126,13 @@ class AnnotatorsIncluded:
 
 
 def annotators_included(
-    project: Project, population: Population | None = None, *, by: str = "export"
+    project: Project, population: Population | None = None, *, by: str = "export", judged: set[int] | None = None
 ) -> AnnotatorsIncluded:
-    """Included annotators by their export id (``by="export"``: the source's id or the username) or username."""
+    """Included annotators by their export id (``by="export"``: the source's id or the username) or username.
+
+    ``judged``: the user ids with judgements that count, when the caller has read them already (the
+    statistics have them as arrays; finding them again reads every judgement).
+    """
     population = population or population_of(project)
     names = {
         user_id: (source_key or username) if by == "export" else username
@@ -137,9 +141,13 @@ def annotators_included(
         )
     }
     ranks = dict(Membership.objects.filter(project=project).values_list("user_id", "rank"))
-    judged = set(
-        gold_judgements(project, population).values_list("assignment__annotator_id", flat=True).distinct().order_by()
-    )
+    if judged is None:
+        judged = set(
+            gold_judgements(project, population)
+            .values_list("assignment__annotator_id", flat=True)
+            .distinct()
+            .order_by()
+        )
     excluded = [
         {"annotator": names.get(user_id, username), "reason": reason}
         for user_id, username, reason in AnnotatorExclusion.objects.filter(project=project)

@@ -4,17 +4,24 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Project
+from scoring.app.json_codec import OrjsonDecoder, OrjsonEncoder
 
 
 class ProjectStatistics(models.Model):
     """The latest statistics of a project, with what they cover and how they were made."""
 
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics")
-    payload = models.JSONField()
+    payload = models.JSONField(encoder=OrjsonEncoder, decoder=OrjsonDecoder)
     n_judgements = models.PositiveIntegerField()
     fingerprint = models.CharField(max_length=64, help_text="Digest of the judgements the payload covers.")
     library_version = models.CharField(max_length=20)
     computed_at = models.DateTimeField()
+    checked_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the judgements were last read for these statistics (computed, or found unchanged): "
+        "recomputation requests up to then are covered.",
+    )
 
     def __str__(self) -> str:
         return f"statistics of {self.project} at {self.computed_at:%Y-%m-%d %H:%M}"
@@ -79,8 +86,14 @@ class Run(models.Model):
     )
     source_name = models.CharField(max_length=500, blank=True)
     options = models.JSONField(default=dict, blank=True)
-    scores = models.JSONField(default=dict, blank=True)
-    per_dialogue = models.JSONField(default=dict, blank=True, help_text="dialogue id -> metric -> value")
+    scores = models.JSONField(default=dict, blank=True, encoder=OrjsonEncoder, decoder=OrjsonDecoder)
+    per_dialogue = models.JSONField(
+        default=dict,
+        blank=True,
+        encoder=OrjsonEncoder,
+        decoder=OrjsonDecoder,
+        help_text="dialogue id -> metric -> value",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
 

@@ -133,3 +133,18 @@ def test_lazy_lists_are_written_as_lists(options):
     assert b"".join(json_chunks(lazy, ensure_ascii=False, **options)) == json.dumps(
         document, ensure_ascii=False, **options
     ).encode("utf-8")
+
+
+@pytest.mark.parametrize("preset", ["stc3", "dch1", "dbdc", "nlpcc", "coherence"])
+def test_distributions_read_a_slice_of_dialogues_at_a_time_give_the_whole_project_document(preset, monkeypatch):
+    """Vote shares read one dialogue at a time equal those read in one go (units, order, counts, annotators)."""
+    from annotator.exporters import distributions
+
+    work = project_with_submissions(preset)
+    monkeypatch.setattr(distributions, "SLICE_DIALOGUES", 10**6)
+    whole = distribution_records(work.project)
+    monkeypatch.setattr(distributions, "SLICE_DIALOGUES", 1)
+    sliced = distribution_records(work.project)
+    assert sliced == whole
+    assert sum(len(entry["items"]) for entry in whole["criteria"].values()) > work.project.dialogues.count()
+    assert len({item["dialogue"] for entry in whole["criteria"].values() for item in entry["items"]}) > 1

@@ -32,7 +32,7 @@ def lead_project(tmp_path, django_user_model):
     return project
 
 
-def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, lead_project):
+def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, lead_project, monkeypatch):
     stored = statistics_recompute(project_id=lead_project.pk)
     login(page, live_server, "lead")
     page.goto(f"{live_server.url}/projects/dash/dashboard/")
@@ -59,6 +59,10 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     page.go_back()
     screenshot("dashboard")
     # a changed judgement (here in the admin, which counts as a save of its item) makes the page say it is stale
+    # while the workers have not recomputed yet (the recomputation is queued, not run)
+    from scoring.app.services import schedule
+
+    monkeypatch.setattr(schedule, "safe_enqueue", lambda task, *args, countdown=None: True)
     from django.contrib.admin.sites import site
     from django.test import RequestFactory
 
@@ -69,6 +73,7 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     site._registry[Judgement].save_model(RequestFactory().post("/admin/"), changed, form=None, change=True)
     page.reload()
     assert page.locator("#fresh-state").inner_text().startswith("Out of date")
+    assert "A recomputation is scheduled." in page.locator("#freshness").inner_text()
 
 
 def test_leaderboard_upload_scores_and_significance(live_server, page, screenshot, lead_project, tmp_path):

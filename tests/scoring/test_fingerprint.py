@@ -7,8 +7,9 @@ from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from annotator.models import Judgement
+from annotator.selectors.population import gold_judgements
 from annotator.services.judgements import assignment_reopen, judgements_save
-from scoring.app.services.statistics import judgements_count, judgements_fingerprint
+from scoring.app.services.statistics import judgements_fingerprint
 from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
@@ -35,14 +36,14 @@ def test_changes_with_submission_reopening_and_resubmission_but_not_with_drafts(
     work = project_with_work("stc3", annotators=2)
     person = work.annotators[0]
     first, second = work.assignments_of(person)[:2]
-    empty, imported = judgements_fingerprint(work.project), judgements_count(work.project)
+    empty, imported = judgements_fingerprint(work.project), gold_judgements(work.project).count()
     # a draft of an item that is not submitted does not count
     judgements_save(assignment_id=first.pk, user=person, values=first_allowed_values(first)[:1])
     assert judgements_fingerprint(work.project) == empty
     # a submission counts
     submit(work, person, first)
     submitted = judgements_fingerprint(work.project)
-    assert submitted != empty and judgements_count(work.project) == imported + len(first_allowed_values(first))
+    assert submitted != empty and gold_judgements(work.project).count() == imported + len(first_allowed_values(first))
     # reopening takes it out: the judgements that count are those before the submission again
     assignment_reopen(assignment_id=first.pk)
     assert judgements_fingerprint(work.project) == empty

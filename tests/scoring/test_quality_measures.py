@@ -3,6 +3,8 @@ checked against independent implementations (scikit-learn, the krippendorff pack
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from krippendorff import alpha as reference_alpha
 from sklearn.metrics import cohen_kappa_score
 
@@ -101,6 +103,22 @@ def test_straight_lining_needs_every_block_of_an_item_flat():
     assert result.items.tolist() == [1, 2, 3]
     assert result.eligible.tolist() == [True, True, False]
     assert result.straight.tolist() == [True, False, False]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(0, 4)), max_size=60))
+def test_straight_lining_equals_its_definition_question_by_question(rows):
+    """Per item: eligible if some group holds two or more questions; straight-lined if every such group holds
+    one value (checked with plain sets, item by item)."""
+    result = straight_lining([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    by_item: dict[int, dict[int, list[int]]] = {}
+    for item, group, value in rows:
+        by_item.setdefault(item, {}).setdefault(group, []).append(value)
+    assert result.items.tolist() == sorted(by_item)
+    for i, item in enumerate(result.items.tolist()):
+        blocks = [values for values in by_item[item].values() if len(values) >= 2]
+        assert result.eligible[i] == bool(blocks)
+        assert result.straight[i] == (bool(blocks) and all(len(set(values)) == 1 for values in blocks))
 
 
 def test_spammer_score_ranges_and_permutation():

@@ -1,8 +1,11 @@
 """UCH (Zeng et al. 2017): nuggets, gains, decay, AUCH and CUCH."""
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scoring.uch import auch, consolidated_labels, cuch, nuggets, uch
+from scoring.uch import auch, consolidated_labels, cuch, nuggets, uch, uch_of_sequences
 
 C, H = "customer", "helpdesk"
 
@@ -47,3 +50,76 @@ def test_auch_and_cuch():
     assert auch(speakers, labels, lengths, 30) == pytest.approx(sum(per_annotator) / 3)
     assert consolidated_labels(labels) == ["CNUG0", "HNUG", "CNUG*"]
     assert cuch(speakers, labels, lengths, 30) == pytest.approx(per_annotator[0])
+
+
+LABELS = ["CNUG0", "CNUG", "HNUG", "CNUG*", "HNUG*", "CNaN", "HNaN", "NaN"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from([C, H]), st.integers(-1, len(LABELS) - 1), st.integers(0, 30)),
+            min_size=0,
+            max_size=9,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(1, 200),
+    st.floats(0, 1),
+)
+def test_vectorised_uch_equals_the_per_sequence_definition(sequences, patience, weight):
+    """``uch_of_sequences`` over many sequences at once equals ``uch(nuggets(...))`` of each."""
+    expected = [
+        uch(
+            nuggets(
+                [s for s, _l, _n in seq],
+                [LABELS[lab] if lab >= 0 else None for _s, lab, _n in seq],
+                [n for _s, _l, n in seq],
+            ),
+            patience,
+            weight,
+        ).uch
+        for seq in sequences
+    ]
+    posts = [(i, s, lab, n) for i, seq in enumerate(sequences) for s, lab, n in seq]
+    ends = np.concatenate([np.cumsum([n for _s, _l, n in seq]) for seq in sequences if seq] or [np.zeros(0)])
+    got = uch_of_sequences(
+        np.array([p[0] for p in posts], dtype=np.int64),
+        np.array([[C, H].index(p[1]) for p in posts], dtype=np.int64),
+        np.array([p[2] for p in posts], dtype=np.int64),
+        ends,
+        speakers=[C, H],
+        labels=LABELS,
+        patience=patience,
+        helpdesk_weight=weight,
+    )
+    # sequences with no posts at the end are not in the result; those in between score 0
+    assert len(got) <= len(expected)
+    assert got == pytest.approx(expected[: len(got)], abs=1e-12)
+    assert all(e == 0 for e in expected[len(got) :])
+
+
+def test_vectorised_uch_refuses_nuggets_of_other_speakers():
+    with pytest.raises(ValueError, match="customer and helpdesk"):
+        uch_of_sequences(
+            np.array([0]),
+            np.array([0]),
+            np.array([0]),
+            np.array([5]),
+            speakers=["agent"],
+            labels=["CNUG0"],
+            patience=10,
+        )
+    # a post of another speaker without a nugget label is fine
+    got = uch_of_sequences(
+        np.array([0, 0]),
+        np.array([0, 1]),
+        np.array([-1, 0]),
+        np.array([5, 10]),
+        speakers=["agent", C],
+        labels=["CNUG0"],
+        patience=20,
+    )
+    assert got == pytest.approx([0.25])

@@ -2,26 +2,50 @@
 
 from __future__ import annotations
 
+from django.db.models import Max
 from django.utils.translation import gettext, gettext_lazy
 
-from annotator.models import AssignmentStatus, Criterion, Dialogue, Judgement, Project, Unit
+from annotator.models import (
+    Assignment,
+    AssignmentStatus,
+    Criterion,
+    Dialogue,
+    ImportBatch,
+    ImportStatus,
+    Judgement,
+    Project,
+    Unit,
+)
 from annotator.selectors.manage import natural_key
 from scoring.app.models import ProjectStatistics, StatisticsJob
-from scoring.app.services.statistics import judgements_count, judgements_fingerprint
 
 
 def freshness(*, project: Project) -> dict:
-    """How current the stored statistics are: when computed, what they cover, what changed since."""
+    """How current the stored statistics are: when computed, what they cover, what changed since.
+
+    Constant time, whatever the project's size: every write that changes what the statistics count
+    requests a recomputation (saves, batch removals, quality decisions, the admin) or is an import
+    (a finished ``ImportBatch``, from the pages, the API or ``import_dialogues``), so the statistics
+    are up to date when neither came after the judgements were last read for them
+    (``ProjectStatistics.checked_at``). The items submitted since are counted through the index on
+    ``submitted_at``. The recomputation itself still compares the exact fingerprint of the judgements.
+    """
     stored = ProjectStatistics.objects.filter(project=project).first()
-    up_to_date = bool(stored and stored.fingerprint == judgements_fingerprint(project))
-    # counting the judgements reads them all (seconds on millions): only when the stored figure is stale
-    n_now = stored.n_judgements if up_to_date else judgements_count(project)
     job = StatisticsJob.objects.filter(project=project).first()
+    imported = ImportBatch.objects.filter(project=project, status=ImportStatus.DONE).aggregate(last=Max("finished_at"))
+    changes = [t for t in (job and job.requested_at, imported["last"]) if t is not None]
+    checked = stored and stored.checked_at
+    up_to_date = bool(stored and (not changes or (checked and max(changes) <= checked)))
+    since = checked or (stored and stored.computed_at)
+    new_items = 0
+    if stored and not up_to_date and since:
+        new_items = Assignment.objects.filter(
+            dialogue__project=project, status=AssignmentStatus.SUBMITTED, submitted_at__gt=since
+        ).count()
     return {
         "stored": stored,
-        "judgements_now": n_now,
         "up_to_date": up_to_date,
-        "new_judgements": n_now - (stored.n_judgements if stored else 0),
+        "new_items": new_items,
         "pending": bool(job and job.pending),
         "last_error": job.last_error if job else "",
     }

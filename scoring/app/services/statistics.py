@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 import scoring
@@ -17,7 +17,6 @@ from annotator.selectors.judgement_arrays import CriterionJudgements, project_ju
 from annotator.selectors.population import (
     annotators_included,
     gold_assignments,
-    gold_judgements,
     population_digest,
     population_of,
 )
@@ -60,11 +59,6 @@ def judgements_fingerprint(project: Project) -> str:
         f"{population_digest(project, population)}|{scoring.__version__}"
     )
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def judgements_count(project: Project) -> int:
-    """The number of judgements that count (what the statistics say they were computed from)."""
-    return gold_judgements(project).count()
 
 
 def numeric_values(values: list[str]) -> np.ndarray:
@@ -149,19 +143,24 @@ def project_statistics(
         fingerprint = judgements_fingerprint(project)
     models = model_reliability_stored(project=project, fingerprint=fingerprint)
     payload["reliability"] = reliability_summary(project, judgements, models)
-    payload["population"] = asdict(annotators_included(project, by="username"))
+    judged = {int(u) for data in judgements.values() for u in data.annotators.tolist()}
+    payload["population"] = asdict(annotators_included(project, by="username", judged=judged))
     return json_finite(payload)
 
 
 def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:
     """Compute and store a project's statistics; skipped when the judgements have not changed."""
     project = Project.objects.get(pk=project_id)
+    checked = timezone.now()  # before reading: a request made later may not be covered
     fingerprint = judgements_fingerprint(project)
     current = ProjectStatistics.objects.filter(project=project).first()
     if current and current.fingerprint == fingerprint and not force and not _models_arrived(current, fingerprint):
+        unchecked = Q(checked_at__lt=checked) | Q(checked_at__isnull=True)  # never move it back (a slower run)
+        ProjectStatistics.objects.filter(unchecked, pk=current.pk).update(checked_at=checked)
+        current.refresh_from_db(fields=["checked_at"])
         return current
-    n = judgements_count(project)
     judgements = project_judgements(project)
+    n = sum(len(data.value) for data in judgements.values())  # the judgements the statistics are computed from
     payload = project_statistics(project, judgements, fingerprint=fingerprint)
     with transaction.atomic():
         gold_arrays_store(project=project, fingerprint=fingerprint, judgements=judgements)
@@ -173,6 +172,7 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
                 "fingerprint": fingerprint,
                 "library_version": scoring.__version__,
                 "computed_at": timezone.now(),
+                "checked_at": checked,
             },
         )
     if payload["reliability"]["models_pending"]:

@@ -8,51 +8,89 @@ from django.db.models.functions import Length
 from annotator.models import Post, Project, Unit
 from annotator.selectors.judgement_arrays import CriterionJudgements
 from scoring.correlation import correlate
-from scoring.uch import nuggets, uch
+from scoring.uch import uch_of_sequences
+
+
+def _unit_lengths(project: Project, by_turn: bool) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """The project's nugget units in dialogue order, as arrays: dialogue id, speaker code (into the returned
+    names), length in characters and end offset within the dialogue; plus each dialogue's first unit row.
+
+    Turn-level nuggets (STC-3) take each utterance block as one unit of the block's length and first speaker.
+    """
+    rows = (
+        Post.objects.filter(dialogue__project=project)
+        .annotate(chars=Length("text"))
+        .order_by("dialogue_id", "position")
+        .values_list("dialogue_id", "utterance_block", "speaker", "chars")
+    )
+    dialogue, block, speaker_name, chars = [], [], [], []
+    for d, b, s, c in rows.iterator(chunk_size=20000):
+        dialogue.append(d)
+        block.append(b)
+        speaker_name.append(s)
+        chars.append(c)
+    dialogue_ids = np.array(dialogue, dtype=np.int64)
+    names, speaker = np.unique(np.array(speaker_name, dtype=str), return_inverse=True)
+    chars_of = np.array(chars, dtype=np.int64)
+    if by_turn and len(dialogue_ids):
+        new_unit = np.ones(len(dialogue_ids), dtype=bool)
+        blocks = np.array(block, dtype=np.int64)
+        new_unit[1:] = (dialogue_ids[1:] != dialogue_ids[:-1]) | (blocks[1:] != blocks[:-1])
+        starts = np.flatnonzero(new_unit)
+        dialogue_ids, speaker, chars_of = dialogue_ids[starts], speaker[starts], np.add.reduceat(chars_of, starts)
+    first = np.ones(len(dialogue_ids), dtype=bool)
+    first[1:] = dialogue_ids[1:] != dialogue_ids[:-1]
+    dialogue_start = np.flatnonzero(first)
+    ends = np.cumsum(chars_of)
+    ends -= np.repeat(ends[dialogue_start] - chars_of[dialogue_start], np.diff(np.append(dialogue_start, len(ends))))
+    return dialogue_ids, speaker.astype(np.int64), names.tolist(), ends, dialogue_start
 
 
 def auch_per_dialogue(
     project: Project, nugget: CriterionJudgements, helpdesk_weight: float = 0.5, patience: float | None = None
 ) -> dict[int, float]:
-    """AUCH of every dialogue with nugget judgements; L defaults to the longest dialogue (characters).
-
-    Turn-level nuggets (STC-3) treat each utterance block as one post of the block's length.
+    """AUCH of every dialogue with nugget judgements: the mean over its annotators of the UCH of their
+    labels (Zeng et al. 2017); L defaults to the longest dialogue (characters). Units an annotator left
+    unlabelled count as not nuggets. Whole-array work (``scoring.uch.uch_of_sequences``), no loop per
+    annotator and dialogue.
     """
-    lengths: dict[int, list[tuple[int, int, str, int]]] = {}
-    rows = (
-        Post.objects.filter(dialogue__project=project)
-        .annotate(chars=Length("text"))
-        .order_by("dialogue_id", "position")
-        .values_list("dialogue_id", "position", "utterance_block", "speaker", "chars")
+    unit_dialogue, unit_speaker, speakers, unit_end, dialogue_start = _unit_lengths(
+        project, nugget.criterion.unit == Unit.TURN
     )
-    for dialogue_id, position, block, speaker, chars in rows.iterator(chunk_size=20000):
-        lengths.setdefault(dialogue_id, []).append((position, block, speaker, chars))
-    by_turn = nugget.criterion.unit == Unit.TURN
-    units: dict[int, tuple[list[str], list[int]]] = {}
-    for dialogue_id, posts in lengths.items():
-        if by_turn:
-            speakers, sizes = [], []
-            for _position, block, speaker, chars in posts:
-                if block == len(speakers):
-                    speakers.append(speaker)
-                    sizes.append(0)
-                sizes[block] += chars
-        else:
-            speakers, sizes = [p[2] for p in posts], [p[3] for p in posts]
-        units[dialogue_id] = (speakers, sizes)
-    L = patience or max((sum(s) for _sp, s in units.values()), default=1)
-    labels: dict[tuple[int, int], dict[int, str]] = {}
-    for k in range(len(nugget.value)):
-        u = nugget.unit[k]
-        labels.setdefault((int(nugget.unit_dialogue[u]), int(nugget.annotator[k])), {})[int(nugget.unit_index[u])] = (
-            nugget.values[nugget.value[k]]
-        )
-    per_dialogue: dict[int, list[float]] = {}
-    for (dialogue_id, _annotator), given in labels.items():
-        speakers, sizes = units[dialogue_id]
-        sequence = [given.get(i) for i in range(len(speakers))]
-        per_dialogue.setdefault(dialogue_id, []).append(uch(nuggets(speakers, sequence, sizes), L, helpdesk_weight).uch)
-    return {d: float(np.mean(v)) for d, v in per_dialogue.items()}
+    if not len(nugget.value) or not len(unit_dialogue):
+        return {}
+    dialogue_ids = unit_dialogue[dialogue_start]
+    n_units = np.diff(np.append(dialogue_start, len(unit_dialogue)))
+    dialogue_end = unit_end[dialogue_start + n_units - 1]
+    L = patience or float(dialogue_end.max()) or 1.0
+    # one sequence per (dialogue, annotator) with judgements, in dialogue order
+    row_of = np.searchsorted(dialogue_ids, nugget.unit_dialogue.astype(np.int64))  # dialogue row of each unit
+    judged_row = row_of[nugget.unit]
+    pair = judged_row * (int(nugget.annotator.max()) + 1) + nugget.annotator
+    pairs, sequence_of_judgement = np.unique(pair, return_inverse=True)
+    sequence_row = pairs // (int(nugget.annotator.max()) + 1)
+    length = n_units[sequence_row]
+    offset = np.concatenate(([0], np.cumsum(length)[:-1]))
+    sequence = np.repeat(np.arange(len(pairs)), length)
+    unit_row = np.repeat(dialogue_start[sequence_row] - offset, length) + np.arange(len(sequence))
+    label = np.full(len(sequence), -1, dtype=np.int64)
+    index = nugget.unit_index[nugget.unit]
+    inside = index < length[sequence_of_judgement]  # a unit beyond the dialogue's posts is not one of its units
+    label[offset[sequence_of_judgement][inside] + index[inside]] = nugget.value[inside]
+    scores = uch_of_sequences(
+        sequence,
+        unit_speaker[unit_row],
+        label,
+        unit_end[unit_row],
+        speakers=speakers,
+        labels=nugget.values,
+        patience=L,
+        helpdesk_weight=helpdesk_weight,
+    )
+    annotators = np.bincount(sequence_row, minlength=len(dialogue_ids))
+    total = np.bincount(sequence_row, weights=scores, minlength=len(dialogue_ids))
+    judged = annotators > 0
+    return dict(zip(dialogue_ids[judged].tolist(), (total[judged] / annotators[judged]).tolist()))
 
 
 def uch_summary(project: Project, judgements: dict[str, CriterionJudgements]) -> dict | None:
