@@ -206,7 +206,7 @@ def main() -> None:
 
     print(f"machine: {os.cpu_count()} cores, load average {load()} at the start")
     from annotator.models import Project
-    from scoring.app.models import ProjectStatistics, Run
+    from scoring.app.models import ModelReliability, ProjectStatistics, Run
 
     lead = get_user_model().objects.filter(username="scale-lead").first() or get_user_model().objects.create_user(
         username="scale-lead", password="scale-lead-pass-1"
@@ -268,6 +268,8 @@ def main() -> None:
                 time.sleep(0.2)
             idle = _status_kib(worker.pid, "VmRSS")
             cpu = _cpu_seconds(worker.pid)
+            # from scratch: neither the statistics nor the models' estimate of an earlier run are reused
+            ModelReliability.objects.filter(project=project).delete()
             started = time.perf_counter()
             answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=3600)
             took = time.perf_counter() - started

@@ -36,7 +36,7 @@ def posts_by_dialogue(project: Project, dialogue_ids: Sequence[int] | None = Non
     rows = posts.order_by("dialogue_id", "position").values_list(
         "dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta"
     )
-    for dialogue_id, *rest in rows.iterator(chunk_size=5000):
+    for dialogue_id, *rest in rows if dialogue_ids is not None else rows.iterator(chunk_size=5000):
         result[dialogue_id].append(tuple(rest))
     return result
 
@@ -72,7 +72,10 @@ def judgements_by_assignment(
     by_assignment: dict[int, list[tuple]] = defaultdict(list)
     assignment_rank: dict[int, tuple[int, int]] = {}
     dialogue_of: dict[int, int] = {}
-    for assignment_id, dialogue_id, annotator_id, key, unit, value, extra in rows.iterator(chunk_size=20000):
+    # one chunk of dialogues is read whole (not through a server-side cursor, for which PostgreSQL plans to
+    # return the first rows fast: here, walking every judgement of the project in id order for each chunk)
+    fetched = rows if dialogue_ids is not None else rows.iterator(chunk_size=20000)
+    for assignment_id, dialogue_id, annotator_id, key, unit, value, extra in fetched:
         by_assignment[assignment_id].append((key, unit, value, extra))
         assignment_rank[assignment_id] = (ranks.get(annotator_id, (1 << 30, ""))[0], annotator_id)
         dialogue_of[assignment_id] = dialogue_id

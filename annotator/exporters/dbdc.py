@@ -48,7 +48,7 @@ def dbdc_record_stream(project: Project) -> Iterator[tuple[str, dict]]:
                 "assignment__dialogue_id", "unit", "assignment__annotator_id", "value", "extra", "criterion_id"
             )
         )
-        for dialogue_id, unit, annotator_id, value, extra, criterion_id in rows.iterator(chunk_size=20000):
+        for dialogue_id, unit, annotator_id, value, extra, criterion_id in rows:  # one chunk: a plain cursor
             if (criterion_id, dialogue_id) not in asked:
                 asked[(criterion_id, dialogue_id)] = set(
                     required_units(criteria[criterion_id], shapes[dialogue_id], rule=rule)
