@@ -240,7 +240,8 @@ def main() -> None:
                 f"judgements in {took:.1f} s ({report.judgements / took:,.0f} judgements/s)   "
                 f"(target < 300 s at 10x; load {load()})"
             )
-            run = random_stc3_run(json.loads(paths[0].read_text(encoding="utf-8")), seed=5)
+            # a run over every dialogue of the project (its per-dialogue CSV grows with the project)
+            run = random_stc3_run([d for p in paths for d in json.loads(p.read_text(encoding="utf-8"))], seed=5)
             run_path = folder / "run.json"
             run_path.write_text(json.dumps(run), encoding="utf-8")
             projects[scale] = (project, run_score(project=project, path=run_path, name="bench"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
@@ -17,7 +17,7 @@ from annotator.filenames import attachment
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
-from scoring.app.selectors.run_csv import per_dialogue_csv
+from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
 from scoring.app.services.run_upload import run_delete, run_rescore, run_upload
 
 
@@ -82,7 +82,7 @@ class RunPerDialogue(APIView):
     def get(self, request, slug: str, pk: int):
         run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         if request.query_params.get("format") == "csv":
-            response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
+            response = StreamingHttpResponse(per_dialogue_csv_chunks(run), content_type="text/csv")
             response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
             return response
         return Response(run.per_dialogue)

@@ -58,5 +58,9 @@ def test_run_per_dialogue_csv_keeps_formulas_out_and_numbers_in(make_project):
     )
     table = rows(per_dialogue_csv(run))
     assert table[0] == ["dialogue", "nugget.JSD", "quality.A.RNSS"]
-    assert [row[0] for row in table[1:]] == ["'" + d for d in HOSTILE_IDS]
-    assert [float(row[2]) for row in table[1:]] == [0.25, -0.5] * 3  # a negative score is still a number
+    stored = Run.objects.get(pk=run.pk).per_dialogue  # the order the database keeps the dialogues in
+    assert [row[0] for row in table[1:]] == ["'" + d for d in stored]
+    assert sorted(row[0] for row in table[1:]) == sorted("'" + d for d in HOSTILE_IDS)
+    # a negative score is still a number
+    assert [float(row[2]) for row in table[1:]] == [stored[d]["quality.A.RNSS"] for d in stored]
+    assert sorted(float(row[2]) for row in table[1:]) == [-0.5] * 3 + [0.25] * 3

@@ -148,3 +148,41 @@ def test_distributions_read_a_slice_of_dialogues_at_a_time_give_the_whole_projec
     assert sliced == whole
     assert sum(len(entry["items"]) for entry in whole["criteria"].values()) > work.project.dialogues.count()
     assert len({item["dialogue"] for entry in whole["criteria"].values() for item in entry["items"]}) > 1
+
+
+@pytest.mark.sqlite  # PostgreSQL's jsonb_each and SQLite's json_each
+def test_a_runs_scores_per_dialogue_stream_from_the_database_as_stored(monkeypatch, tmp_path):
+    """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores."""
+    from scoring.app.models import Run
+    from scoring.app.selectors import run_csv
+    from scoring.app.services.run_scoring import run_score
+    from tests.reference_scoring import random_stc3_run
+
+    work = project_with_submissions("stc3")
+    dialogues = stc3_records(work.project)
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(random_stc3_run(dialogues, 3)))
+    run = run_score(project=work.project, path=path, name="sys")
+    monkeypatch.setattr(run_csv, "FETCH_ROWS", 1)
+    for response in (
+        lead_client(work).get(f"/api/projects/{work.project.slug}/runs/{run.pk}/per-dialogue/?format=csv"),
+        _page_client(work).get(f"/projects/{work.project.slug}/runs/{run.pk}/per-dialogue.csv"),
+    ):
+        assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
+        table = list(csv.reader(io.StringIO(response.getvalue().decode("utf-8"))))
+        stored = Run.objects.get(pk=run.pk).per_dialogue
+        metrics = sorted({m for values in stored.values() for m in values})
+        assert table[0] == ["dialogue", *metrics] and len(stored) == len(dialogues) > 1
+        assert table[1:] == [[d, *(_cell(values.get(m, "")) for m in metrics)] for d, values in stored.items()]
+
+
+def _cell(value) -> str:
+    return "" if value in ("", None) else str(value)
+
+
+def _page_client(work):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(work.lead)
+    return client

@@ -223,7 +223,7 @@ def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_call
     assert detail["status"] == "scored" and set(detail["scores"]["quality"]) == {"A", "S", "E"}
     per_dialogue = lead.get(f"/api/projects/p1/runs/{run.pk}/per-dialogue/").json()
     assert set(per_dialogue) == {"d1", "d2"}
-    csv = lead.get(f"/api/projects/p1/runs/{run.pk}/per-dialogue/?format=csv").content.decode().splitlines()
+    csv = lead.get(f"/api/projects/p1/runs/{run.pk}/per-dialogue/?format=csv").getvalue().decode().splitlines()
     assert csv[0].startswith("dialogue,A.nmd,A.rsnod") and len(csv) == 3
     bad = io.BytesIO(b'[{"id": "nope"}]')
     bad.name = "bad.json"

@@ -59,7 +59,7 @@ def downloads(lead, run):
 def test_cr_lf_in_a_run_name_neither_breaks_the_download_nor_adds_a_header(runs):
     lead, (crlf, _quotes, _unicode) = runs
     for response in downloads(lead, crlf):
-        assert response.status_code == 200 and response.content.startswith(b"dialogue,")
+        assert response.status_code == 200 and response.getvalue().startswith(b"dialogue,")
         assert not response.has_header("X-Injected")
         assert filename_of(response) == "evil_X-Injected_ 1-per-dialogue.csv"
 

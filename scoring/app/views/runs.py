@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
@@ -16,7 +16,7 @@ from annotator.input_errors import input_error_text
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
-from scoring.app.selectors.run_csv import per_dialogue_csv
+from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
 from scoring.app.services.run_upload import run_delete, run_rescore, run_upload, runs_requeue
 from scoring.app.services.schedule import safe_enqueue
 from scoring.errors import InputError
@@ -124,7 +124,7 @@ def run_remove(request, slug: str, run_id: int):
 @login_required
 def run_per_dialogue(request, slug: str, run_id: int):
     run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=run_id)
-    response = HttpResponse(per_dialogue_csv(run), content_type="text/csv")
+    response = StreamingHttpResponse(per_dialogue_csv_chunks(run), content_type="text/csv")
     response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
     return response
 
