@@ -157,9 +157,9 @@ def measure_export(slug: str, name: str, lead: str, run_id: str) -> None:
     )
 
 
-def export_figures(slug: str, lead: str, run_id: int) -> dict[str, dict]:
+def export_figures(slug: str, lead: str, run_id: int, names: list[str]) -> dict[str, dict]:
     out = {}
-    for name in EXPORTS:
+    for name in names:
         result = subprocess.run(
             [sys.executable, __file__, "--measure-export", slug, name, lead, str(run_id)],
             cwd=ROOT,
@@ -182,6 +182,7 @@ def main() -> None:
     parser.add_argument("--skip-1x", action="store_true", help="no 1x project (exports measured at the scale only)")
     parser.add_argument("--only", default="import,stats,dashboard,exports")
     parser.add_argument("--reuse", action="store_true", help="with DATABASE_URL: keep projects imported earlier")
+    parser.add_argument("--exports", help=f"only these exports (comma-separated; default all: {', '.join(EXPORTS)})")
     parser.add_argument("--measure-export", nargs=4, metavar=("SLUG", "EXPORT", "LEAD", "RUN"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure_export:
@@ -315,9 +316,10 @@ def main() -> None:
             f"({', '.join(f'{t * 1000:.0f}' for t in times)}) (target < 300 ms; load {load()})"
         )
     if "exports" in stages:
-        figures = {s: export_figures(projects[s][0].slug, lead.username, projects[s][1].pk) for s in projects}
+        names = args.exports.split(",") if args.exports else list(EXPORTS)
+        figures = {s: export_figures(projects[s][0].slug, lead.username, projects[s][1].pk, names) for s in projects}
         print(f"exports (fresh process each; peak RSS above the idle process; load {load()}):")
-        for name in EXPORTS:
+        for name in names:
             cells = []
             for s, by_name in figures.items():
                 f = by_name[name]

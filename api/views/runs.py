@@ -80,11 +80,12 @@ class RunPerDialogue(APIView):
         parameters=[OpenApiParameter("format", str, enum=["json", "csv"])], responses={200: OpenApiTypes.OBJECT}
     )
     def get(self, request, slug: str, pk: int):
-        run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
-        if request.query_params.get("format") == "csv":
+        if request.query_params.get("format") == "csv":  # streamed: the scores are not read into the process
+            run = get_object_or_404(Run.objects.only("pk", "name"), project=request.project, pk=pk)
             response = StreamingHttpResponse(per_dialogue_csv_chunks(run), content_type="text/csv")
             response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
             return response
+        run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
         return Response(run.per_dialogue)
 
 

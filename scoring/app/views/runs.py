@@ -123,7 +123,7 @@ def run_remove(request, slug: str, run_id: int):
 
 @login_required
 def run_per_dialogue(request, slug: str, run_id: int):
-    run = get_object_or_404(Run.objects.defer("source"), project=lead_project(request, slug), pk=run_id)
+    run = get_object_or_404(Run.objects.only("pk", "name"), project=lead_project(request, slug), pk=run_id)
     response = StreamingHttpResponse(per_dialogue_csv_chunks(run), content_type="text/csv")
     response["Content-Disposition"] = attachment(f"{run.name}-per-dialogue.csv")
     return response
