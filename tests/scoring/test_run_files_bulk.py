@@ -1,9 +1,11 @@
 """The STC-3 run reader validates distributions in bulk and still names the first bad one exactly."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.errors import InputError
-from scoring.run_files import read_stc3_run
+from scoring.run_files import _distribution, _distributions, read_stc3_run
 
 GOLD = {"d1": ["customer", "helpdesk"], "d2": ["customer"]}
 SCALE = ["-2", "-1", "0", "1", "2"]
@@ -59,3 +61,35 @@ def test_a_bad_value_is_named_by_dialogue_and_field(bad, message):
         records[1]["nugget"][0] = {"CNUG": 1e400}  # json.dumps writes Infinity; a huge literal parses to inf
     with pytest.raises(InputError, match=rf"dialogue d2: field nugget\[0\]\.CNUG: probability .* {message}"):
         read(records)
+
+
+VALUES = st.one_of(
+    st.floats(0, 1),
+    st.integers(0, 3),
+    st.sampled_from([-0.5, float("nan"), float("inf"), 1e308, True, None, "0.5", [0.5]]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from([*CUSTOMER, "HNUG"]), VALUES, max_size=4),
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_bulk_distributions_equal_one_object_at_a_time(objs, same_shape):
+    """Whatever the objects' keys, key order and values: the bulk check accepts exactly the runs whose every
+    object is a valid distribution, with the same probabilities."""
+    if same_shape and objs:  # the usual run: every object with the same keys in the same order
+        objs = [{k: obj.get(k, 0.25) for k in objs[0]} for obj in objs]
+    got = _distributions(objs, CUSTOMER)
+    rows = []
+    for obj in objs:
+        try:
+            rows.append(_distribution(obj, CUSTOMER, source="run.json", record="d", field="nugget[0]"))
+        except InputError:
+            assert got is None
+            return
+    assert got is not None
+    assert got.tolist() == [list(row) for row in rows] if rows else got.shape == (0, len(CUSTOMER))
