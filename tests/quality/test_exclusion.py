@@ -16,8 +16,9 @@ from scoring.agreement import (
     randolph_kappa,
 )
 from scoring.app.models import ProjectStatistics
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.gold_cache import gold_arrays
-from scoring.app.services.statistics import judgements_fingerprint, statistics_current
+from scoring.app.services.statistics import statistics_current
 from tests.quality.helpers import api_client, breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db

@@ -62,7 +62,7 @@ def turn_gold(
     """Speakers of every turn (utterance block) and the turn criterion's counts (see ``turn_counts``)."""
     gold = gold or gold_arrays(project=project)
     speakers = {external[d]: blocks for d, blocks in gold.turn_speakers.items()}
-    dialogues = {external[d] for d in np.unique(data.unit_dialogue).tolist()}
+    dialogues = {external[d] for d in set(data.unit_dialogue.tolist())}
     return TurnGold(speakers, dialogues, data, {e: d for d, e in external.items()})
 
 

@@ -2,7 +2,7 @@
 
 The counts per unit and value (what gold distributions are made of) only change when the
 submitted judgements change, and the statistics already fingerprint those
-(``statistics.judgements_fingerprint``). ``gold_arrays`` returns the stored arrays while the
+(``scoring.app.selectors.fingerprint``). ``gold_arrays`` returns the stored arrays while the
 fingerprint matches and rebuilds (and stores) them otherwise; the statistics recomputation
 stores them too, from the judgements it has read anyway. On STC-3 Chinese (503,500 judgements)
 this turns a second of reading into a few milliseconds.
@@ -18,6 +18,7 @@ import numpy as np
 from annotator.models import Post, Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from scoring.app.models import GoldCache
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 
 
 @dataclass(frozen=True)
@@ -113,8 +114,6 @@ def gold_arrays_store(*, project: Project, fingerprint: str, judgements: dict[st
 
 def gold_arrays(*, project: Project) -> GoldArrays:
     """The project's gold counts: the stored ones while the judgements are unchanged, else rebuilt and stored."""
-    from scoring.app.services.statistics import judgements_fingerprint
-
     fingerprint = judgements_fingerprint(project)
     cached = GoldCache.objects.filter(project=project, fingerprint=fingerprint).values_list("arrays", flat=True).first()
     if cached is not None:

@@ -80,8 +80,8 @@ def model_reliability_recompute(*, project_id: int) -> bool:
     """Estimate and store the models' reliability for the project's current judgements; True if it was new.
 
     Afterwards the statistics are recomputed so that their payload carries the estimate."""
+    from scoring.app.selectors.fingerprint import judgements_fingerprint
     from scoring.app.services.schedule import statistics_job_run
-    from scoring.app.services.statistics import judgements_fingerprint
 
     project = Project.objects.get(pk=project_id)
     fingerprint = judgements_fingerprint(project)

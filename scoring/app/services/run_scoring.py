@@ -17,6 +17,7 @@ from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.payloads import json_finite
 from scoring.errors import N_, InputError
 from scoring.files import expand_archives, walk_path
+from scoring.memory import gc_paused
 
 
 def run_scheme(project: Project) -> RunScheme | None:
@@ -61,18 +62,19 @@ def run_score(
     source = str(path) if path is not None else ", ".join(n for n, _r in files)[:500]
     if not files:
         raise InputError(source or "run", N_("contains no JSON files"))
-    if scheme == RunScheme.DBDC:
-        from scoring.app.services.run_dbdc import dbdc_run_score
+    with gc_paused():  # a parsed run and its scores per dialogue: many small acyclic objects (scoring.memory)
+        if scheme == RunScheme.DBDC:
+            from scoring.app.services.run_dbdc import dbdc_run_score
 
-        kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
-        scores, per_dialogue = dbdc_run_score(project=project, files=files, strict=strict, threshold=threshold)
-    else:
-        from scoring.app.services.run_stc3 import stc3_run_score
+            kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
+            scores, per_dialogue = dbdc_run_score(project=project, files=files, strict=strict, threshold=threshold)
+        else:
+            from scoring.app.services.run_stc3 import stc3_run_score
 
-        kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
-        scores, per_dialogue = stc3_run_score(project=project, files=files, alpha=alpha, strict=strict)
-    default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
-    return _save(project, name or default_name, kind, source, options, scores, per_dialogue)
+            kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
+            scores, per_dialogue = stc3_run_score(project=project, files=files, alpha=alpha, strict=strict)
+        default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
+        return _save(project, name or default_name, kind, source, options, scores, per_dialogue)
 
 
 def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict, per_dialogue: dict) -> Run:

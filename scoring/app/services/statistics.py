@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Q
 from django.utils import timezone
 
 import scoring
-from annotator.models import GoldCount, Project
+from annotator.models import Project
 from annotator.presets import PRESETS, Summary
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.population import (
     annotators_included,
-    gold_assignments,
-    population_digest,
-    population_of,
 )
 from scoring.agreement import (
     agreement_shares,
@@ -28,6 +24,7 @@ from scoring.agreement import (
     randolph_kappa,
 )
 from scoring.app.models import ProjectStatistics
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.model_reliability import model_reliability_request, model_reliability_stored
@@ -36,29 +33,6 @@ from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.reliability import reliability_summary
 from scoring.app.services.uch_summary import uch_summary
 from scoring.gold import group_indices, merge_counts
-
-
-def judgements_fingerprint(project: Project) -> str:
-    """A digest that changes whenever the judgements that count change, or whose count (exclusions, the source
-    filter, control and training items, adjudications, published counts).
-
-    Read from the submitted assignments, not the judgements (a seventh of the rows on STC-3, where each item
-    holds seven judgements): every write of an item's judgements goes through ``judgements_save``, which bumps
-    the item's ``version`` (a submission, a reopening and a draft of a reopened item alike), an import or an
-    archive adds assignments, a removed batch deletes them, and an edit in the admin bumps the version too
-    (``annotator.admin``). The count, the sum and the largest of the ids, the sum of the versions and the
-    latest submission time together change with any of these.
-    """
-    population = population_of(project)
-    agg = gold_assignments(project, population).aggregate(
-        n=Count("pk"), ids=Sum("pk"), last_id=Max("pk"), versions=Sum("version"), last=Max("submitted_at")
-    )
-    gold = GoldCount.objects.filter(dialogue__project=project).aggregate(n=Count("pk"), last_id=Max("pk"))
-    text = (
-        f"{agg['n']}|{agg['ids']}|{agg['last_id']}|{agg['versions']}|{agg['last']}|{gold['n']}|{gold['last_id']}|"
-        f"{population_digest(project, population)}|{scoring.__version__}"
-    )
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def numeric_values(values: list[str]) -> np.ndarray:

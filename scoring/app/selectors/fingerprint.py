@@ -1,0 +1,38 @@
+"""The judgements' fingerprint: a digest that changes whenever what the statistics and the gold count changes.
+
+Its own module (a read, with no numeric imports) so that scoring a run, which checks the gold cache
+against it, loads nothing of the statistics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.db.models import Count, Max, Sum
+
+import scoring
+from annotator.models import GoldCount, Project
+from annotator.selectors.population import gold_assignments, population_digest, population_of
+
+
+def judgements_fingerprint(project: Project) -> str:
+    """A digest that changes whenever the judgements that count change, or whose count (exclusions, the source
+    filter, control and training items, adjudications, published counts).
+
+    Read from the submitted assignments, not the judgements (a seventh of the rows on STC-3, where each item
+    holds seven judgements): every write of an item's judgements goes through ``judgements_save``, which bumps
+    the item's ``version`` (a submission, a reopening and a draft of a reopened item alike), an import or an
+    archive adds assignments, a removed batch deletes them, and an edit in the admin bumps the version too
+    (``annotator.admin``). The count, the sum and the largest of the ids, the sum of the versions and the
+    latest submission time together change with any of these.
+    """
+    population = population_of(project)
+    agg = gold_assignments(project, population).aggregate(
+        n=Count("pk"), ids=Sum("pk"), last_id=Max("pk"), versions=Sum("version"), last=Max("submitted_at")
+    )
+    gold = GoldCount.objects.filter(dialogue__project=project).aggregate(n=Count("pk"), last_id=Max("pk"))
+    text = (
+        f"{agg['n']}|{agg['ids']}|{agg['last_id']}|{agg['versions']}|{agg['last']}|{gold['n']}|{gold['last_id']}|"
+        f"{population_digest(project, population)}|{scoring.__version__}"
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
