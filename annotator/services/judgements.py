@@ -19,12 +19,13 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.core.exceptions import PermissionDenied
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from annotator.access import MembershipEnded
+from annotator.access import NOT_QUALIFIED, MembershipEnded
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -33,10 +34,13 @@ from annotator.models import (
     Judgement,
     Membership,
     Project,
+    QualityItem,
+    QualityItemKind,
     Reordering,
 )
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape, dialogue_shape, project_criteria
+from annotator.services.qualification import may_open
 from annotator.services.units import (
     ShownFrame,
     UnitError,
@@ -307,7 +311,9 @@ def _check_complete(
 LOCK_SQL = """
     SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
            a.shown_order, a.version, d.external_id AS dialogue_external_id, d.project_id AS dialogue_project_id,
-           p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active
+           p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active,
+           EXISTS (SELECT 1 FROM {quality_item} q JOIN {dialogue} qd ON qd.id = q.dialogue_id
+                   WHERE qd.project_id = d.project_id AND q.kind = %s) AS training_required
     FROM {assignment} a JOIN {dialogue} d ON d.id = a.dialogue_id JOIN {project} p ON p.id = d.project_id
     LEFT JOIN {membership} m ON m.project_id = d.project_id AND m.user_id = a.annotator_id
     WHERE a.id = %s AND a.annotator_id = %s AND NOT a.imported{lock}
@@ -316,8 +322,10 @@ LOCK_SQL = """
 
 def _lock_own_assignment(assignment_id: int, user) -> Assignment:
     """The user's own (not imported) assignment, locked until the transaction ends, with its dialogue
-    and project attached; ``Assignment.DoesNotExist`` otherwise, and ``MembershipEnded`` when the
-    user is no longer an active member of the project.
+    and project attached; ``Assignment.DoesNotExist`` otherwise, ``MembershipEnded`` when the
+    user is no longer an active member of the project, and ``PermissionDenied`` for a real item of a
+    project with training items before the user qualified (``may_open``; only then asked, the row's
+    own query having said whether the project has training items).
 
     Plain SQL for the reason ``_store`` gives: compiling the equivalent ORM query (select_related,
     only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
@@ -328,9 +336,10 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
         dialogue=Dialogue._meta.db_table,
         project=Project._meta.db_table,
         membership=Membership._meta.db_table,
+        quality_item=QualityItem._meta.db_table,
         lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
     )
-    found = list(Assignment.objects.raw(sql, [assignment_id, user.pk]))
+    found = list(Assignment.objects.raw(sql, [QualityItemKind.TRAINING, assignment_id, user.pk]))
     if not found:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
     assignment = found[0]
@@ -349,6 +358,8 @@ def _lock_own_assignment(assignment_id: int, user) -> Assignment:
         [assignment.dialogue_project_id, assignment.project_slug, assignment.project_preset],
     )
     assignment.dialogue = dialogue
+    if assignment.training_required and not may_open(assignment=assignment, user=user):
+        raise PermissionDenied(NOT_QUALIFIED)
     return assignment
 
 

@@ -56,8 +56,7 @@ class AssignmentJudgements(APIView):
         given = s.JudgementsIn(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
-        require_qualified(request.user, pk)
-        try:
+        try:  # the save checks ownership, membership and qualification under its row lock
             saved = judgements_save(
                 assignment_id=pk,
                 user=request.user,
