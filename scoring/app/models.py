@@ -119,6 +119,13 @@ class StatisticsJob(models.Model):
     last_duration = models.FloatField(default=0.0, help_text="Seconds the last finished recomputation took.")
     last_error = models.TextField(blank=True)
     recomputations = models.PositiveIntegerField(default=0, help_text="How many times the workers recomputed.")
+    models_pending = models.BooleanField(
+        default=False, help_text="An estimate of the latent-truth models' reliability is queued on the heavy queue."
+    )
+    models_due_at = models.DateTimeField(null=True, blank=True, help_text="When the queued estimate was due to start.")
+    models_last_duration = models.FloatField(
+        default=0.0, help_text="Seconds the last estimate took (with the statistics recomputed to carry it)."
+    )
 
     def __str__(self) -> str:
         return f"statistics job of project {self.project_id}"

@@ -114,3 +114,28 @@ def test_size_limits_skip_a_model_with_a_reason():
     assert set(out["annotators"]["11"]) == {"dawid-skene"}
     # 10 labels each: fewer than the 20 a model's figure needs, so none is reported
     assert out["annotators"]["11"]["dawid-skene"] is None
+
+
+def test_automatic_estimates_are_coalesced_and_spaced_by_the_last_ones_duration(answered, monkeypatch, settings):
+    """Under a stream of submissions every recomputation asks for the models again: one estimate is queued at a
+    time, and it waits STATISTICS_DUTY_FACTOR times the last estimate's duration (a tenth of a worker at most)."""
+    from scoring.app.models import StatisticsJob
+    from scoring.app.services import schedule
+
+    settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR = 3, 10
+    sent = []
+    monkeypatch.setattr(schedule, "safe_enqueue", lambda task, *args, countdown=None: sent.append(countdown) or True)
+    project = answered.project
+    # two requests while the first is queued: one estimate, after the debounce
+    assert schedule.model_estimate_request(project_id=project.pk) is True
+    assert schedule.model_estimate_request(project_id=project.pk) is False
+    assert sent == [3]
+    # the worker runs it: no longer pending, its duration recorded
+    assert model_reliability_recompute(project_id=project.pk) is True
+    job = StatisticsJob.objects.get(project=project)
+    assert not job.models_pending and job.models_last_duration > 0
+    # the next automatic request waits ten times that (or the debounce); the lead's goes at once
+    assert schedule.model_estimate_request(project_id=project.pk) is True
+    assert sent[-1] == pytest.approx(max(3, 10 * job.models_last_duration))
+    assert schedule.model_estimate_request(project_id=project.pk, spaced=False) is True
+    assert sent[-1] is None

@@ -66,14 +66,14 @@ def model_reliability_request(*, project_id: int, automatic: bool = False) -> No
 
     ``automatic`` (after a statistics recomputation) does nothing when tasks run in-process (no broker: the
     embedded single-user set-up), where the estimate would hold up the annotator's submission; there the
-    lead asks for it from the dashboard."""
+    lead asks for it from the dashboard. With workers, automatic requests are coalesced and spaced like the
+    statistics' (``schedule.model_estimate_request``); the lead's request goes at once."""
     from config.celery import app
-    from scoring.app.services.schedule import safe_enqueue
-    from scoring.app.tasks import estimate_model_reliability
+    from scoring.app.services.schedule import model_estimate_request
 
     if automatic and app.conf.task_always_eager:
         return
-    transaction.on_commit(lambda: safe_enqueue(estimate_model_reliability, project_id))
+    transaction.on_commit(lambda: model_estimate_request(project_id=project_id, spaced=automatic))
 
 
 def model_reliability_recompute(*, project_id: int) -> bool:
@@ -81,8 +81,9 @@ def model_reliability_recompute(*, project_id: int) -> bool:
 
     Afterwards the statistics are recomputed so that their payload carries the estimate."""
     from scoring.app.selectors.fingerprint import judgements_fingerprint
-    from scoring.app.services.schedule import statistics_job_run
+    from scoring.app.services.schedule import model_estimate_done, model_estimate_started, statistics_job_run
 
+    started = model_estimate_started(project_id=project_id)
     project = Project.objects.get(pk=project_id)
     fingerprint = judgements_fingerprint(project)
     if model_reliability_stored(project=project, fingerprint=fingerprint) is not None:
@@ -94,4 +95,5 @@ def model_reliability_recompute(*, project_id: int) -> bool:
         project=project, defaults={"fingerprint": fingerprint, "payload": payload}
     )
     statistics_job_run(project_id=project_id)
+    model_estimate_done(project_id=project_id, started=started)
     return True

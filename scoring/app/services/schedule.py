@@ -72,6 +72,53 @@ def recompute_delay(project_id: int) -> float:
     return max(settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR * (took or 0.0))
 
 
+def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
+    """Send the latent-truth models' estimate to the heavy queue; True if this call sent it.
+
+    ``spaced`` (the request a statistics recomputation makes while submissions come in): like the
+    statistics, one estimate is queued at a time (a compare-and-set on the job) and it waits
+    ``recompute_delay``-style: at least the debounce, and STATISTICS_DUTY_FACTOR times the last
+    estimate's duration, so that the heavy models (and the recomputation that carries them) take at
+    most a tenth of a worker's time however busy the project is. Not spaced (the lead's "Estimate
+    now"): sent at once. A pending estimate whose worker died is taken over after the grace period.
+    """
+    now = timezone.now()
+    delay = 0.0
+    if spaced:
+        took = (
+            StatisticsJob.objects.filter(project_id=project_id).values_list("models_last_duration", flat=True).first()
+        )
+        delay = max(settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR * (took or 0.0))
+        overdue = now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS)
+        claimable = Q(models_pending=False) | Q(models_due_at__lt=overdue) | Q(models_due_at__isnull=True)
+        due = now + timedelta(seconds=delay)
+        jobs = StatisticsJob.objects.filter(project_id=project_id)
+        if not jobs.filter(claimable).update(models_pending=True, models_due_at=due):
+            _job, created = StatisticsJob.objects.get_or_create(
+                project_id=project_id, defaults={"models_pending": True, "models_due_at": due}
+            )
+            if not created:
+                return False  # one is queued already: it will read these judgements too
+    from scoring.app.tasks import estimate_model_reliability
+
+    if safe_enqueue(estimate_model_reliability, project_id, countdown=delay or None):
+        return True
+    StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
+    return False
+
+
+def model_estimate_started(*, project_id: int):
+    """The worker's side: the queued estimate is no longer pending (requests from now on queue another)."""
+    StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
+    return timezone.now()
+
+
+def model_estimate_done(*, project_id: int, started) -> None:
+    """Record how long the estimate took, for the spacing of the next one."""
+    took = (timezone.now() - started).total_seconds()
+    StatisticsJob.objects.filter(project_id=project_id).update(models_last_duration=took)
+
+
 def statistics_request_on_commit(*, project_id: int) -> None:
     transaction.on_commit(lambda: statistics_request(project_id=project_id))
 
