@@ -57,6 +57,19 @@
     return checked ? checked.value : "";
   }
 
+  // What the server rendered for a question (its stored answer): the defaults, whatever was changed since.
+  function savedValue(name) {
+    const q = question(name);
+    if (!q) return "";
+    const select = q.querySelector("select");
+    if (select) {
+      const chosen = Array.prototype.find.call(select.options, function (o) { return o.defaultSelected; });
+      return chosen ? chosen.value : (select.options.length ? select.options[0].value : "");
+    }
+    const checked = Array.prototype.find.call(q.querySelectorAll("input[type=radio]"), function (r) { return r.defaultChecked; });
+    return checked ? checked.value : "";
+  }
+
   function setField(name, value) {
     if (name === "reordering") {
       if (value && list) form.dispatchEvent(new CustomEvent("dialeval:set-order", { detail: { order: JSON.parse(value) } }));
@@ -591,7 +604,13 @@
   });
 
   function start() {
-    questions().forEach(function (q) { known[q.dataset.name] = fieldValue(q.dataset.name); });
+    // answers changed before this script ran (a slow connection, a quick hand) are changes like any other
+    const early = {};
+    questions().forEach(function (q) {
+      const name = q.dataset.name;
+      known[name] = savedValue(name);
+      if (fieldValue(name) !== known[name]) early[name] = fieldValue(name);
+    });
     if (list) known.reordering = list.dataset.savedOrder ? JSON.stringify(list.dataset.savedOrder.split(",").map(Number)) : "";
     const kept = restored();
     const names_ = Object.keys(kept).filter(function (name) { return name === "reordering" ? list : question(name); });
@@ -614,13 +633,17 @@
       setField(name, entry.value);
     });
     form.dispatchEvent(new CustomEvent("dialeval:applied"));
+    const keptBack = Object.keys(pending).length;
+    Object.keys(early).forEach(function (name) {
+      if (!pending[name]) pending[name] = { value: early[name], base: known[name] || "" };
+    });
     persist();
     if (clashes.length) { conflict(clashes); return; }
-    if (Object.keys(pending).length) {
+    if (keptBack) {
       showAlert([gettext("Answers kept in this browser that had not reached the server are back on the page and are being saved.")],
         [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
-      save();
     }
+    if (Object.keys(pending).length) save();
     refreshStatus();
   }
 

@@ -345,3 +345,25 @@ def test_a_rating_form_completed_by_keyboard_only(live_server, page, tmp_path, d
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED
     assert {v for _k, _u, v in stored(item)} == {"no"} and len(stored(item)) == 10
+
+
+def test_answers_given_before_the_pages_script_ran_are_saved(live_server, page, tmp_path, django_user_model):
+    """On a slow connection the form can be answered before the autosave script has run: those answers are
+    changes like any other, saved once the script starts (not taken for what the server had)."""
+    _project, _user, assignment = setup_item(tmp_path, django_user_model, "stc3", STC3, fmt="stc3")
+    login(page, live_server, "ann")
+    held = []
+    page.route("**/autosave*.js", lambda route: held.append(route))  # the script is held back
+    # deferred scripts run before DOMContentLoaded and "load": wait for the form's elements only
+    page.goto(f"{live_server.url}/items/{assignment.pk}/", wait_until="commit")
+    page.locator('input[name="j:A:0"][value="-1"]').wait_for()
+    page.select_option('select[name="j:nugget:0"]', "CNUG")
+    radio(page, "A", 0, "-1")
+    assert stored(assignment) == set() and len(held) == 1
+    held[0].continue_()  # now the script arrives and starts
+    expect(page.locator("#save-status")).to_have_text(re.compile(r"^Draft saved"))
+    for _ in range(100):
+        if {("nugget", 0, "CNUG"), ("A", 0, "-1")} <= stored(assignment):
+            break
+        time.sleep(0.1)
+    assert {("nugget", 0, "CNUG"), ("A", 0, "-1")} <= stored(assignment)

@@ -7,6 +7,7 @@ import pytest
 
 from annotator.models import Adjudication, AnnotatorExclusion, Assignment, AssignmentStatus, QualityItem
 from annotator.services.projects import membership_add
+from annotator.services.qualification import qualification_admit
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import PASSWORD, login
 from tests.factories import user_make
@@ -83,6 +84,8 @@ def test_controls_qualification_reliability_exclusion_and_adjudication(live_serv
             return "T"
         return "OTX"[(a.dialogue_id + u) % 3 if u == 2 else 0]
 
+    for person in helpers:  # the helpers were let in by the lead (they answer real items without training)
+        qualification_admit(project=work.project, username=person.username, admitted_by=work.lead, note="helper")
     for i, person in enumerate([annotator, *helpers]):
         submit_all(person, work.project, (lambda a, k, u: "OTX"[rng.integers(3)]) if i == 3 else (
             lambda a, k, u, differs=(i == 1): careful(a, k, u, differs)
