@@ -11,6 +11,7 @@ p50/p95/p99 latency, errors and the CPU each process used, then checks that the 
 exactly the judgements of every client's accepted saves, merged (no loss, no duplicates).
 
     .venv/bin/python bench/api_load.py [--clients 20] [--seconds 60] [--workers N] [--threads T]
+                                       [--worker-queues interactive,heavy,exports]
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ def main() -> None:
     parser.add_argument("--annotators-per-dialogue", type=int, default=3)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (> 1: gthread)")
+    parser.add_argument(
+        "--worker-queues",
+        default="interactive,heavy,exports",
+        help="queues of the one worker beside gunicorn (interactive: the heavy work, such as the models' "
+        "estimate, runs on other machines)",
+    )
     args = parser.parse_args()
     env = django_on_postgres(with_redis=True)
     from django.contrib.auth import get_user_model
@@ -136,7 +143,7 @@ def main() -> None:
         env=server_env,
     )
     worker = subprocess.Popen(
-        celery_worker_command(),
+        celery_worker_command(queues=args.worker_queues),
         cwd=ROOT,
         env=server_env,
     )
