@@ -207,7 +207,7 @@ def main() -> None:
 
     print(f"machine: {os.cpu_count()} cores, load average {load()} at the start")
     from annotator.models import Project
-    from scoring.app.models import ModelReliability, ProjectStatistics, Run
+    from scoring.app.models import ModelReliability, ProjectStatistics, Run, StatisticsJob
 
     lead = get_user_model().objects.filter(username="scale-lead").first() or get_user_model().objects.create_user(
         username="scale-lead", password="scale-lead-pass-1"
@@ -270,8 +270,10 @@ def main() -> None:
                 time.sleep(0.2)
             idle = _status_kib(worker.pid, "VmRSS")
             cpu = _cpu_seconds(worker.pid)
-            # from scratch: neither the statistics nor the models' estimate of an earlier run are reused
+            # from scratch: neither the statistics nor the models' estimate of an earlier run are reused, and the
+            # estimate is not spaced by an earlier one's duration (as in a new project)
             ModelReliability.objects.filter(project=project).delete()
+            StatisticsJob.objects.filter(project=project).update(models_last_duration=0.0, models_pending=False)
             started = time.perf_counter()
             answer = recompute_statistics.apply_async(args=(project.pk, True)).get(timeout=3600)
             took = time.perf_counter() - started
@@ -292,9 +294,11 @@ def main() -> None:
                 if time.perf_counter() - started > 1800:
                     sys.exit("the models' estimate did not arrive within 30 minutes")
                 time.sleep(0.5)
+            took = StatisticsJob.objects.get(project=project).models_last_duration
             print(
                 f"[{scale}x] then the models' estimate and the statistics carrying it, on the heavy queue: "
-                f"{time.perf_counter() - started:.1f} s wall; worker peak RSS "
+                f"{time.perf_counter() - started:.1f} s wall after the statistics (the estimate itself {took:.1f} s; "
+                f"the next one waits ten times that); worker peak RSS "
                 f"{_status_kib(worker.pid, 'VmHWM') / 1024:.0f} MiB (load {load()})"
             )
         finally:
