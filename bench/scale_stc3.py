@@ -262,6 +262,8 @@ def main() -> None:
                 os.environ,
                 DJANGO_SETTINGS_MODULE="config.settings.test",
                 WORKER_NICENESS=os.environ.get("WORKER_NICENESS", "0"),
+                # the models' estimate is measured, not its scheduling delay (two minutes by default)
+                MODEL_ESTIMATE_DELAY_SECONDS=os.environ.get("MODEL_ESTIMATE_DELAY_SECONDS", "0"),
                 **env,
             ),
         )

@@ -31,6 +31,7 @@ def main() -> int:
     }
     base_env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     base_env.setdefault("STATISTICS_DEBOUNCE_SECONDS", "1")
+    base_env.setdefault("MODEL_ESTIMATE_DELAY_SECONDS", "1")
     services = Services()
     try:
         env = dict(base_env, **services.start())

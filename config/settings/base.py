@@ -206,6 +206,9 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 WORKER_NICENESS = env_int("WORKER_NICENESS", 10)  # 0-19; see config.celery.lower_cpu_priority
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
+# the latent-truth models' estimate after a recomputation waits at least this (a burst of submissions, or a busy
+# hour, costs one estimate: they take tens of seconds on a large project and annotators' reliability moves slowly)
+MODEL_ESTIMATE_DELAY_SECONDS = float(env_str("MODEL_ESTIMATE_DELAY_SECONDS", "120"))
 # a pending recomputation not started this long after it was due is sent again (its worker died)
 STATISTICS_TAKEOVER_GRACE_SECONDS = float(env_str("STATISTICS_TAKEOVER_GRACE_SECONDS", "60"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))

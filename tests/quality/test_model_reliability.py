@@ -122,11 +122,11 @@ def test_automatic_estimates_are_coalesced_and_spaced_by_the_last_ones_duration(
     from scoring.app.models import StatisticsJob
     from scoring.app.services import schedule
 
-    settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR = 3, 10
+    settings.MODEL_ESTIMATE_DELAY_SECONDS, settings.STATISTICS_DUTY_FACTOR = 3, 10
     sent = []
     monkeypatch.setattr(schedule, "safe_enqueue", lambda task, *args, countdown=None: sent.append(countdown) or True)
     project = answered.project
-    # two requests while the first is queued: one estimate, after the debounce
+    # two requests while the first is queued: one estimate, after the delay
     assert schedule.model_estimate_request(project_id=project.pk) is True
     assert schedule.model_estimate_request(project_id=project.pk) is False
     assert sent == [3]
@@ -134,7 +134,7 @@ def test_automatic_estimates_are_coalesced_and_spaced_by_the_last_ones_duration(
     assert model_reliability_recompute(project_id=project.pk) is True
     job = StatisticsJob.objects.get(project=project)
     assert not job.models_pending and job.models_last_duration > 0
-    # the next automatic request waits ten times that (or the debounce); the lead's goes at once
+    # the next automatic request waits ten times that (or the delay); the lead's goes at once
     assert schedule.model_estimate_request(project_id=project.pk) is True
     assert sent[-1] == pytest.approx(max(3, 10 * job.models_last_duration))
     assert schedule.model_estimate_request(project_id=project.pk, spaced=False) is True

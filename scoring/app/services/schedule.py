@@ -77,9 +77,10 @@ def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
 
     ``spaced`` (the request a statistics recomputation makes while submissions come in): like the
     statistics, one estimate is queued at a time (a compare-and-set on the job) and it waits
-    ``recompute_delay``-style: at least the debounce, and STATISTICS_DUTY_FACTOR times the last
-    estimate's duration, so that the heavy models (and the recomputation that carries them) take at
-    most a tenth of a worker's time however busy the project is. Not spaced (the lead's "Estimate
+    ``recompute_delay``-style: at least MODEL_ESTIMATE_DELAY_SECONDS (two minutes: a burst of
+    submissions costs one estimate), and STATISTICS_DUTY_FACTOR times the last estimate's duration,
+    so that the heavy models (and the recomputation that carries them) take at most a tenth of a
+    worker's time however busy the project is. Not spaced (the lead's "Estimate
     now"): sent at once. A pending estimate whose worker died is taken over after the grace period.
     """
     now = timezone.now()
@@ -88,7 +89,7 @@ def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
         took = (
             StatisticsJob.objects.filter(project_id=project_id).values_list("models_last_duration", flat=True).first()
         )
-        delay = max(settings.STATISTICS_DEBOUNCE_SECONDS, settings.STATISTICS_DUTY_FACTOR * (took or 0.0))
+        delay = max(settings.MODEL_ESTIMATE_DELAY_SECONDS, settings.STATISTICS_DUTY_FACTOR * (took or 0.0))
         overdue = now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS)
         claimable = Q(models_pending=False) | Q(models_due_at__lt=overdue) | Q(models_due_at__isnull=True)
         due = now + timedelta(seconds=delay)
