@@ -48,21 +48,25 @@ def statistics_request(*, project_id: int) -> bool:
     if jobs.filter(pending=True, due_at__gte=overdue).update(requested_at=now):
         return False  # already pending (the usual case in a busy hour): that recomputation covers this request
     delay = recompute_delay(project_id)
-    due = now + timedelta(seconds=delay)
-    # claim the job: idle, or pending but overdue (its worker died holding it)
-    claimable = Q(pending=False) | Q(due_at__lt=overdue) | Q(due_at__isnull=True)
-    if not jobs.filter(claimable).update(pending=True, requested_at=now, due_at=due):
-        _job, created = StatisticsJob.objects.get_or_create(
-            project_id=project_id, defaults={"pending": True, "requested_at": now, "due_at": due}
-        )
-        if not created:  # another request created it, or claimed it, first
-            return False
+    if not _claimed(project_id, "pending", "due_at", now + timedelta(seconds=delay), overdue, requested_at=now):
+        return False  # another request created the job, or claimed it, first
     from scoring.app.tasks import recompute_statistics
 
     if safe_enqueue(recompute_statistics, project_id, countdown=delay):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, last_error="the broker was unreachable")
     return False
+
+
+def _claimed(project_id: int, pending: str, due_at: str, due, overdue, **also) -> bool:
+    """Compare-and-set on the project's job: mark work ``pending`` (a field name) due at ``due`` if none is
+    pending, or the pending one is overdue (its worker died holding it); False if another request holds it."""
+    claimable = Q(**{pending: False}) | Q(**{f"{due_at}__lt": overdue}) | Q(**{f"{due_at}__isnull": True})
+    values = {pending: True, due_at: due, **also}
+    if StatisticsJob.objects.filter(claimable, project_id=project_id).update(**values):
+        return True
+    _job, created = StatisticsJob.objects.get_or_create(project_id=project_id, defaults=values)
+    return created
 
 
 def recompute_delay(project_id: int) -> float:
@@ -91,15 +95,8 @@ def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
         )
         delay = max(settings.MODEL_ESTIMATE_DELAY_SECONDS, settings.STATISTICS_DUTY_FACTOR * (took or 0.0))
         overdue = now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS)
-        claimable = Q(models_pending=False) | Q(models_due_at__lt=overdue) | Q(models_due_at__isnull=True)
-        due = now + timedelta(seconds=delay)
-        jobs = StatisticsJob.objects.filter(project_id=project_id)
-        if not jobs.filter(claimable).update(models_pending=True, models_due_at=due):
-            _job, created = StatisticsJob.objects.get_or_create(
-                project_id=project_id, defaults={"models_pending": True, "models_due_at": due}
-            )
-            if not created:
-                return False  # one is queued already: it will read these judgements too
+        if not _claimed(project_id, "models_pending", "models_due_at", now + timedelta(seconds=delay), overdue):
+            return False  # one is queued already: it will read these judgements too
     from scoring.app.tasks import estimate_model_reliability
 
     if safe_enqueue(estimate_model_reliability, project_id, countdown=delay or None):
