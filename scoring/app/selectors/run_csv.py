@@ -19,7 +19,7 @@ from annotator.exporters.stream import csv_chunks
 from scoring.app.models import Run
 
 FETCH_ROWS = 2000
-# (dialogue, its scores as JSON text) and each metric name once, per database
+# (dialogue, its scores as JSON text) and each metric name once, on the two databases the project runs on
 _SQL = {
     "postgresql": (
         "SELECT e.key, e.value::text FROM scoring_run r, jsonb_each(r.per_dialogue) e WHERE r.id = %s",
@@ -43,17 +43,12 @@ def _rows(sql: str, run_id: int) -> Iterator[tuple]:
 
 def per_dialogue_scores(run: Run) -> Iterator[tuple[str, dict]]:
     """(dialogue, {metric: value}) of every dialogue the run was scored on, read a batch at a time."""
-    if connection.vendor not in _SQL:  # another database: the stored object read whole
-        yield from Run.objects.filter(pk=run.pk).values_list("per_dialogue", flat=True).get().items()
-        return
     for dialogue, text in _rows(_SQL[connection.vendor][0], run.pk):
         yield dialogue, orjson.loads(text)
 
 
 def per_dialogue_metrics(run: Run) -> list[str]:
     """The metric names any dialogue of the run has, sorted (the CSV's columns after the dialogue)."""
-    if connection.vendor not in _SQL:
-        return sorted({m for _d, values in per_dialogue_scores(run) for m in values})
     return sorted({m for (m,) in _rows(_SQL[connection.vendor][1], run.pk)} - {"dialogue", "annotator"})
 
 

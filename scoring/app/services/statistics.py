@@ -130,8 +130,8 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     current = ProjectStatistics.objects.filter(project=project).first()
     if current and current.fingerprint == fingerprint and not force and not _models_arrived(current, fingerprint):
         unchecked = Q(checked_at__lt=checked) | Q(checked_at__isnull=True)  # never move it back (a slower run)
-        ProjectStatistics.objects.filter(unchecked, pk=current.pk).update(checked_at=checked)
-        current.refresh_from_db(fields=["checked_at"])
+        if ProjectStatistics.objects.filter(unchecked, pk=current.pk).update(checked_at=checked):
+            current.checked_at = checked
         return current
     judgements = project_judgements(project)
     n = sum(len(data.value) for data in judgements.values())  # the judgements the statistics are computed from
