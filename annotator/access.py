@@ -19,7 +19,7 @@ from django.utils.translation import gettext
 from rest_framework.permissions import BasePermission
 
 from annotator.models import Assignment, Membership, Project, Role
-from annotator.services.qualification import may_open
+from annotator.selectors.qualification import may_open
 
 NOT_QUALIFIED = "this item opens once you pass the project's qualification (your queue shows the training items)"
 

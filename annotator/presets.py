@@ -54,7 +54,7 @@ class RunScheme(StrEnum):
 
 
 class UnitRule(StrEnum):
-    """Which units of a turn-level criterion each dialogue asks about (``annotator.services.units``).
+    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``).
 
     Applied after the criterion's own unit kind and speaker; dialogue-level criteria ask about the
     dialogue whatever the rule.

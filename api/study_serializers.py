@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
+from annotator.models.studies import Study
 from annotator.services.studies import SETTINGS_FIELDS
-from annotator.study_models import Study
 
 
 class StudyIn(serializers.ModelSerializer):

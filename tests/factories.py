@@ -17,7 +17,7 @@ from annotator.services.demo import DEMO_DIR, DEMO_PROJECTS
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given
 from annotator.services.projects import membership_add, project_create
-from annotator.services.units import required_units, unit_rule
+from annotator.units import required_units, unit_rule
 
 DEMO_FILES = {preset: files for _slug, preset, _name, files in DEMO_PROJECTS}
 PASSWORD = "pw-for-tests-1"

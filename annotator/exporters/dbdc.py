@@ -11,7 +11,7 @@ from annotator.importers.dbdc import DEFAULT_ANNOTATION_EXTRA
 from annotator.models import Criterion, Project, Unit
 from annotator.selectors.population import gold_dialogues, gold_judgements, population_of
 from annotator.selectors.structure import project_shapes
-from annotator.services.units import required_units, unit_rule
+from annotator.units import required_units, unit_rule
 
 from .common import annotator_names, gold_dialogue_chunks, posts_by_dialogue
 from .stream import zip_chunks
@@ -22,7 +22,7 @@ def dbdc_record_stream(project: Project) -> Iterator[tuple[str, dict]]:
     ``DIALOGUE_CHUNK`` dialogues at a time.
 
     Labels of a turn come in the order they were stored, which for an import is the source's. Only
-    the turns the criterion asks about carry labels (``annotator.services.units``): a label left on
+    the turns the criterion asks about carry labels (``annotator.units``): a label left on
     another turn (an opening prompt judged before the DBDC3 rule applied) is not exported.
     Member names are ``ID.log.json`` built from the dialogue id made safe (``annotator.filenames``:
     no separators, no ``..``, no absolute paths, so extracting the zip writes nothing outside its

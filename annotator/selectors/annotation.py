@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from annotator.models import Assignment, Criterion, Judgement, Reordering, Unit
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape, dialogue_shape
-from annotator.services.units import POST_UNITS, ShownFrame, required_units, unit_names
+from annotator.units import POST_UNITS, ShownFrame, required_units, unit_names
 from annotator.wording import criterion_wording, guidelines_text
 
 NAVIGATION_KEYS = {"j", "k"}  # keys that move between questions never choose a value

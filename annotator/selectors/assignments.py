@@ -9,7 +9,7 @@ from django.http import Http404
 from annotator.access import MembershipEnded, active_membership_of_annotator
 from annotator.models import Assignment, Reordering
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.units import ShownFrame
+from annotator.units import ShownFrame
 
 
 def own_assignments(*, user) -> QuerySet[Assignment]:

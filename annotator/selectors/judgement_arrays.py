@@ -4,7 +4,7 @@ Everything statistical reads a project through ``project_judgements``: per crite
 judgement in long form (unit index, annotator index, value index), plus the units' dialogues,
 positions and speakers. Counts per unit (units x values) are a ``bincount`` away, and imported
 per-unit counts (NLPCC) are added to them. Only the units the criterion asks about count
-(``annotator.services.units``): a judgement left on any other unit, such as a DBDC opening prompt
+(``annotator.units``): a judgement left on any other unit, such as a DBDC opening prompt
 labelled before the preset followed the DBDC3 protocol, is not part of the gold data. Only the
 judgements that count (``annotator.selectors.population``: not on control or training items, not by an
 excluded annotator, from the chosen source) are read.
@@ -25,7 +25,7 @@ from annotator.models import Criterion, Post, Project, Unit
 from annotator.presets import UnitRule
 from annotator.selectors.population import gold_counts, gold_judgements, population_of
 from annotator.selectors.structure import DialogueShape
-from annotator.services.units import required_units, unit_rule
+from annotator.units import required_units, unit_rule
 
 
 @dataclass(frozen=True)

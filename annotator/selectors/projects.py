@@ -6,7 +6,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, Post, Project, Role, Unit
-from annotator.services.units import ShownFrame
+from annotator.units import ShownFrame
 
 
 def projects_for_user(*, user) -> QuerySet[Project]:

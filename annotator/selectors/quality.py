@@ -9,7 +9,7 @@ from django.db.models import Count
 
 from annotator.models import Assignment, AssignmentStatus, Dialogue, ExpectedAnswer, Judgement, Project, QualityItem
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.units import POST_UNITS, required_units, unit_rule, unit_speaker
+from annotator.units import POST_UNITS, required_units, unit_rule, unit_speaker
 from scoring.reliability import answers_match
 
 ORDERED_LEVELS = ("ordinal", "interval")

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db.models import Count
 
 from annotator.models import Assignment, AssignmentStatus, Project, QualityItemKind
-from annotator.services.qualification import qualification_status
+from annotator.selectors.qualification import qualification_status
 
 
 def annotator_queue(*, project: Project, user) -> dict:

@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Adjudication, Dialogue, Project
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 
 
 class AdjudicationError(ValueError):

@@ -8,7 +8,6 @@ recompute after an import and after a removal (``statistics_request_on_commit``)
 
 from __future__ import annotations
 
-import logging
 import re
 import tempfile
 from dataclasses import dataclass
@@ -23,9 +22,8 @@ from annotator.input_errors import input_error_detail
 from annotator.models import Dialogue, ImportBatch, ImportStatus, Project
 from annotator.selectors.imports import ImportBatchContents, import_batch_contents
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
+from config import enqueue
 from scoring.app.services.schedule import statistics_request_on_commit
-
-log = logging.getLogger(__name__)
 
 
 class ImportBatchError(ValueError):
@@ -62,15 +60,7 @@ def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", 
 
 
 def _enqueue(batch_id: int) -> None:
-    from annotator.tasks import run_import_batch
-
-    if run_import_batch.app.conf.task_always_eager:  # in-process: a programming error surfaces like any other
-        run_import_batch.apply_async(args=(batch_id,))
-        return
-    try:
-        run_import_batch.apply_async(args=(batch_id,), retry=False)
-    except Exception as exc:  # kombu/redis raise several connection error types
-        log.warning("could not send import %s to the workers: %s", batch_id, exc)
+    if not enqueue.task_send("annotator.tasks.run_import_batch", batch_id, raise_in_process=True):
         ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.PENDING).update(
             status=ImportStatus.FAILED,
             error="The workers cannot be reached right now; nothing was imported. Upload the file again later.",

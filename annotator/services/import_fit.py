@@ -16,7 +16,7 @@ from annotator.importers import ParsedDialogue
 from annotator.models import Criterion, Unit
 from annotator.presets import PresetSpec, UnitRule
 from annotator.selectors.structure import DialogueShape
-from annotator.services.units import required_units
+from annotator.units import required_units
 from scoring.errors import N_
 
 FORMAT_NAMES = {

@@ -37,7 +37,7 @@ from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.import_fit import dialogue_fit_check
-from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.errors import N_
 
 

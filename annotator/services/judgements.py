@@ -39,9 +39,10 @@ from annotator.models import (
     Reordering,
 )
 from annotator.presets import PRESETS
+from annotator.selectors.qualification import may_open
 from annotator.selectors.structure import DialogueShape, dialogue_shape, project_criteria
-from annotator.services.qualification import may_open
-from annotator.services.units import (
+from annotator.services.qualification import qualification_pass_record
+from annotator.units import (
     ShownFrame,
     UnitError,
     check_value,
@@ -201,6 +202,8 @@ def judgements_save(
             now,
         )
         if submit:
+            if assignment.training_required:
+                qualification_pass_record(project=project, user=user)
             statistics_request_on_commit(project_id=project.pk)
     return assignment
 

@@ -37,7 +37,7 @@ from annotator.models import (
 )
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
-from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")

@@ -40,9 +40,9 @@ from annotator.models import (
     Role,
     Study,
 )
+from annotator.models.studies import completion_code_new, study_token_new
 from annotator.presets import PRESETS
 from annotator.services.quality_items import quality_assignments_create
-from annotator.study_models import completion_code_new, study_token_new
 
 SETTINGS_FIELDS = (
     "name",

@@ -28,10 +28,10 @@ from django.views.decorators.http import require_http_methods
 from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page, annotation_state
+from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_home
 from annotator.services.judgements import ConflictError, Given, SubmissionError, judgements_save
-from annotator.services.qualification import is_training
 
 SIGNED_OUT = gettext_noop("You were signed out: sign in again (your answers are kept).")
 

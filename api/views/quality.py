@@ -23,9 +23,10 @@ from annotator.access import IsProjectAdjudicator, IsProjectLead, own_assignment
 from annotator.models import ExpectedAnswer, QualityItem
 from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.population import annotators_included
+from annotator.selectors.qualification import qualification_results, training_feedback
 from annotator.services.adjudication import AdjudicationError, adjudication_record, adjudication_remove
 from annotator.services.exclusions import ExclusionError, annotator_exclude, annotator_include
-from annotator.services.qualification import qualification_admit, qualification_results, training_feedback
+from annotator.services.qualification import qualification_admit
 from annotator.services.quality_items import (
     Expected,
     QualityError,

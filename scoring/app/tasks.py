@@ -6,8 +6,8 @@ from django.db import InterfaceError, OperationalError
 
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from scoring.app.services.compare import comparisons_refresh
+from scoring.app.services.jobs import model_estimate_job_run, statistics_job_run
 from scoring.app.services.run_upload import run_score_stored, runs_requeue
-from scoring.app.services.schedule import statistics_job_run
 
 TRANSIENT = (OperationalError, InterfaceError)
 RETRY = {"autoretry_for": TRANSIENT, "retry_backoff": 2, "retry_kwargs": {"max_retries": 5}}
@@ -32,9 +32,7 @@ def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
 
 @shared_task(bind=True, **RETRY, **limits("heavy"))
 def estimate_model_reliability(self, project_id: int) -> bool:
-    from scoring.app.services.model_reliability import model_reliability_recompute
-
-    return model_reliability_recompute(project_id=project_id)
+    return model_estimate_job_run(project_id=project_id)
 
 
 @shared_task(bind=True, **RETRY, **limits("heavy"))

@@ -25,7 +25,7 @@ from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, SubmissionError, judgements_save
 from annotator.services.projects import membership_add
-from annotator.services.units import UnitError, required_units, unit_speaker
+from annotator.units import UnitError, required_units, unit_speaker
 from scoring.app.services.run_scoring import run_score
 from scoring.errors import InputError
 from tests.fixtures.collections import dbdc_dialogue, write_json

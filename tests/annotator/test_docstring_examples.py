@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = [
-    "annotator.services.units",
+    "annotator.units",
     "annotator.selectors.annotation",
     "annotator.selectors.structure",
     "annotator.templatetags.annotator_time",

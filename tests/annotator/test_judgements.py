@@ -325,7 +325,7 @@ def test_a_stale_reordering_changed_elsewhere_is_a_conflict(make_project, make_u
         judgements_save(assignment_id=item.pk, user=user, values=[], reordering=[2, 1, 0, 3], version=0)
     assert [c.name for c in error.value.conflicts] == ["reordering"]
     # orders are sent as shown and stored as source turns (the answer key stays on the server)
-    from annotator.services.units import ShownFrame
+    from annotator.units import ShownFrame
 
     stored = ShownFrame.of([0, 1, 2, 3], item.shown_order).order_to_source([0, 3, 2, 1])
     assert Reordering.objects.get(assignment=item).submitted_order == stored

@@ -465,7 +465,7 @@ def test_participants_get_training_first_and_control_items_at_the_projects_rate(
     from types import SimpleNamespace
 
     from annotator.models import QualityItemKind
-    from annotator.services.qualification import qualification_status
+    from annotator.selectors.qualification import qualification_status
     from annotator.services.quality_items import Expected, quality_item_set, quality_settings_update
     from tests.factories import first_allowed_values
 

@@ -13,7 +13,7 @@ from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.quality_items import Expected
-from annotator.services.units import required_units
+from annotator.units import required_units
 from tests.factories import project_with_work
 
 LABELS = ("O", "T", "X")

@@ -8,7 +8,8 @@ from django.conf import settings
 from annotator.selectors.judgement_arrays import project_judgements
 from scoring.aggregation import aggregate
 from scoring.app.models import ModelReliability, ProjectStatistics
-from scoring.app.services.model_reliability import criterion_model_reliability, model_reliability_recompute
+from scoring.app.services.jobs import model_estimate_job_run
+from scoring.app.services.model_reliability import criterion_model_reliability
 from scoring.app.services.statistics import statistics_recompute
 from scoring.app.tasks import estimate_model_reliability
 from tests.quality.helpers import breakdown_project, submit_all
@@ -40,7 +41,7 @@ def test_statistics_leave_the_models_to_the_heavy_queue_and_carry_them_once_esti
     assert settings.CELERY_TASK_ROUTES[estimate_model_reliability.name]["queue"] == "heavy"
 
     # when the workers estimate it
-    assert model_reliability_recompute(project_id=project.pk) is True
+    assert model_estimate_job_run(project_id=project.pk) is True
     # then the statistics carry each annotator's figures, equal to the library's on the same judgements
     stored = ProjectStatistics.objects.get(project=project)
     reliability = stored.payload["reliability"]
@@ -69,13 +70,13 @@ def test_statistics_leave_the_models_to_the_heavy_queue_and_carry_them_once_esti
 
     # and estimating again changes nothing (safe to run twice)
     before = ModelReliability.objects.get(project=project).computed_at
-    assert model_reliability_recompute(project_id=project.pk) is False
+    assert model_estimate_job_run(project_id=project.pk) is False
     assert ModelReliability.objects.get(project=project).computed_at == before
 
 
 def test_a_new_judgement_makes_the_estimate_stale(answered):
     project = answered.project
-    model_reliability_recompute(project_id=project.pk)
+    model_estimate_job_run(project_id=project.pk)
     assert ProjectStatistics.objects.get(project=project).payload["reliability"]["models_pending"] is False
     # when one more annotator joins and answers (the fingerprint changes)
     from annotator.services.projects import membership_add
@@ -124,14 +125,14 @@ def test_automatic_estimates_are_coalesced_and_spaced_by_the_last_ones_duration(
 
     settings.MODEL_ESTIMATE_DELAY_SECONDS, settings.STATISTICS_DUTY_FACTOR = 3, 10
     sent = []
-    monkeypatch.setattr(schedule, "safe_enqueue", lambda task, *args, countdown=None: sent.append(countdown) or True)
+    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None: sent.append(countdown) or True)
     project = answered.project
     # two requests while the first is queued: one estimate, after the delay
     assert schedule.model_estimate_request(project_id=project.pk) is True
     assert schedule.model_estimate_request(project_id=project.pk) is False
     assert sent == [3]
     # the worker runs it: no longer pending, its duration recorded
-    assert model_reliability_recompute(project_id=project.pk) is True
+    assert model_estimate_job_run(project_id=project.pk) is True
     job = StatisticsJob.objects.get(project=project)
     assert not job.models_pending and job.models_last_duration > 0
     # the next automatic request waits ten times that (or the delay); the lead's goes at once

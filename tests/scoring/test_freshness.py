@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite]
 def queued(monkeypatch):
     """Recomputations are sent to workers that have not run them yet."""
     sent = []
-    monkeypatch.setattr(schedule, "safe_enqueue", lambda task, *args, countdown=None: sent.append(args) or True)
+    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None: sent.append(args) or True)
     return sent
 
 

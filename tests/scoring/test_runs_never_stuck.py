@@ -79,7 +79,7 @@ def test_an_unforeseen_reader_crash_still_rejects_the_run(project, monkeypatch, 
 def upload_while_the_broker_is_down(project, monkeypatch, name, django_capture_on_commit_callbacks):
     """A run uploaded while the broker cannot be reached: kept, pending, not handed to the workers."""
     with monkeypatch.context() as down:
-        down.setattr("scoring.app.services.run_upload.safe_enqueue", lambda *_a, **_k: False)
+        down.setattr("config.enqueue.task_send", lambda *_a, **_k: False)
         with django_capture_on_commit_callbacks(execute=True):
             run = run_upload(
                 project=project,

@@ -16,11 +16,11 @@ def sent(monkeypatch):
     """The recomputations handed to the broker (recorded instead of sent)."""
     calls = []
 
-    def record(task, *args, countdown=None):
-        calls.append((task.name, args, countdown))
+    def record(name, *args, countdown=None):
+        calls.append((name, args, countdown))
         return True
 
-    monkeypatch.setattr("scoring.app.services.schedule.safe_enqueue", record)
+    monkeypatch.setattr("config.enqueue.task_send", record)
     return calls
 
 

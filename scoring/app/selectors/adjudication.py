@@ -8,7 +8,7 @@ from annotator.models import Criterion, Project
 from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.population import gold_judgements
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.units import UnitError, unit_rule, unit_speaker
+from annotator.units import UnitError, unit_rule, unit_speaker
 from scoring.app.models import ProjectStatistics
 
 

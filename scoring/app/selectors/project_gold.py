@@ -8,8 +8,16 @@ import numpy as np
 
 from annotator.models import Post, Project, Unit
 from annotator.selectors.judgement_arrays import CriterionJudgements
-from scoring.app.services.gold_cache import GoldArrays, gold_arrays
 from scoring.run_files import DBDCGold
+
+
+@dataclass(frozen=True)
+class GoldArrays:
+    """Per criterion key, its units and per-unit counts (in ``unit_counts``); per dialogue (database id),
+    the speaker of each turn (utterance block) in order."""
+
+    criteria: dict[str, CriterionJudgements]
+    turn_speakers: dict[int, list[str]]
 
 
 @dataclass(frozen=True)
@@ -56,31 +64,27 @@ def dialogue_counts(data: CriterionJudgements, external: dict[int, str]) -> dict
     return {external[int(d)]: counts[u] for u, d in enumerate(data.unit_dialogue)}
 
 
-def turn_gold(
-    project: Project, data: CriterionJudgements, external: dict[int, str], gold: GoldArrays | None = None
-) -> TurnGold:
+def turn_gold(data: CriterionJudgements, external: dict[int, str], gold: GoldArrays) -> TurnGold:
     """Speakers of every turn (utterance block) and the turn criterion's counts (see ``turn_counts``)."""
-    gold = gold or gold_arrays(project=project)
     speakers = {external[d]: blocks for d, blocks in gold.turn_speakers.items()}
     dialogues = {external[d] for d in set(data.unit_dialogue.tolist())}
     return TurnGold(speakers, dialogues, data, {e: d for d, e in external.items()})
 
 
-def criteria_by_unit(project: Project, gold: GoldArrays | None = None) -> dict[str, list[CriterionJudgements]]:
+def criteria_by_unit(gold: GoldArrays) -> dict[str, list[CriterionJudgements]]:
     """Each unit kind's criteria with their per-unit counts (from the gold cache)."""
-    gold = gold or gold_arrays(project=project)
     by_unit: dict[str, list[CriterionJudgements]] = {}
     for data in gold.criteria.values():
         by_unit.setdefault(data.criterion.unit, []).append(data)
     return by_unit
 
 
-def breakdown_gold(project: Project) -> DBDCGold:
+def breakdown_gold(project: Project, gold: GoldArrays) -> DBDCGold:
     """A breakdown project's gold data as DBDC runs are read against it: per dialogue (external id)
     the annotated system turns (the asked units with judgements) and every turn, by the source's
     turn index (the post position for new collections), and the (O, T, X) counts per annotated turn."""
     external = external_ids(project)
-    data = criteria_by_unit(project)[Unit.SYSTEM_TURN][0]
+    data = criteria_by_unit(gold)[Unit.SYSTEM_TURN][0]
     counts = data.counts()
     turn_index: dict[tuple[int, int], int] = {}
     dialogue_turns: dict[str, list[int]] = {external[d]: [] for d in external}

@@ -11,7 +11,6 @@ this turns a second of reading into a few milliseconds.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,15 +18,7 @@ from annotator.models import Post, Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from scoring.app.models import GoldCache
 from scoring.app.selectors.fingerprint import judgements_fingerprint
-
-
-@dataclass(frozen=True)
-class GoldArrays:
-    """Per criterion key, its units and per-unit counts (in ``unit_counts``); per dialogue (database id),
-    the speaker of each turn (utterance block) in order."""
-
-    criteria: dict[str, CriterionJudgements]
-    turn_speakers: dict[int, list[str]]
+from scoring.app.selectors.project_gold import GoldArrays
 
 
 def _turn_speakers(project: Project) -> dict[int, list[str]]:

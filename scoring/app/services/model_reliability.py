@@ -15,8 +15,11 @@ from django.db import transaction
 
 from annotator.models import Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
+from config import enqueue
 from scoring.aggregation import RELIABILITY, aggregate
 from scoring.app.models import ModelReliability
+from scoring.app.selectors.fingerprint import judgements_fingerprint
+from scoring.app.services.schedule import model_estimate_request
 
 MIN_MODEL_JUDGEMENTS = 20  # fewer labels than this: a model's reliability estimate is not reported
 # The models run up to these sizes (judgements of a criterion); GLAD's M-step is slow.
@@ -68,10 +71,7 @@ def model_reliability_request(*, project_id: int, automatic: bool = False) -> No
     embedded single-user set-up), where the estimate would hold up the annotator's submission; there the
     lead asks for it from the dashboard. With workers, automatic requests are coalesced and spaced like the
     statistics' (``schedule.model_estimate_request``); the lead's request goes at once."""
-    from config.celery import app
-    from scoring.app.services.schedule import model_estimate_request
-
-    if automatic and app.conf.task_always_eager:
+    if automatic and enqueue.tasks_run_in_process():
         return
     transaction.on_commit(lambda: model_estimate_request(project_id=project_id, spaced=automatic))
 
@@ -79,11 +79,8 @@ def model_reliability_request(*, project_id: int, automatic: bool = False) -> No
 def model_reliability_recompute(*, project_id: int) -> bool:
     """Estimate and store the models' reliability for the project's current judgements; True if it was new.
 
-    Afterwards the statistics are recomputed so that their payload carries the estimate."""
-    from scoring.app.selectors.fingerprint import judgements_fingerprint
-    from scoring.app.services.schedule import model_estimate_done, model_estimate_started, statistics_job_run
-
-    started = model_estimate_started(project_id=project_id)
+    The worker runs it through ``jobs.model_estimate_job_run``, which also recomputes the statistics so that
+    their payload carries the estimate."""
     project = Project.objects.get(pk=project_id)
     fingerprint = judgements_fingerprint(project)
     if model_reliability_stored(project=project, fingerprint=fingerprint) is not None:
@@ -94,6 +91,4 @@ def model_reliability_recompute(*, project_id: int) -> bool:
     ModelReliability.objects.update_or_create(
         project=project, defaults={"fingerprint": fingerprint, "payload": payload}
     )
-    statistics_job_run(project_id=project_id)
-    model_estimate_done(project_id=project_id, started=started)
     return True

@@ -42,7 +42,7 @@ from annotator.models import (
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
-from annotator.services.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.selectors.project_archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, ARCHIVE_VERSION
 from scoring.errors import N_, InputError

@@ -33,11 +33,11 @@ def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: f
     name, raw = files[0]
     external = external_ids(project)
     gold = gold_arrays(project=project)
-    by_unit = criteria_by_unit(project, gold)
+    by_unit = criteria_by_unit(gold)
     quality = {d.criterion.key: d for d in by_unit.get(Unit.DIALOGUE, [])}
     nugget = by_unit.get(Unit.TURN, [None])[0]
     gold_quality = {k: dialogue_counts(d, external) for k, d in quality.items()}
-    turns = turn_gold(project, nugget, external, gold) if nugget else None
+    turns = turn_gold(nugget, external, gold) if nugget else None
     gold_ids = set().union(*(g.keys() for g in gold_quality.values())) if gold_quality else set()
     if turns:
         gold_ids |= turns.dialogues

@@ -23,10 +23,10 @@ from annotator.importers.limits import archive_limits
 from annotator.models import Project
 from annotator.presets import RunScheme
 from annotator.services.imports import upload_check_size
+from config import enqueue
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.run_scoring import run_scheme, run_score
-from scoring.app.services.schedule import safe_enqueue
 from scoring.errors import N_, InputError
 from scoring.files import check_archives
 
@@ -79,14 +79,13 @@ def run_delete(*, project: Project, run_id: int) -> str:
         run = Run.objects.defer("source", "per_dialogue").get(project=project, pk=run_id)
         name = run.name
         run.delete()
-        transaction.on_commit(lambda: _enqueue_comparisons(project.pk))
+        transaction.on_commit(lambda: comparisons_request(project.pk))
     return name
 
 
-def _enqueue_comparisons(project_id: int) -> None:
-    from scoring.app.tasks import refresh_run_comparisons
-
-    safe_enqueue(refresh_run_comparisons, project_id)
+def comparisons_request(project_id: int) -> bool:
+    """Ask the heavy queue to refresh the project's run comparisons (significance tests); True if sent."""
+    return enqueue.task_send("scoring.app.tasks.refresh_run_comparisons", project_id)
 
 
 def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
@@ -97,15 +96,13 @@ def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
     reached the claim is undone and the next sweep tries again. Scoring twice would be harmless
     anyway (a scored run is skipped).
     """
-    from scoring.app.tasks import score_uploaded_run
-
     claim = Run.objects.filter(pk=run_id, status=RunStatus.PENDING)
     if not force:
         unsent = Q(queued_at__isnull=True)
         claim = claim.filter(unsent | Q(queued_at__lt=sent_before) if sent_before is not None else unsent)
     if not claim.update(queued_at=timezone.now()):
         return False
-    if safe_enqueue(score_uploaded_run, run_id):
+    if enqueue.task_send("scoring.app.tasks.score_uploaded_run", run_id):
         return True
     Run.objects.filter(pk=run_id).update(queued_at=None)
     return False

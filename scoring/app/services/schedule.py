@@ -17,27 +17,15 @@ it twice is harmless (the second finds the judgements' fingerprint unchanged).
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
+from config import enqueue
 from scoring.app.models import StatisticsJob
-
-log = logging.getLogger(__name__)
-
-
-def safe_enqueue(task, *args, countdown: float | None = None) -> bool:
-    """``task.apply_async(args)``; False (and a warning) when the broker cannot be reached."""
-    try:
-        task.apply_async(args=args, countdown=countdown, retry=False)
-        return True
-    except Exception as exc:  # kombu/redis raise several connection error types; none may fail the caller
-        log.warning("could not send %s%s to the workers: %s", task.name, args, exc)
-        return False
 
 
 def statistics_request(*, project_id: int) -> bool:
@@ -50,9 +38,7 @@ def statistics_request(*, project_id: int) -> bool:
     delay = recompute_delay(project_id)
     if not _claimed(project_id, "pending", "due_at", now + timedelta(seconds=delay), overdue, requested_at=now):
         return False  # another request created the job, or claimed it, first
-    from scoring.app.tasks import recompute_statistics
-
-    if safe_enqueue(recompute_statistics, project_id, countdown=delay):
+    if enqueue.task_send("scoring.app.tasks.recompute_statistics", project_id, countdown=delay):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, last_error="the broker was unreachable")
     return False
@@ -97,47 +83,11 @@ def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
         overdue = now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS)
         if not _claimed(project_id, "models_pending", "models_due_at", now + timedelta(seconds=delay), overdue):
             return False  # one is queued already: it will read these judgements too
-    from scoring.app.tasks import estimate_model_reliability
-
-    if safe_enqueue(estimate_model_reliability, project_id, countdown=delay or None):
+    if enqueue.task_send("scoring.app.tasks.estimate_model_reliability", project_id, countdown=delay or None):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
     return False
 
 
-def model_estimate_started(*, project_id: int):
-    """The worker's side: the queued estimate is no longer pending (requests from now on queue another)."""
-    StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
-    return timezone.now()
-
-
-def model_estimate_done(*, project_id: int, started) -> None:
-    """Record how long the estimate took, for the spacing of the next one."""
-    took = (timezone.now() - started).total_seconds()
-    StatisticsJob.objects.filter(project_id=project_id).update(models_last_duration=took)
-
-
 def statistics_request_on_commit(*, project_id: int) -> None:
     transaction.on_commit(lambda: statistics_request(project_id=project_id))
-
-
-def statistics_job_run(*, project_id: int, force: bool = False):
-    """The worker's side of a request: recompute (``statistics_recompute``) with the job's bookkeeping.
-
-    The job stops being pending before the work starts, so that requests arriving meanwhile schedule
-    a new run (this one covers everything committed so far); the duration is recorded for
-    ``recompute_delay``. Safe to run twice: an unchanged fingerprint makes the second run a no-op.
-    """
-    from scoring.app.services.statistics import statistics_recompute
-
-    started = timezone.now()
-    StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=started)
-    stored = statistics_recompute(project_id=project_id, force=force)
-    finished = timezone.now()
-    StatisticsJob.objects.filter(project_id=project_id).update(
-        finished_at=finished,
-        last_duration=(finished - started).total_seconds(),
-        last_error="",
-        recomputations=F("recomputations") + 1,
-    )
-    return stored

@@ -17,8 +17,7 @@ from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
-from scoring.app.services.run_upload import run_delete, run_rescore, run_upload, runs_requeue
-from scoring.app.services.schedule import safe_enqueue
+from scoring.app.services.run_upload import comparisons_request, run_delete, run_rescore, run_upload, runs_requeue
 from scoring.errors import InputError
 
 
@@ -145,10 +144,8 @@ def rescore(request, slug: str, run_id: int):
 @login_required
 @require_POST
 def refresh_comparisons(request, slug: str):
-    from scoring.app.tasks import refresh_run_comparisons
-
     project = lead_project(request, slug)
-    if safe_enqueue(refresh_run_comparisons, project.pk):
+    if comparisons_request(project.pk):
         messages.success(request, gettext("Significance tests scheduled."))
     else:
         messages.error(request, gettext("The workers cannot be reached right now."))

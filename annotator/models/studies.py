@@ -7,7 +7,7 @@ URL the platform expects. A ``Participant`` binds a platform's participant id (P
 API token; their items are ordinary assignments. Unfinished items of a participant who ran out of
 time go to the next participant: the draft is kept as a ``ReleasedItem`` (not counted anywhere).
 
-Imported by ``annotator.models`` (its last line), so the models belong to the ``annotator`` app.
+Re-exported by ``annotator.models``, like every model of the app.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator, URLValidator
 from django.db import models
 
-from annotator.models import Dialogue, Project
+from annotator.models.dialogues import Dialogue
+from annotator.models.projects import Project
 
 TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 random bits
 CODE_ALPHABET = string.ascii_uppercase + string.digits

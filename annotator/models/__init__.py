@@ -1,0 +1,62 @@
+"""The annotator app's models, one module per part of the domain; every model is re-exported here.
+
+- ``projects``: projects, members and roles, account settings, criteria
+- ``dialogues``: dialogues and their posts
+- ``judgements``: assignments, judgements, reorderings, cached gold counts
+- ``imports``: import batches
+- ``studies``: crowdsourced studies, participants, released items
+- ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
+
+The judgements table is the reliability data every statistic reads: one row is one value given by
+one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
+addressed by an integer whose meaning the criterion's unit fixes: 0 for the dialogue itself, the
+post's position for post/system-turn/reply units, the utterance block's index for turn units.
+"""
+
+from annotator.models.dialogues import Dialogue, Post
+from annotator.models.imports import ImportBatch, ImportStatus
+from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
+from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
+from annotator.models.quality import (
+    Adjudication,
+    AnnotatorExclusion,
+    ExpectedAnswer,
+    Qualification,
+    QualityItem,
+    QualityItemKind,
+    QualitySettings,
+    SourceFilter,
+)
+from annotator.models.studies import Participant, ReleasedItem, Study
+
+__all__ = [
+    "K_MAX",
+    "K_MIN",
+    "AccountSettings",
+    "Adjudication",
+    "AnnotatorExclusion",
+    "Assignment",
+    "AssignmentStatus",
+    "Criterion",
+    "Dialogue",
+    "ExpectedAnswer",
+    "GoldCount",
+    "ImportBatch",
+    "ImportStatus",
+    "Judgement",
+    "Level",
+    "Membership",
+    "Participant",
+    "Post",
+    "Project",
+    "Qualification",
+    "QualityItem",
+    "QualityItemKind",
+    "QualitySettings",
+    "ReleasedItem",
+    "Reordering",
+    "Role",
+    "SourceFilter",
+    "Study",
+    "Unit",
+]

@@ -1,0 +1,129 @@
+"""Projects, their members and roles, annotator account settings, and the criteria a project asks about."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from annotator.presets import preset_choices
+
+K_MIN, K_MAX = 1, 100  # annotators per dialogue, the same bounds on every path that sets K
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    preset = models.CharField(max_length=20, choices=preset_choices)  # a callable: a new preset needs no migration
+    guidelines = models.TextField(blank=True)
+    annotators_per_dialogue = models.PositiveSmallIntegerField(
+        default=3, validators=[MinValueValidator(K_MIN), MaxValueValidator(K_MAX)]
+    )
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+    # The lead's wording in the other interface languages (annotator.wording): {language: {"guidelines": str,
+    # "questions": {criterion key: str}}}; what is absent comes from the preset's translation, else English.
+    wordings = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Role(models.TextChoices):
+    LEAD = "lead", _("Lead")
+    ANNOTATOR = "annotator", _("Annotator")
+    ADJUDICATOR = "adjudicator", _("Adjudicator")  # settles disputed units; judges no items of their own
+
+
+class Membership(models.Model):
+    """A user's role in a project. Imported annotators keep the source's id and order."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role.choices)
+    imported = models.BooleanField(default=False, help_text="An annotator account created by an import.")
+    source_key = models.CharField(max_length=100, blank=True, help_text="The annotator's id in the source collection.")
+    rank = models.PositiveIntegerField(default=0, help_text="Order of annotators in exports.")
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="membership_unique_user")]
+        indexes = [models.Index(fields=["project", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.project}"
+
+
+class AccountSettings(models.Model):
+    """A user's own choices about their account."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings")
+    findable_by_leads = models.BooleanField(
+        default=False, help_text="Project leads may add this account to their projects by its exact username."
+    )
+    language = models.CharField(
+        max_length=10,
+        blank=True,
+        choices=settings.LANGUAGES,
+        help_text="The interface language the user chose; empty: follow the browser (Accept-Language).",
+    )
+
+    def __str__(self) -> str:
+        return f"account settings of {self.user}"
+
+
+class Unit(models.TextChoices):
+    DIALOGUE = "dialogue", _("Dialogue")
+    POST = "post", _("Post")
+    TURN = "turn", _("Turn (utterance block)")
+    SYSTEM_TURN = "system_turn", _("System turn")
+    REPLY = "reply", _("Reply")
+
+
+class Level(models.TextChoices):
+    NOMINAL = "nominal", _("Nominal")
+    ORDINAL = "ordinal", _("Ordinal")
+    INTERVAL = "interval", _("Interval")
+
+
+class Criterion(models.Model):
+    """One question asked of every unit of a kind.
+
+    ``values`` is the ordered scale: a list of ``{"value": str, "label": str}`` objects, each
+    optionally with ``"speaker"`` when the allowed values depend on who wrote the unit
+    (nugget types differ for customer and helpdesk posts).
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="criteria")
+    key = models.CharField(max_length=40)
+    label = models.CharField(max_length=200)
+    question = models.TextField(blank=True)
+    unit = models.CharField(max_length=20, choices=Unit.choices)
+    values = models.JSONField()
+    level = models.CharField(max_length=20, choices=Level.choices)
+    speaker = models.CharField(max_length=40, blank=True, help_text="Only units by this speaker; blank for all.")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["project", "position"]
+        constraints = [models.UniqueConstraint(fields=["project", "key"], name="criterion_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.project}:{self.key}"
+
+    def allowed_values(self, speaker: str | None = None) -> list[str]:
+        """The scale's values in order; for a speaker, only the values that apply to them."""
+        return [v["value"] for v in self.values if speaker is None or v.get("speaker") in (None, speaker)]
+
+    @property
+    def speakers(self) -> list[str]:
+        """Speakers with a scale of their own, in the order the scale names them."""
+        seen: list[str] = []
+        for v in self.values:
+            if v.get("speaker") and v["speaker"] not in seen:
+                seen.append(v["speaker"])
+        return seen

@@ -1,0 +1,52 @@
+"""The workers' side of the scheduled jobs: each runner does the work and keeps its job's bookkeeping.
+
+The tasks (``scoring.app.tasks``) call these; the requests that queue them, and decide when, are in
+``schedule``. Both are safe to run twice: an unchanged judgements' fingerprint makes the second run a
+no-op.
+"""
+
+from __future__ import annotations
+
+from django.db.models import F
+from django.utils import timezone
+
+from scoring.app.models import ProjectStatistics, StatisticsJob
+from scoring.app.services.model_reliability import model_reliability_recompute
+from scoring.app.services.statistics import statistics_recompute
+
+
+def statistics_job_run(*, project_id: int, force: bool = False) -> ProjectStatistics:
+    """Recompute the statistics (``statistics_recompute``) with the job's bookkeeping.
+
+    The job stops being pending before the work starts, so that requests arriving meanwhile schedule
+    a new run (this one covers everything committed so far); the duration is recorded for
+    ``schedule.recompute_delay``.
+    """
+    started = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=started)
+    stored = statistics_recompute(project_id=project_id, force=force)
+    finished = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(
+        finished_at=finished,
+        last_duration=(finished - started).total_seconds(),
+        last_error="",
+        recomputations=F("recomputations") + 1,
+    )
+    return stored
+
+
+def model_estimate_job_run(*, project_id: int) -> bool:
+    """Estimate the latent-truth models (``model_reliability_recompute``), then recompute the statistics so
+    that their payload carries the estimate; True if the estimate was new.
+
+    The queued estimate stops being pending first (requests from now on queue another); its duration is
+    recorded for the spacing of the next one (``schedule.model_estimate_request``).
+    """
+    started = timezone.now()
+    StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
+    if not model_reliability_recompute(project_id=project_id):
+        return False
+    statistics_job_run(project_id=project_id)
+    took = (timezone.now() - started).total_seconds()
+    StatisticsJob.objects.filter(project_id=project_id).update(models_last_duration=took)
+    return True
