@@ -28,7 +28,7 @@ def main() -> None:
     from annotator.services.projects import project_create
     from config.celery import app
     from scoring.app.models import Run
-    from scoring.app.services.run_upload import run_upload
+    from scoring.app.services.runs.upload import run_upload
     from scoring.app.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 

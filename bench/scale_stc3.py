@@ -201,7 +201,7 @@ def main() -> None:
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from config.celery import app
-    from scoring.app.services.run_scoring import run_score
+    from scoring.app.services.runs.scoring import run_score
     from scoring.app.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 

@@ -18,7 +18,7 @@ from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
-from scoring.app.services.run_upload import run_delete, run_rescore, run_upload
+from scoring.app.services.runs.upload import run_delete, run_rescore, run_upload
 
 
 class RunListCreate(generics.ListAPIView):

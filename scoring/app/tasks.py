@@ -7,7 +7,7 @@ from django.db import InterfaceError, OperationalError
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.jobs import model_estimate_job_run, statistics_job_run
-from scoring.app.services.run_upload import run_score_stored, runs_requeue
+from scoring.app.services.runs.upload import run_score_stored, runs_requeue
 
 TRANSIENT = (OperationalError, InterfaceError)
 RETRY = {"autoretry_for": TRANSIENT, "retry_backoff": 2, "retry_kwargs": {"max_retries": 5}}

@@ -155,7 +155,7 @@ def test_a_runs_scores_per_dialogue_stream_from_the_database_as_stored(monkeypat
     """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores."""
     from scoring.app.models import Run
     from scoring.app.selectors import run_csv
-    from scoring.app.services.run_scoring import run_score
+    from scoring.app.services.runs.scoring import run_score
     from tests.reference_scoring import random_stc3_run
 
     work = project_with_submissions("stc3")

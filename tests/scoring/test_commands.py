@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
 from scoring.app.models import Run
-from scoring.app.services.run_scoring import run_score
+from scoring.app.services.runs.scoring import run_score
 from scoring.app.services.statistics import project_statistics
 from scoring.errors import InputError
 from scoring.metric_names import TABLE1

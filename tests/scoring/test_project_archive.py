@@ -21,8 +21,8 @@ from annotator.services.projects import membership_add, membership_remove
 from scoring.app.models import Run, RunStatus
 from scoring.app.selectors.project_archive import ARCHIVE_MEMBER, project_archive, project_archive_data
 from scoring.app.services.project_archive import project_archive_import
-from scoring.app.services.run_scoring import run_score
-from scoring.app.services.run_upload import run_upload
+from scoring.app.services.runs.scoring import run_score
+from scoring.app.services.runs.upload import run_upload
 from scoring.errors import InputError
 from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx

@@ -9,7 +9,7 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from scoring.app.models import RunStatus
-from scoring.app.services.run_upload import run_upload
+from scoring.app.services.runs.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
@@ -68,7 +68,7 @@ def test_an_unforeseen_reader_crash_still_rejects_the_run(project, monkeypatch, 
     def crash(**_kwargs):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr("scoring.app.services.run_upload.run_score", crash)
+    monkeypatch.setattr("scoring.app.services.runs.upload.run_score", crash)
     with django_capture_on_commit_callbacks(execute=True):
         run = run_upload(project=project, name="odd", files=[("odd.json", b"[]")])
     run.refresh_from_db()

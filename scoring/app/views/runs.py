@@ -17,7 +17,7 @@ from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
 from scoring.app.selectors.leaderboard import leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
-from scoring.app.services.run_upload import comparisons_request, run_delete, run_rescore, run_upload, runs_requeue
+from scoring.app.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload, runs_requeue
 from scoring.errors import InputError
 
 
@@ -156,7 +156,7 @@ def refresh_comparisons(request, slug: str):
 @require_POST
 def score_reorderings(request, slug: str):
     """Coherence projects: score the annotators' submitted reorderings as a run."""
-    from scoring.app.services.run_scoring import run_score
+    from scoring.app.services.runs.scoring import run_score
 
     project = lead_project(request, slug)
     try:

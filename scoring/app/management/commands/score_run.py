@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
 from annotator.presets import RunScheme
-from scoring.app.services.run_scoring import run_scheme, run_score
+from scoring.app.services.runs.scoring import run_scheme, run_score
 from scoring.errors import InputError
 
 

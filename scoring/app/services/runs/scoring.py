@@ -49,7 +49,7 @@ def run_score(
         raise InputError(project.slug, N_("this project's preset has no system runs to score"))
     # each scheme's scorer is imported when used: a process scoring one run loads only its own
     if scheme == RunScheme.REORDERING:
-        from scoring.app.services.run_reorderings import reorderings_score
+        from scoring.app.services.runs.reorderings import reorderings_score
 
         scores, per_dialogue = reorderings_score(project=project)
         return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scores, per_dialogue)
@@ -64,12 +64,12 @@ def run_score(
         raise InputError(source or "run", N_("contains no JSON files"))
     with gc_paused():  # a parsed run and its scores per dialogue: many small acyclic objects (scoring.memory)
         if scheme == RunScheme.DBDC:
-            from scoring.app.services.run_dbdc import dbdc_run_score
+            from scoring.app.services.runs.dbdc import dbdc_run_score
 
             kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
             scores, per_dialogue = dbdc_run_score(project=project, files=files, strict=strict, threshold=threshold)
         else:
-            from scoring.app.services.run_stc3 import stc3_run_score
+            from scoring.app.services.runs.stc3 import stc3_run_score
 
             kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
             scores, per_dialogue = stc3_run_score(project=project, files=files, alpha=alpha, strict=strict)

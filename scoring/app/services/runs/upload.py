@@ -26,7 +26,7 @@ from annotator.services.imports import upload_check_size
 from config import enqueue
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.compare import comparisons_refresh
-from scoring.app.services.run_scoring import run_scheme, run_score
+from scoring.app.services.runs.scoring import run_scheme, run_score
 from scoring.errors import N_, InputError
 from scoring.files import check_archives
 
