@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
 
 import numpy as np
 from django.core.exceptions import EmptyResultSet
@@ -134,20 +134,137 @@ def _columns(rows, codes: dict[int, dict[str, int]], *, value_last: bool) -> _Co
     return _Columns(*(np.concatenate(column) for column in zip(*parts)))
 
 
-def _only_asked(columns: _Columns, is_asked) -> _Columns:
-    """The rows whose unit the criterion asks about (looked up once per unit, not per row)."""
-    if not len(columns.unit):
+def _scale_values(criterion: Criterion) -> list[str]:
+    return list(dict.fromkeys(criterion.allowed_values()))
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """The posts of the dialogues read: each post's and each utterance block's speaker, and each dialogue's
+    shape (which units a criterion asks about)."""
+
+    speaker_of_post: dict[tuple[int, int], str]
+    speaker_of_block: dict[tuple[int, int], str]
+    dialogue: dict[int, DialogueShape]
+
+    def speakers(self, unit_kind: str, dialogue: np.ndarray, index: np.ndarray) -> list[str]:
+        """The speaker of each unit (``dialogue[u]``, ``index[u]``) of a criterion on ``unit_kind`` units."""
+        if unit_kind == Unit.DIALOGUE:
+            return [""] * len(dialogue)
+        of = self.speaker_of_block if unit_kind == Unit.TURN else self.speaker_of_post
+        return [of.get(key, "") for key in zip(dialogue.tolist(), index.tolist())]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What is read of a project: the criteria with their scales, the population's judgements and counts
+    as integer columns (``_columns``), and the dialogues' shapes."""
+
+    criteria: list[Criterion]
+    scales: dict[int, list[str]]
+    judged: _Columns  # one row per judgement: ``other`` is the annotator
+    counted: _Columns  # one row per (unit, value) count: ``other`` is the count
+    shapes: _Shapes
+    rule: UnitRule
+
+
+def _read(project: Project, *, long_form: bool, keys, dialogue_ids) -> _Reading:
+    """Step 1: read the judgements (each one, or counted per unit and value by the database), the imported
+    counts and the posts, in a few bulk queries."""
+    criteria = [c for c in project.criteria.all() if keys is None or c.key in keys]
+    scales = {c.pk: _scale_values(c) for c in criteria}
+    codes = {pk: {v: i for i, v in enumerate(values)} for pk, values in scales.items()}
+    population = population_of(project)
+    submitted = gold_judgements(project, population)
+    published = gold_counts(project, population)
+    posts = Post.objects.filter(dialogue__project=project)
+    if keys is not None:
+        submitted = submitted.filter(criterion__in=criteria)
+        published = published.filter(criterion__in=criteria)
+    if dialogue_ids is not None:
+        submitted = submitted.filter(assignment__dialogue_id__in=dialogue_ids)
+        published = published.filter(dialogue_id__in=dialogue_ids)
+        posts = posts.filter(dialogue_id__in=dialogue_ids)
+    judged = _columns([], codes, value_last=True)
+    counted = [_fetched(published.values_list("criterion_id", "dialogue_id", "unit", "value", "count").order_by())]
+    if long_form:
+        each = submitted.values_list(
+            "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
+        ).order_by()
+        judged = _columns(_fetched(each), codes, value_last=True)
+    else:
+        per_unit = submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
+        counted.append(_fetched(per_unit.annotate(n=Count("pk")).order_by()))
+    return _Reading(
+        criteria,
+        scales,
+        judged,
+        _columns(chain(*counted), codes, value_last=False),
+        _read_shapes(posts),
+        unit_rule(project.preset),
+    )
+
+
+def _read_shapes(posts) -> _Shapes:
+    rows = posts.order_by("dialogue_id", "position").values_list(
+        "dialogue_id", "position", "utterance_block", "speaker", "source_annotated"
+    )
+    speaker_of_post: dict[tuple[int, int], str] = {}
+    speaker_of_block: dict[tuple[int, int], str] = {}
+    post_rows: dict[int, list[tuple]] = {}
+    for dialogue_id, position, block, speaker, annotated in rows.iterator(chunk_size=20000):
+        speaker_of_post[(dialogue_id, position)] = speaker
+        speaker_of_block.setdefault((dialogue_id, block), speaker)
+        post_rows.setdefault(dialogue_id, []).append((speaker, block, annotated))
+    shapes = {d: DialogueShape.of_posts(r) for d, r in post_rows.items()}
+    return _Shapes(speaker_of_post, speaker_of_block, shapes)
+
+
+def _asked(columns: _Columns, criterion: Criterion, reading: _Reading) -> _Columns:
+    """Step 2: the rows on units the criterion asks about (``required_units`` of each dialogue's shape,
+    looked up once per unit, not per row). Under ``UnitRule.EVERY`` every stored judgement is on an asked
+    unit (saves and imports check it), so nothing is looked up."""
+    if reading.rule == UnitRule.EVERY or not len(columns.unit):
         return columns
     keys = columns.keys
-    units = np.unique(keys)
-    dropped = [k for k in units.tolist() if not is_asked(k >> 32, k & 0xFFFFFFFF)]
+    asked: dict[int, set[int]] = {}
+    dropped = []
+    for key in np.unique(keys).tolist():
+        dialogue_id, unit = key >> 32, key & 0xFFFFFFFF
+        if dialogue_id not in asked:
+            shape = reading.shapes.dialogue.get(dialogue_id, DialogueShape((), ()))
+            asked[dialogue_id] = set(required_units(criterion, shape, rule=reading.rule))
+        if unit not in asked[dialogue_id]:
+            dropped.append(key)
     if not dropped:
         return columns
     return columns.where(~np.isin(keys, np.array(dropped, dtype=np.int64)))
 
 
-def _scale_values(criterion: Criterion) -> list[str]:
-    return list(dict.fromkeys(criterion.allowed_values()))
+def _assembled(criterion: Criterion, reading: _Reading) -> CriterionJudgements:
+    """Step 3: one criterion's arrays: its units (the judged or counted (dialogue, unit) pairs, sorted),
+    annotators, long-form judgements and per-unit counts."""
+    judged = _asked(reading.judged.where(reading.judged.criterion == criterion.pk), criterion, reading)
+    counted = _asked(reading.counted.where(reading.counted.criterion == criterion.pk), criterion, reading)
+    values = reading.scales[criterion.pk]
+    unit_keys, inverse = np.unique(np.concatenate([judged.keys, counted.keys]), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    unit_dialogue, unit_index = unit_keys >> 32, unit_keys & 0xFFFFFFFF
+    annotators, annotator = np.unique(judged.other, return_inverse=True)
+    unit_counts = np.zeros((len(unit_keys), len(values)), dtype=np.int64)
+    np.add.at(unit_counts, (inverse[len(judged.unit) :], counted.value), counted.other)
+    return CriterionJudgements(
+        criterion=criterion,
+        values=values,
+        unit_dialogue=unit_dialogue.astype(np.int64),
+        unit_index=unit_index.astype(np.int64),
+        unit_speaker=np.array(reading.shapes.speakers(criterion.unit, unit_dialogue, unit_index), dtype=object),
+        annotators=annotators,
+        unit=inverse[: len(judged.unit)].astype(np.int64),
+        annotator=annotator.astype(np.int64).reshape(-1),
+        value=judged.value,
+        unit_counts=unit_counts,
+    )
 
 
 def project_judgements(
@@ -160,108 +277,9 @@ def project_judgements(
     """Every criterion's submitted judgements and imported counts as arrays (a few bulk queries).
 
     With ``long_form=False`` the database counts the judgements per unit and value instead of
-    returning each one: enough for gold distributions and run scoring, and much less to read.
-    ``keys`` and ``dialogue_ids`` read only those criteria and dialogues (an export going through a
-    large project a slice at a time).
+    returning each one (all counts then sit in ``unit_counts``): enough for gold distributions and run
+    scoring, and much less to read. ``keys`` and ``dialogue_ids`` read only those criteria and
+    dialogues (an export going through a large project a slice at a time).
     """
-    criteria = [c for c in project.criteria.all() if keys is None or c.key in keys]
-    scales = {c.pk: _scale_values(c) for c in criteria}
-    codes = {pk: {v: i for i, v in enumerate(values)} for pk, values in scales.items()}
-    population = population_of(project)
-    submitted = gold_judgements(project, population)
-    published_counts = gold_counts(project, population)
-    posts = Post.objects.filter(dialogue__project=project)
-    if keys is not None:
-        submitted = submitted.filter(criterion__in=criteria)
-        published_counts = published_counts.filter(criterion__in=criteria)
-    if dialogue_ids is not None:
-        submitted = submitted.filter(assignment__dialogue_id__in=dialogue_ids)
-        published_counts = published_counts.filter(dialogue_id__in=dialogue_ids)
-        posts = posts.filter(dialogue_id__in=dialogue_ids)
-    empty = _columns([], codes, value_last=True)
-    if long_form:
-        rows = _columns(
-            _fetched(
-                submitted.values_list(
-                    "criterion_id", "assignment__dialogue_id", "unit", "assignment__annotator_id", "value"
-                ).order_by()
-            ),
-            codes,
-            value_last=True,
-        )
-        aggregated = empty
-    else:
-        rows = empty
-        aggregated = _columns(
-            _fetched(
-                submitted.values_list("criterion_id", "assignment__dialogue_id", "unit", "value")
-                .annotate(n=Count("pk"))
-                .order_by()
-            ),
-            codes,
-            value_last=False,
-        )
-    published = _columns(
-        _fetched(published_counts.values_list("criterion_id", "dialogue_id", "unit", "value", "count").order_by()),
-        codes,
-        value_last=False,
-    )
-    gold = _Columns(
-        *(np.concatenate([a, b]) for a, b in zip(vars(published).values(), vars(aggregated).values(), strict=True))
-    )
-    posts = posts.order_by("dialogue_id", "position").values_list(
-        "dialogue_id", "position", "utterance_block", "speaker", "source_annotated"
-    )
-    speaker_of_post: dict[tuple[int, int], str] = {}
-    speaker_of_block: dict[tuple[int, int], str] = {}
-    post_rows: dict[int, list[tuple]] = {}
-    for dialogue_id, position, block, speaker, annotated in posts.iterator(chunk_size=20000):
-        speaker_of_post[(dialogue_id, position)] = speaker
-        speaker_of_block.setdefault((dialogue_id, block), speaker)
-        post_rows.setdefault(dialogue_id, []).append((speaker, block, annotated))
-    shapes = {d: DialogueShape.of_posts(r) for d, r in post_rows.items()}
-    rule = unit_rule(project.preset)
-    result = {}
-    for criterion in criteria:
-        mine = rows.where(rows.criterion == criterion.pk)
-        mine_gold = gold.where(gold.criterion == criterion.pk)
-        values = scales[criterion.pk]
-        asked: dict[int, set[int]] = {}
-
-        def is_asked(dialogue_id: int, unit: int, criterion=criterion, asked=asked) -> bool:
-            if dialogue_id not in asked:
-                shape = shapes.get(dialogue_id, DialogueShape((), ()))
-                asked[dialogue_id] = set(required_units(criterion, shape, rule=rule))
-            return unit in asked[dialogue_id]
-
-        # Under UnitRule.EVERY every stored judgement is on an asked unit (saves and imports check it).
-        if rule != UnitRule.EVERY:
-            mine = _only_asked(mine, is_asked)
-            mine_gold = _only_asked(mine_gold, is_asked)
-        # units: the (dialogue, unit) pairs judged or counted, sorted
-        unit_keys, inverse = np.unique(np.concatenate([mine.keys, mine_gold.keys]), return_inverse=True)
-        inverse = inverse.reshape(-1)
-        unit_dialogue, unit_index = unit_keys >> 32, unit_keys & 0xFFFFFFFF
-        pairs = zip(unit_dialogue.tolist(), unit_index.tolist())
-        if criterion.unit == Unit.DIALOGUE:
-            speakers = [""] * len(unit_keys)
-        elif criterion.unit == Unit.TURN:
-            speakers = [speaker_of_block.get(key, "") for key in pairs]
-        else:
-            speakers = [speaker_of_post.get(key, "") for key in pairs]
-        annotators, annotator = np.unique(mine.other, return_inverse=True)
-        imported = np.zeros((len(unit_keys), len(values)), dtype=np.int64)
-        np.add.at(imported, (inverse[len(mine.unit) :], mine_gold.value), mine_gold.other)
-        result[criterion.key] = CriterionJudgements(
-            criterion=criterion,
-            values=values,
-            unit_dialogue=unit_dialogue.astype(np.int64),
-            unit_index=unit_index.astype(np.int64),
-            unit_speaker=np.array(speakers, dtype=object),
-            annotators=annotators,
-            unit=inverse[: len(mine.unit)].astype(np.int64),
-            annotator=annotator.astype(np.int64).reshape(-1),
-            value=mine.value,
-            unit_counts=imported,
-        )
-    return result
+    reading = _read(project, long_form=long_form, keys=keys, dialogue_ids=dialogue_ids)
+    return {criterion.key: _assembled(criterion, reading) for criterion in reading.criteria}
