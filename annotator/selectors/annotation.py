@@ -96,96 +96,125 @@ def _widget(criterion: Criterion) -> str:
     )
 
 
+@dataclass
+class _Questions:
+    """Makes the ``Question`` of a criterion on a unit of one assignment's dialogue, numbered as shown."""
+
+    shape: DialogueShape
+    shown_order: list[int] | None
+    stored: dict[tuple[str, int], str]  # (criterion key, shown unit) -> saved value
+    wordings: dict  # criterion key -> annotator.wording.CriterionWording
+    incremental: str  # the key of the turn-by-turn criterion, or ""
+    names: dict[str, dict[int, str]] = field(default_factory=dict)  # unit kind -> source unit -> shown name
+
+    def of(self, criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
+        """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
+        choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
+        if criterion.unit not in self.names:
+            self.names[criterion.unit] = unit_names(
+                criterion.unit, self.shape.speakers, self.shape.blocks, self.shown_order
+            )
+        wording = self.wordings[criterion.key]
+        return Question(
+            criterion=criterion,
+            unit=unit,
+            name=f"j:{criterion.key}:{unit}",
+            choices=choice_hotkeys(choices, wording.values),
+            value=self.stored.get((criterion.key, unit)),
+            widget=_widget(criterion),
+            incremental=criterion.key == self.incremental,
+            where=self.names[criterion.unit].get(unit if source_unit is None else source_unit, ""),
+            label=wording.label,
+            question=wording.question,
+        )
+
+
+def _blocks(posts: list[tuple], frame: ShownFrame) -> tuple[dict[int, BlockView], dict[int, tuple[PostView, str]]]:
+    """The dialogue's views: per source block its ``BlockView`` and per source position its ``PostView`` (with
+    the speaker), each numbered as shown."""
+    shown_block = {source: k for k, source in enumerate(frame.blocks)}
+    shown_post = {source: k for k, source in enumerate(frame.posts)}
+    blocks: dict[int, BlockView] = {}
+    post_views: dict[int, tuple[PostView, str]] = {}
+    for position, speaker, text, block, _annotated in posts:
+        view = blocks.setdefault(block, BlockView(index=shown_block[block], speaker=speaker, posts=[]))
+        view.posts.append(PostView(position=shown_post[position], text=text))
+        post_views[position] = (view.posts[-1], speaker)
+    return blocks, post_views
+
+
+def _reveal_steps(shown: list[BlockView]) -> int:
+    """Number the turn-by-turn reveal: each part appears once every earlier unit of the incremental
+    criterion is answered; the number of steps."""
+    steps = 0
+    for block in shown:
+        block.reveal = steps
+        for post in block.posts:
+            post.reveal = steps
+            steps += sum(q.incremental for q in post.questions)
+        steps += sum(q.incremental for q in block.questions)
+    return steps
+
+
+def _reordering(assignment: Assignment, shown: list[BlockView], frame: ShownFrame):
+    """The turns to reorder (as shown, or in the saved order) and the saved order, numbered as shown."""
+    turns = [{"turn": b.index, "speaker": b.speaker, "text": " ".join(p.text for p in b.posts)} for b in shown]
+    saved = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
+    if not saved:
+        return turns, None
+    value = frame.order_to_shown(saved)
+    return [turns[i] for i in value], value
+
+
 def annotation_page(assignment: Assignment) -> AnnotationPage:
     """Build the page of one assignment (a handful of queries, whatever the dialogue's length)."""
-    dialogue = assignment.dialogue
-    project = dialogue.project
+    project = assignment.dialogue.project
     spec = PRESETS[project.preset]
     criteria = list(project.criteria.all())
     posts = list(
-        dialogue.posts.order_by("position").values_list(
+        assignment.dialogue.posts.order_by("position").values_list(
             "position", "speaker", "text", "utterance_block", "source_annotated"
         )
     )
     shape = DialogueShape.of_posts((p[1], p[3], p[4]) for p in posts)
     frame = ShownFrame.of(shape.blocks, assignment.shown_order)
-    shown_block = {source: k for k, source in enumerate(frame.blocks)}
-    shown_post = {source: k for k, source in enumerate(frame.posts)}
     kinds = {c.key: c.unit for c in criteria}
-    stored = {
-        (k, frame.to_shown(kinds[k], u)): v
-        for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")
-        if k in kinds
-    }
-    incremental = spec.incremental
-    names: dict[str, dict[int, str]] = {}
-    wordings = {c.key: criterion_wording(project, c) for c in criteria}
-
-    def question(criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
-        """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
-        choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
-        if criterion.unit not in names:
-            names[criterion.unit] = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
-        return Question(
-            criterion,
-            unit,
-            f"j:{criterion.key}:{unit}",
-            choice_hotkeys(choices, wordings[criterion.key].values),
-            stored.get((criterion.key, unit)),
-            _widget(criterion),
-            criterion.key == incremental,
-            names[criterion.unit].get(unit if source_unit is None else source_unit, ""),
-            wordings[criterion.key].label,
-            wordings[criterion.key].question,
-        )
-
-    blocks: dict[int, BlockView] = {}  # by source block; each view numbered as shown
-    post_views: dict[int, tuple[PostView, str]] = {}  # by source position
-    for position, speaker, text, block, _annotated in posts:
-        view = blocks.setdefault(block, BlockView(shown_block[block], speaker, []))
-        view.posts.append(PostView(shown_post[position], text))
-        post_views[position] = (view.posts[-1], speaker)
+    questions = _Questions(
+        shape=shape,
+        shown_order=assignment.shown_order,
+        stored={
+            (k, frame.to_shown(kinds[k], u)): v
+            for k, u, v in assignment.judgements.values_list("criterion__key", "unit", "value")
+            if k in kinds
+        },
+        wordings={c.key: criterion_wording(project, c) for c in criteria},
+        incremental=spec.incremental or "",
+    )
+    blocks, post_views = _blocks(posts, frame)
     for criterion in criteria:
         units = required_units(criterion, shape, rule=spec.units)
         if criterion.unit in POST_UNITS:
             for position in units:
                 post, speaker = post_views[position]
-                post.questions.append(question(criterion, post.position, speaker, position))
+                post.questions.append(questions.of(criterion, post.position, speaker, position))
         elif criterion.unit == Unit.TURN:
             for block in units:
                 view = blocks[block]
-                view.questions.append(question(criterion, view.index, view.speaker, block))
+                view.questions.append(questions.of(criterion, view.index, view.speaker, block))
     shown = [blocks[i] for i in frame.blocks]
-    # Incremental criteria: each part appears once every earlier judged unit of that criterion is answered.
-    steps = 0
-    for b in shown:
-        b.reveal = steps
-        for p in b.posts:
-            p.reveal = steps
-            steps += sum(q.incremental for q in p.questions)
-        steps += sum(q.incremental for q in b.questions)
-    dialogue_questions = [question(c, 0, "") for c in criteria if c.unit == Unit.DIALOGUE]
-    reorder_turns = reorder_value = None
-    if spec.reordering:
-        reorder_turns = [
-            {"turn": b.index, "speaker": b.speaker, "text": " ".join(p.text for p in b.posts)} for b in shown
-        ]
-        saved = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
-        if saved:
-            reorder_value = frame.order_to_shown(saved)
-            reorder_turns = [reorder_turns[i] for i in reorder_value]
+    steps = _reveal_steps(shown)
+    reorder_turns, reorder_value = _reordering(assignment, shown, frame) if spec.reordering else (None, None)
+    by_system_turn = any(c.key == spec.incremental and c.unit == Unit.SYSTEM_TURN for c in criteria)
     return AnnotationPage(
-        assignment,
-        shown,
-        dialogue_questions,
-        steps if incremental else 0,
-        reorder_turns,
-        reorder_value,
-        shown[0].speaker if shown else "",
-        "System turn"
-        if incremental and any(c.key == incremental and c.unit == Unit.SYSTEM_TURN for c in criteria)
-        else "Turn",
-        guidelines_text(project),
+        assignment=assignment,
+        blocks=shown,
+        dialogue_questions=[questions.of(c, 0, "") for c in criteria if c.unit == Unit.DIALOGUE],
+        incremental_steps=steps if spec.incremental else 0,
+        reorder_turns=reorder_turns,
+        reorder_value=reorder_value,
+        first_speaker=shown[0].speaker if shown else "",
+        progress_noun="System turn" if spec.incremental and by_system_turn else "Turn",
+        guidelines=guidelines_text(project),
     )
 
 
