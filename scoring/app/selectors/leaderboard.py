@@ -8,9 +8,25 @@ from dataclasses import dataclass
 
 from annotator.models import Project
 from annotator.presets import PRESETS, LeaderboardColumn
-from scoring.app.models import Run, RunComparison, RunKind
+from scoring.app.models import Run, RunComparison, RunKind, RunStatus
 
 FEATURED, ALL = "main", "all"
+
+
+@dataclass(frozen=True)
+class LeaderboardRun:
+    """One run as the leaderboard shows it: its state and its values of the shown metrics (``cells``)."""
+
+    pk: int
+    name: str
+    status_label: str
+    scored: bool
+    reordering: bool  # the annotators' reorderings scored as a run (scored on the page, not by the workers)
+    waiting_for_workers: bool  # pending, and not yet handed to the workers
+    error: str
+    notes: list[str]
+    cells: list
+    scores: dict
 
 
 @dataclass(frozen=True)
@@ -53,9 +69,10 @@ def leaderboard(
         shown = [c for c in columns if c.featured]
     else:
         shown = [c for c in columns if c.group == chosen_group.key]
-    runs = list(Run.objects.filter(project=project).defer("source", "per_dialogue").order_by("created_at", "pk"))
-    for run in runs:
-        run.cells = [_lookup(run.scores, c.key) for c in shown]
+    runs = [
+        _row(run, shown)
+        for run in Run.objects.filter(project=project).defer("source", "per_dialogue").order_by("created_at", "pk")
+    ]
     sort_column = next((c for c in columns if c.key == sort), None)
     order = "worst" if order == "worst" else "best"
     if sort_column is not None:
@@ -73,14 +90,29 @@ def leaderboard(
         "run_scheme": spec.run_scheme,
         "comparisons": comparisons,
         "comparison": chosen,
-        "scored": sum(r.status == "scored" and r.kind != RunKind.REORDERING for r in runs),
+        "scored": sum(r.scored and not r.reordering for r in runs),
     }
 
 
-def _sorted(runs: list[Run], column: LeaderboardColumn, *, best_first: bool) -> list[Run]:
+def _row(run: Run, shown: list[LeaderboardColumn]) -> LeaderboardRun:
+    return LeaderboardRun(
+        pk=run.pk,
+        name=run.name,
+        status_label=run.get_status_display(),
+        scored=run.status == RunStatus.SCORED,
+        reordering=run.kind == RunKind.REORDERING,
+        waiting_for_workers=run.status == RunStatus.PENDING and not run.queued_at,
+        error=run.error,
+        notes=list((run.scores or {}).get("notes", [])),
+        cells=[_lookup(run.scores, c.key) for c in shown],
+        scores=run.scores or {},
+    )
+
+
+def _sorted(runs: list[LeaderboardRun], column: LeaderboardColumn, *, best_first: bool) -> list[Run]:
     """Runs by one metric, best (or worst) first by its direction; runs without a finite value last."""
 
-    def value(run: Run) -> float | None:
+    def value(run: LeaderboardRun) -> float | None:
         v = _lookup(run.scores, column.key)
         return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None
 
