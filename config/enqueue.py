@@ -24,6 +24,16 @@ def tasks_run_in_process() -> bool:
     return bool(app.conf.task_always_eager)
 
 
+def _registered(name: str):
+    """The task called ``name``; the apps' ``tasks`` modules are imported on the first look-up (Celery's
+    autodiscovery, which a worker does at start and a web process only when it first sends a task)."""
+    from config.celery import app
+
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
+
+
 def task_send(name: str, *args, countdown: float | None = None, raise_in_process: bool = False) -> bool:
     """Send the task registered as ``name`` with ``args``; False (and a warning) if it could not be sent.
 
@@ -32,9 +42,7 @@ def task_send(name: str, *args, countdown: float | None = None, raise_in_process
     the task itself is logged the same way unless ``raise_in_process`` (imports: a programming error
     must surface like any other).
     """
-    from config.celery import app
-
-    task = app.tasks[name]
+    task = _registered(name)
     if raise_in_process and tasks_run_in_process():
         task.apply_async(args=args, countdown=countdown)
         return True
