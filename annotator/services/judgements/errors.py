@@ -1,0 +1,47 @@
+"""What a save brings (``Given``) and why one is refused (``SubmissionError``, ``ConflictError``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class SubmissionError(ValueError):
+    """A save that cannot be accepted; ``problems`` lists what is wrong or missing, in words, and
+    ``missing`` the form fields (``j:KEY:UNIT``, ``reordering``) a submission still lacks."""
+
+    def __init__(self, problems: list[str], missing: Sequence[str] = ()):
+        self.problems = problems
+        self.missing = list(missing)
+        super().__init__("; ".join(problems))
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One answer changed both by this save and, since its version, elsewhere (another tab, a device)."""
+
+    name: str  # the form field: j:KEY:UNIT, or "reordering"
+    criterion: str
+    unit: int
+    stored: str  # the value saved elsewhere ("" for none; the order as JSON for the reordering)
+    given: str  # the value this save brought
+
+
+class ConflictError(SubmissionError):
+    """The item was saved elsewhere since ``version`` the client sent, changing the same answers."""
+
+    def __init__(self, problems: list[str], conflicts: list[Conflict], version: int):
+        super().__init__(problems)
+        self.conflicts = conflicts
+        self.version = version
+
+
+@dataclass(frozen=True)
+class Given:
+    """A value for one criterion on one unit; ``value`` "" removes the judgement. ``base`` is the value
+    the client last saw there (None or "" for no answer), read only when the client's version is stale."""
+
+    criterion: str
+    unit: int
+    value: str
+    base: str | None = None

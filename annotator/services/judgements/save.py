@@ -1,0 +1,150 @@
+"""Saving an annotator's work: drafts as they go, and the submission.
+
+A save is a merge: each judgement given replaces that one judgement (an empty value removes it)
+and the judgements a save does not mention stay as they are, so a tab never erases answers it did
+not change. Every save counts the assignment's ``version`` up by one. A client sends back the
+version it last saw and, for each judgement it changes, the value it last saw (its *base*). When
+the item was saved elsewhere in between (the version differs), a judgement whose stored value is
+neither that base nor the new value was changed in both places: a conflict, and nothing is saved
+(``ConflictError`` names each one). Without a version a save merges without that check.
+
+The assignment row is locked for the duration of a save, so two tabs, a double click or a retried
+request are applied one after the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from annotator.models import (
+    Assignment,
+    AssignmentStatus,
+    Reordering,
+)
+from annotator.selectors.structure import dialogue_shape, project_criteria
+from annotator.services.judgements.checks import check_complete, check_conflicts, reordering_problems
+from annotator.services.judgements.errors import Given, SubmissionError
+from annotator.services.judgements.rows import assignment_lock_own, judgements_write, stored_values
+from annotator.services.qualification import qualification_pass_record
+from annotator.units import (
+    ShownFrame,
+    UnitError,
+    check_value,
+    unit_rule,
+    unit_speaker,
+)
+from scoring.app.services.schedule import statistics_request_on_commit
+
+
+def judgements_save(
+    *,
+    assignment_id: int,
+    user,
+    values: Iterable[Given],
+    reordering: list[int] | None = None,
+    reordering_base: list[int] | None = None,
+    version: int | None = None,
+    seconds: int = 0,
+    submit: bool = False,
+) -> Assignment:
+    """Merge the annotator's judgements into their assignment (a draft, or with ``submit`` the submission).
+
+    Units and the reordering are numbered as the annotator sees the item (``ShownFrame``: turns
+    and posts by their place in the shown dialogue); they are stored under the source positions.
+    Every value is checked against its criterion; a submission must also be complete (the stored
+    judgements with these merged in). With ``version`` older than the stored one, answers changed
+    elsewhere since are compared with each ``base`` (see the module docstring). On any problem nothing
+    is saved: ``SubmissionError`` lists the problems, ``ConflictError`` the conflicts. A submitted
+    assignment is read-only until a lead reopens it, except that repeating the identical submission
+    succeeds (a retried request). Returns the assignment with its new ``version``.
+    """
+    values = list(values)
+    with transaction.atomic():
+        assignment = assignment_lock_own(assignment_id, user)
+        project = assignment.dialogue.project
+        criteria = project_criteria(project.pk)
+        shape = dialogue_shape(assignment.dialogue_id)
+        rule = unit_rule(project.preset)
+        frame = ShownFrame.of(shape.blocks, assignment.shown_order)
+        problems: list[str] = []
+        given: dict[tuple[str, int], Given] = {}
+        for v in values:
+            criterion = criteria.get(v.criterion)
+            if criterion is None:
+                problems.append(gettext("unknown criterion %(criterion)s") % {"criterion": repr(v.criterion)})
+                continue
+            try:
+                unit = frame.to_source(criterion.unit, v.unit)
+                speaker = unit_speaker(criterion, unit, shape, rule=rule)
+                if v.value != "":
+                    check_value(criterion, speaker, v.value)
+            except UnitError as exc:
+                problems.append(str(exc))
+                continue
+            given[(v.criterion, unit)] = v
+        if reordering is not None:
+            reordering = frame.order_to_source(reordering)
+            problems += reordering_problems(reordering, shape.turn_speakers)
+        if reordering_base is not None:
+            reordering_base = frame.order_to_source(reordering_base)
+        stale = version is not None and version != assignment.version
+        stored: dict[tuple[str, int], str] = {}
+        stored_order = None
+        if stale or submit or assignment.status == AssignmentStatus.SUBMITTED:
+            stored = stored_values(assignment.pk, criteria)
+            stored_order = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True)
+            stored_order = stored_order.first()
+        if assignment.status == AssignmentStatus.SUBMITTED:
+            same = all(stored.get(key) == (g.value or None) for key, g in given.items())
+            if submit and not problems and same and reordering in (None, stored_order):
+                return assignment  # a retried or doubled submission: already saved
+            raise SubmissionError(["this item is already submitted; ask the project lead to reopen it"])
+        if problems:
+            raise SubmissionError(problems)
+        if stale:
+            check_conflicts(assignment, criteria, shape, given, stored, reordering, reordering_base, stored_order)
+        if submit:
+            check_complete(assignment, criteria, shape, given, stored, reordering, stored_order)
+        if reordering is not None:
+            Reordering.objects.update_or_create(assignment=assignment, defaults={"submitted_order": reordering})
+        now = timezone.now()
+        assignment.started_at = assignment.started_at or now
+        assignment.seconds_spent += max(0, min(int(seconds), 3600))
+        assignment.status = AssignmentStatus.SUBMITTED if submit else AssignmentStatus.IN_PROGRESS
+        assignment.submitted_at = now if submit else None
+        assignment.version += 1
+        judgements_write(
+            assignment,
+            [(criteria[key].pk, unit, g.value) for (key, unit), g in given.items() if g.value != ""],
+            [(criteria[key].pk, unit) for (key, unit), g in given.items() if g.value == ""],
+            now,
+        )
+        if submit:
+            if assignment.training_required:
+                qualification_pass_record(project=project, user=user)
+            statistics_request_on_commit(project_id=project.pk)
+    return assignment
+
+
+@transaction.atomic
+def assignment_reopen(*, assignment_id: int, reason: str = "") -> Assignment:
+    """Let the annotator change a submitted item again (a lead's action); its judgements stay as drafts.
+
+    ``reason`` (optional) is shown to the annotator on the item. Open tabs of the item learn of it by
+    its new version.
+    """
+    assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
+    if assignment.status == AssignmentStatus.SUBMITTED:
+        assignment.status = AssignmentStatus.IN_PROGRESS
+        assignment.submitted_at = None
+        assignment.reopened_at = timezone.now()
+        assignment.reopen_reason = reason.strip()
+        assignment.version = F("version") + 1
+        assignment.save(update_fields=["status", "submitted_at", "reopened_at", "reopen_reason", "version"])
+        assignment.refresh_from_db(fields=["version"])
+    return assignment
