@@ -1,15 +1,6 @@
 """Saving an annotator's work: drafts as they go, and the submission.
 
-A save is a merge: each judgement given replaces that one judgement (an empty value removes it)
-and the judgements a save does not mention stay as they are, so a tab never erases answers it did
-not change. Every save counts the assignment's ``version`` up by one. A client sends back the
-version it last saw and, for each judgement it changes, the value it last saw (its *base*). When
-the item was saved elsewhere in between (the version differs), a judgement whose stored value is
-neither that base nor the new value was changed in both places: a conflict, and nothing is saved
-(``ConflictError`` names each one). Without a version a save merges without that check.
-
-The assignment row is locked for the duration of a save, so two tabs, a double click or a retried
-request are applied one after the other.
+The design (why it works this way, and what it guarantees) is in ``save.md`` beside this module.
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
 """Sending work to the workers without ever failing the request that asked for it.
 
-Submissions call ``statistics_request``: the first request marks the project's job pending (a
-compare-and-set update) and enqueues one recomputation a few seconds later; requests arriving
-while it is pending add nothing, so a burst of submissions costs one recomputation. The delay
-grows with the time the last recomputation took, so that under steady load the workers spend at
-most a tenth of their time on it. When the
-broker is down the request is logged and dropped: the judgements are saved, the dashboard shows
-its numbers as stale, and the next submission or the lead's "Recompute" schedules the work again.
-
-A worker killed while it holds the delayed recomputation (SIGKILL, out of memory) leaves the job
-pending, and Redis returns the message only after its visibility timeout (an hour). So a pending
-job that has not started by its due time plus ``STATISTICS_TAKEOVER_GRACE_SECONDS`` is taken over
-by the next request (a submission or *Recompute now*), which sends the recomputation again; running
-it twice is harmless (the second finds the judgements' fingerprint unchanged).
+The design (why it works this way, and what it guarantees) is in ``schedule.md`` beside this module.
 """
 
 from __future__ import annotations
