@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, Post, Project, Role, Unit
 from annotator.units import ShownFrame
+from annotator.wording import preset_label
 
 
-def projects_for_user(*, user) -> QuerySet[Project]:
-    """Projects the user belongs to, with their role and their own progress counts."""
-    return (
+@dataclass(frozen=True)
+class ProjectRow:
+    """A project in the user's list: what it is, the user's role, and the user's own progress."""
+
+    slug: str
+    name: str
+    preset_label: str
+    role: str
+    role_label: str
+    is_lead: bool
+    dialogue_count: int
+    my_assigned: int
+    my_submitted: int
+
+
+def projects_for_user(*, user) -> list[ProjectRow]:
+    """Projects the user belongs to, with their role and their own progress counts (two queries)."""
+    roles = dict(user.memberships.filter(active=True).values_list("project_id", "role"))
+    projects = (
         Project.objects.filter(memberships__user=user, memberships__active=True)
         .annotate(
             dialogue_count=Count("dialogues", distinct=True),
@@ -28,6 +47,20 @@ def projects_for_user(*, user) -> QuerySet[Project]:
         )
         .order_by("slug")
     )
+    return [
+        ProjectRow(
+            slug=p.slug,
+            name=p.name,
+            preset_label=preset_label(p.preset),
+            role=roles.get(p.pk, ""),
+            role_label=Role(roles[p.pk]).label if roles.get(p.pk) in Role.values else "",
+            is_lead=roles.get(p.pk) == Role.LEAD,
+            dialogue_count=p.dialogue_count,
+            my_assigned=p.my_assigned,
+            my_submitted=p.my_submitted,
+        )
+        for p in projects
+    ]
 
 
 def is_lead(*, user, project: Project) -> bool:

@@ -12,7 +12,6 @@ from django.views.decorators.http import require_POST
 from annotator.access import can_create_projects
 from annotator.forms import AccountSettingsForm
 from annotator.language import SESSION_KEY, supported_language
-from annotator.models import Role
 from annotator.selectors.projects import projects_for_user
 from annotator.services.accounts import (
     account_findable,
@@ -20,18 +19,11 @@ from annotator.services.accounts import (
     account_language_save,
     account_settings_save,
 )
-from annotator.wording import preset_label
 
 
 @login_required
 def home(request):
-    projects = list(projects_for_user(user=request.user))
-    roles = dict(request.user.memberships.values_list("project_id", "role"))
-    for project in projects:
-        project.role = roles.get(project.pk)
-        project.is_lead = project.role == Role.LEAD
-        project.role_label = Role(project.role).label if project.role in Role.values else ""
-        project.preset_label = preset_label(project.preset)
+    projects = projects_for_user(user=request.user)
     return render(
         request, "annotator/home.html", {"projects": projects, "can_create": can_create_projects(request.user)}
     )
