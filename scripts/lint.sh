@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The gates: ruff (lint and format) and import-linter's architecture contracts (pyproject.toml).
+# The gates: ruff (lint and format), import-linter's architecture contracts (pyproject.toml), and a strict
+# build of the documentation (mkdocs.yml: broken links, anchors, nav entries or docstrings fail it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh --test
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports
+site=$(mktemp -d)
+trap 'rm -rf "$site"' EXIT
+.venv/bin/mkdocs build --strict --site-dir "$site"
