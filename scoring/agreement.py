@@ -73,6 +73,8 @@ def randolph_kappa(counts, *, n_categories: int | None = None, on_undefined: str
     P_bar as in Fleiss' kappa; chance agreement is 1/k for k categories (the columns of
     ``counts`` unless ``n_categories`` says otherwise).
 
+    Examples
+    --------
     >>> round(randolph_kappa([[3, 0], [0, 3], [2, 1]]), 4)
     0.5556
     >>> round(randolph_kappa([[3, 0, 0], [0, 3, 0], [2, 1, 0]]), 4)
@@ -99,6 +101,8 @@ class AgreementShares:
 def agreement_shares(counts) -> AgreementShares:
     """The "2+ agree" and "all agree" proportions of Zeng et al. (2017, Table 2).
 
+    Examples
+    --------
     >>> agreement_shares([[3, 0], [2, 1], [1, 1]])
     AgreementShares(agree_2plus=0.6666666666666666, agree_all=0.3333333333333333, n_units=3)
     """
@@ -150,6 +154,8 @@ def krippendorff_alpha_from_counts(counts, level: str = "nominal", values=None, 
     values : array (values,), optional
         The numeric value of each column (interval and ratio); default 0, 1, 2, ...
 
+    Examples
+    --------
     >>> round(krippendorff_alpha_from_counts([[2, 0], [0, 2], [1, 1]]), 4)
     0.4444
     """
@@ -186,6 +192,8 @@ def ratings_to_counts(ratings) -> tuple[np.ndarray, np.ndarray]:
 def krippendorff_alpha(ratings, level: str = "nominal", *, on_undefined: str = "nan") -> float:
     """Krippendorff's alpha from a reliability matrix (annotators x units, NaN for missing).
 
+    Examples
+    --------
     >>> round(krippendorff_alpha([[1, 2, 3, 3], [1, 2, 3, 1], [np.nan, 2, 3, 3]], "interval"), 4)
     0.5238
     """
@@ -211,6 +219,8 @@ def pearson_inter_rater(ratings) -> InterRaterCorrelation:
     r_a = pearson(x_a, mean of the others). NaN where undefined (fewer than two such units or
     no variation). ``std`` is the sample standard deviation (ddof = 1) over defined r_a.
 
+    Examples
+    --------
     >>> result = pearson_inter_rater([[1, 2, 3, 4], [2, 2, 4, 5], [1, 3, 3, 5]])
     >>> [round(float(r), 3) for r in result.per_annotator]
     [0.994, 0.885, 0.889]
@@ -260,6 +270,8 @@ def annotator_z_scores(ratings) -> np.ndarray:
     Removes an annotator's scoring tendency before ratings are averaged (Zeng et al. 2017,
     sec. 5). Missing stays NaN; an annotator with no variation gets NaN.
 
+    Examples
+    --------
     >>> annotator_z_scores([[1, 3, np.nan]]).tolist()
     [[-1.0, 1.0, nan]]
     """

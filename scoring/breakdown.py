@@ -48,6 +48,8 @@ F1_TARGETS = {"B": ("NB,PB,B", 2), "PB+B": ("NB,PB+B", 1)}
 def gold_shares(counts, groups=None) -> np.ndarray:
     """Gold shares per turn: p*_l = n_l / n, merged by summing the shares of a group (as the DBDC3 script).
 
+    Examples
+    --------
     >>> gold_shares([[15, 7, 8]], [[0], [1, 2]]).tolist()
     [[0.5, 0.5]]
     """
@@ -61,6 +63,8 @@ def gold_labels(counts, threshold: float = 0.0, groups=None) -> np.ndarray:
     Ties go to the first label (NB before PB before B; NB before PB+B; NB+PB before B), as the
     DBDC3 script's ``majority_label`` and ``majority_label_lenient``.
 
+    Examples
+    --------
     >>> gold_labels([[3, 3, 4], [5, 5, 0], [2, 4, 4]]).tolist()
     [2, 0, 1]
     >>> gold_labels([[3, 3, 4]], threshold=0.5).tolist(), gold_labels([[3, 3, 4]], groups=[[0], [1, 2]]).tolist()
@@ -85,6 +89,8 @@ def classification_metrics(predicted, gold_counts, threshold: float = 0.0, rows=
     A turn with counts (3, 3, 4) has gold label B: predicting B there is a true positive of F1(B)
     (the DBDC3 script), although B does not outweigh NB+PB.
 
+    Examples
+    --------
     >>> m = classification_metrics([2, 0], [[3, 3, 4], [8, 1, 1]])
     >>> m["Precision(B)"], m["Recall(B)"], m["F1(B)"], m["Accuracy(NB+PB,B)"]
     (1.0, 1.0, 1.0, 0.5)

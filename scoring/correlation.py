@@ -81,6 +81,8 @@ def concordance_per_item(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     the discordant ones are B_i = #{x_j < x_i} - A_i - #{x_j < x_i, y_j = y_i} and
     D_i = #{y_j < y_i} - A_i - #{x_j = x_i, y_j < y_i}; c_i = A_i + C_i - B_i - D_i.
 
+    Examples
+    --------
     >>> concordance_per_item(np.array([1., 2., 3.]), np.array([1., 3., 2.])).tolist()
     [2.0, 0.0, 0.0]
     """
@@ -111,6 +113,8 @@ def kendall_tau_b_jackknife(x, y) -> tuple[float, np.ndarray]:
     in x and in y. Leaving item i out removes its c_i concordances and its untied partners
     from each total, so all n jackknife values cost one pass over the pairs.
 
+    Examples
+    --------
     >>> round(kendall_tau_b_jackknife([1, 2, 3, 4], [1, 3, 2, 4])[0], 4)
     0.6667
     """

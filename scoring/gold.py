@@ -18,6 +18,8 @@ def merge_counts(counts: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndar
 
     Every column must be in exactly one group.
 
+    Examples
+    --------
     >>> merge_counts(np.array([[3, 1, 2]]), [[0, 1], [2]]).tolist()
     [[4, 2]]
     """

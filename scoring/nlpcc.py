@@ -39,6 +39,8 @@ def single_turn_scores(
     reply (or one number); ``aspects``: question key -> aspect (the severe-error question counts
     for Syntax as "no" answers).
 
+    Examples
+    --------
     >>> q = {"severe_error": [0, 1], "not_ambiguous": [3, 2]}
     >>> single_turn_scores(q, 3, {"not_ambiguous": "syntax"})["syntax"]
     83.33333333333334
@@ -69,6 +71,8 @@ def multi_turn_scores(logical_association, conversation_trigger, on_topic) -> np
 
     Arrays are topics x turns (at most 5 turns), NaN where the conversation had ended.
 
+    Examples
+    --------
     >>> multi_turn_scores([[2, 1, np.nan]], [[2, 0, np.nan]], [[1, 0, np.nan]]).tolist()
     [11.0]
     """

@@ -43,6 +43,8 @@ def kendall_tau(order) -> np.ndarray | float:
 
     Vectorised over rows of a (k, n) array.
 
+    Examples
+    --------
     >>> round(kendall_tau([8, 9, 0, 1, 2, 3, 4, 5, 6, 7]), 4)  # Gandhe & Traum, Table 1: 0.29
     0.2889
     """
@@ -57,6 +59,8 @@ def kendall_tau(order) -> np.ndarray | float:
 def ngram_preservation(order, n: int) -> np.ndarray | float:
     """b_n = share of the original's n-grams of consecutive turns still consecutive, in order.
 
+    Examples
+    --------
     >>> ngram_preservation([8, 9, 0, 1, 2, 3, 4, 5, 6, 7], 2), ngram_preservation([8, 9, 0, 1, 2, 3, 4, 5, 6, 7], 3)
     (0.8888888888888888, 0.75)
     """
@@ -74,6 +78,8 @@ def ngram_preservation(order, n: int) -> np.ndarray | float:
 def coherence_b23(order) -> np.ndarray | float:
     """(b2 + b3) / 2, the measure that correlates best with human coherence ratings.
 
+    Examples
+    --------
     >>> coherence_b23(list(range(10)))
     1.0
     """
@@ -105,6 +111,8 @@ def _slots(speakers: Sequence[str]) -> list[np.ndarray]:
 def count_constrained(speakers: Sequence[str]) -> int:
     """Number of orders with the first speaker first and strictly alternating speakers.
 
+    Examples
+    --------
     >>> count_constrained("ABABABABAB")
     14400
     """
@@ -209,6 +217,8 @@ def random_baseline(
     form by linearity of expectation (any length); "auto" enumerates up to 12 turns and uses the
     closed form beyond (the two agree exactly; see the tests).
 
+    Examples
+    --------
     >>> r = random_baseline("ABABABABAB")  # Gandhe & Traum: tau 0.02, (b2+b3)/2 0.11
     >>> round(r.tau, 2), round(r.b23, 2), r.method
     (0.02, 0.11, 'enumerate')

@@ -32,6 +32,8 @@ def answers_match(given, expected, *, tolerance=0, ordered=False) -> np.ndarray:
         Scale points; ignored (taken as 0) where ``ordered`` is false.
     ordered : bool or array (n,)
 
+    Examples
+    --------
     >>> answers_match([0, 1, 3], [1, 1, 1], tolerance=1, ordered=True).tolist()
     [True, True, False]
     >>> answers_match([0, 1], [1, 1], tolerance=1, ordered=False).tolist()
@@ -64,6 +66,8 @@ def straight_lining(item, group, value) -> StraightLining:
     ----------
     item, group, value : arrays of int (judgements,)
 
+    Examples
+    --------
     >>> r = straight_lining([1, 1, 1, 2, 2, 3], [0, 0, 0, 0, 0, 0], [2, 2, 2, 0, 1, 4])
     >>> r.items.tolist(), r.eligible.tolist(), r.straight.tolist()
     ([1, 2, 3], [True, True, False], [True, False, False])
@@ -106,6 +110,8 @@ def spammer_score(confusion) -> np.ndarray:
     -------
     array (annotators,) in [0, 1]
 
+    Examples
+    --------
     >>> spammer_score([np.eye(3), np.full((3, 3), 1 / 3), [[1, 0, 0], [1, 0, 0], [1, 0, 0]]]).round(4).tolist()
     [1.0, 0.0, 0.0]
     """

@@ -34,6 +34,8 @@ def _scores(scores) -> np.ndarray:
 def tukey_hsd(scores, trials: int = 10_000, seed: int | None = 0, *, chunk: int | None = None) -> np.ndarray:
     """Randomised Tukey HSD p-values for every pair of runs (runs x runs, 1 on the diagonal).
 
+    Examples
+    --------
     >>> x = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3], [0.9, 0.2], [0.8, 0.1]])
     >>> float(tukey_hsd(x, trials=2000, seed=1)[0, 1]) < 0.1
     True
@@ -114,6 +116,8 @@ def paired_bootstrap(scores, trials: int = 10_000, seed: int | None = 0, *, chun
 def discriminative_power(p_values, alpha: float = 0.05) -> float:
     """Share of run pairs whose p-value is below ``alpha``.
 
+    Examples
+    --------
     >>> discriminative_power(np.array([[1, 0.01, 0.2], [0.01, 1, 0.04], [0.2, 0.04, 1]]))
     0.6666666666666666
     """
@@ -132,6 +136,8 @@ class Stability:
 def ranking_stability(scores, share: float = 0.2, trials: int = 500, seed: int | None = 0) -> Stability:
     """Mean Kendall's tau-b between run rankings on two disjoint random samples of ``share`` of the items.
 
+    Examples
+    --------
     >>> x = np.random.default_rng(0).normal(size=(200, 4)) + np.arange(4)
     >>> ranking_stability(x, trials=50).mean_tau > 0.9
     True

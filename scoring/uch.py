@@ -42,6 +42,8 @@ class Nugget:
 def nuggets(speakers: Sequence[str], labels: Sequence[str | None], lengths: Sequence[int]) -> list[Nugget]:
     """One annotator's nuggets: maximal runs of posts by one speaker with one non-NaN label.
 
+    Examples
+    --------
     >>> found = nuggets("cchh", ["CNUG0", "CNUG0", "NaN", "HNUG*"], [3, 2, 4, 5])
     >>> [(n.label, n.first_post, n.last_post, n.pos) for n in found]
     [('CNUG0', 0, 1, 5), ('HNUG*', 3, 3, 14)]
@@ -73,6 +75,8 @@ class UCHScore:
 def uch(found: Sequence[Nugget], patience: float, helpdesk_weight: float = 0.5) -> UCHScore:
     """UC, UH and UCH of one annotator's nuggets (Zeng et al. 2017, Eqs. 1-4).
 
+    Examples
+    --------
     >>> speakers = ["customer", "customer", "helpdesk", "helpdesk"]
     >>> s = uch(nuggets(speakers, ["CNUG0", "CNUG0", "NaN", "HNUG*"], [3, 2, 4, 5]), patience=20)
     >>> round(s.uc, 4), round(s.uh, 4), round(s.uch, 4)
@@ -112,6 +116,8 @@ def consolidated_labels(labels_per_annotator: Sequence[Sequence[str | None]]) ->
     for one annotator. This is how CUCH consolidates here (Zeng et al. name CUCH but do not
     specify the merge).
 
+    Examples
+    --------
     >>> consolidated_labels([["CNUG0", "HNUG"], ["CNUG0", "NaN"], ["CNUG", "NaN"]])
     ['CNUG0', 'NaN']
     """
@@ -151,6 +157,8 @@ def uch_of_sequences(
     (Zeng et al. 2017, Eqs. 1-4). Returns one UCH per sequence. Three whole-array passes replace a
     Python loop per sequence: ten times STC-3 has 700,000 of them.
 
+    Examples
+    --------
     >>> C, H = 0, 1
     >>> s = uch_of_sequences(
     ...     np.array([0, 0, 0, 0, 1, 1]), np.array([C, C, H, H, C, H]), np.array([0, 0, -1, 1, 0, 1]),

@@ -36,7 +36,7 @@ KEYWORDS = {
     "npgettext": ((1, "c"), 2, 3),
     "npgettext_lazy": ((1, "c"), 2, 3),
 }
-# what makemessages reads (its --ignore list in the README): the apps, the settings, the templates, our scripts
+# what makemessages reads (its --ignore list in docs/languages.md): the apps, the settings, the templates, our scripts
 PYTHON_DIRS = ("annotator", "api", "config", "scoring")
 TEMPLATE_DIRS = ("templates",)
 SCRIPT_DIRS = ("static/js",)
