@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
 
+from django.utils.translation import gettext_noop as N_
+
 from scoring.metric_names import (
     BREAKDOWN_METRICS,
     REORDERING_METRICS,
@@ -25,13 +27,30 @@ from scoring.metric_names import (
 CUSTOMER, HELPDESK = "customer", "helpdesk"
 
 
+def pgettext_noop(context: str, message: str) -> str:
+    """Marks ``message`` for the catalogues under ``context`` and returns it unchanged (``N_`` with a context).
+
+    The context is ``"<preset key> preset"`` where a preset's text is translated otherwise than the same
+    English elsewhere (``annotator.wording`` looks there first); ``makemessages`` collects it
+    (``--keyword=pgettext_noop:1c,2``).
+    """
+    return message
+
+
 def _scale(pairs: list[tuple[str, str]], speaker: str | None = None) -> list[dict]:
     return [dict(value=v, label=lab, **({"speaker": speaker} if speaker else {})) for v, lab in pairs]
 
 
-THREE_POINT = [("-1", "-1: no"), ("0", "0: partly"), ("1", "1: yes")]
-FIVE_POINT = [("-2", "-2: very poor"), ("-1", "-1: poor"), ("0", "0: neutral"), ("1", "1: good"), ("2", "2: very good")]
-YES_NO = [("yes", "Yes"), ("no", "No")]
+# Value labels keep their code before ": ": the page shows it as the choice's short name.
+THREE_POINT = [("-1", N_("-1: no")), ("0", N_("0: partly")), ("1", N_("1: yes"))]
+FIVE_POINT = [
+    ("-2", N_("-2: very poor")),
+    ("-1", N_("-1: poor")),
+    ("0", N_("0: neutral")),
+    ("1", N_("1: good")),
+    ("2", N_("2: very good")),
+]
+YES_NO = [("yes", N_("Yes")), ("no", N_("No"))]
 
 
 @dataclass(frozen=True)
@@ -158,20 +177,22 @@ def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, 
     return tuple(plain + logs)
 
 
-def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
+def _dch1_nugget_scale(customer_nan: tuple[str, str], helpdesk_nan: tuple[str, str]) -> list[dict]:
+    """The nugget types of a customer's and of a helpdesk's post; ``*_nan``: the not-a-nugget (value, label)."""
     return _scale(
         [
-            ("CNUG0", "CNUG0: trigger nugget"),
-            ("CNUG", "CNUG: regular nugget"),
-            ("CNUG*", "CNUG*: goal nugget (problem solved)"),
-            (customer_nan, f"{customer_nan}: not a nugget"),
+            # Translators: nugget types follow the DCH-1 / STC-3 guidelines (CNUG0, CNUG, CNUG*, HNUG, HNUG*).
+            ("CNUG0", N_("CNUG0: trigger nugget")),
+            ("CNUG", N_("CNUG: regular nugget")),
+            ("CNUG*", N_("CNUG*: goal nugget (problem solved)")),
+            customer_nan,
         ],
         CUSTOMER,
     ) + _scale(
         [
-            ("HNUG", "HNUG: regular nugget"),
-            ("HNUG*", "HNUG*: goal nugget (a solution)"),
-            (helpdesk_nan, f"{helpdesk_nan}: not a nugget"),
+            ("HNUG", N_("HNUG: regular nugget")),
+            ("HNUG*", N_("HNUG*: goal nugget (a solution)")),
+            helpdesk_nan,
         ],
         HELPDESK,
     )
@@ -179,8 +200,8 @@ def _dch1_nugget_scale(customer_nan: str, helpdesk_nan: str) -> list[dict]:
 
 DCH1 = PresetSpec(
     key="dch1",
-    label="DCH-1 helpdesk",
-    guidelines=(
+    label=N_("DCH-1 helpdesk"),
+    guidelines=N_(
         "Read the whole dialogue carefully. Rate it on the five criteria, then label every post with its "
         "nugget type. A nugget is a post, or consecutive posts by the same speaker, that helps the customer "
         "move from the initial state (facing a problem) towards the target state (problem solved). "
@@ -192,50 +213,50 @@ DCH1 = PresetSpec(
     criteria=[
         CriterionSpec(
             "TS",
-            "Task statement",
-            "Is the task (the problem to be solved) clearly stated by Customer?",
+            N_("Task statement"),
+            N_("Is the task (the problem to be solved) clearly stated by Customer?"),
             "dialogue",
             _scale(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "TA",
-            "Task accomplishment",
-            "Is the task actually accomplished?",
+            pgettext_noop("dch1 preset", "Task accomplishment"),
+            N_("Is the task actually accomplished?"),
             "dialogue",
             _scale(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "CS",
-            "Customer satisfaction",
-            "Is Customer likely to have been satisfied with the dialogue, and to what degree?",
+            N_("Customer satisfaction"),
+            N_("Is Customer likely to have been satisfied with the dialogue, and to what degree?"),
             "dialogue",
             _scale(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "HA",
-            "Helpdesk appropriateness",
-            "Did Helpdesk provide appropriate information?",
+            N_("Helpdesk appropriateness"),
+            N_("Did Helpdesk provide appropriate information?"),
             "dialogue",
             _scale(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "CA",
-            "Customer appropriateness",
-            "Did Customer provide appropriate information?",
+            N_("Customer appropriateness"),
+            N_("Did Customer provide appropriate information?"),
             "dialogue",
             _scale(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "nugget",
-            "Nugget type",
-            "Which nugget type is this post?",
+            N_("Nugget type"),
+            N_("Which nugget type is this post?"),
             "post",
-            _dch1_nugget_scale("NaN", "NaN"),
+            _dch1_nugget_scale(*[("NaN", N_("NaN: not a nugget"))] * 2),
             "nominal",
         ),
     ],
@@ -243,8 +264,8 @@ DCH1 = PresetSpec(
 
 STC3 = PresetSpec(
     key="stc3",
-    label="STC-3 / DialEval",
-    guidelines=(
+    label=N_("STC-3 / DialEval"),
+    guidelines=N_(
         "Read the whole dialogue. Rate task accomplishment (A), customer satisfaction (S) and dialogue "
         "effectiveness (E) from -2 to 2, then give each turn (utterance block) its nugget type."
     ),
@@ -255,34 +276,34 @@ STC3 = PresetSpec(
     criteria=[
         CriterionSpec(
             "A",
-            "Task accomplishment",
-            "Has the problem been solved? To what extent?",
+            pgettext_noop("stc3 preset", "Task accomplishment"),
+            N_("Has the problem been solved? To what extent?"),
             "dialogue",
             _scale(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "S",
-            "Customer satisfaction",
-            "How satisfied is the customer with the dialogue?",
+            N_("Customer satisfaction"),
+            N_("How satisfied is the customer with the dialogue?"),
             "dialogue",
             _scale(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "E",
-            "Dialogue effectiveness",
-            "Do the utterances promote an efficient solution of the problem?",
+            N_("Dialogue effectiveness"),
+            N_("Do the utterances promote an efficient solution of the problem?"),
             "dialogue",
             _scale(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
             "nugget",
-            "Nugget type",
-            "Which nugget type is this turn?",
+            N_("Nugget type"),
+            N_("Which nugget type is this turn?"),
             "turn",
-            _dch1_nugget_scale("CNaN", "HNaN"),
+            _dch1_nugget_scale(("CNaN", N_("CNaN: not a nugget")), ("HNaN", N_("HNaN: not a nugget"))),
             "nominal",
         ),
     ],
@@ -290,8 +311,8 @@ STC3 = PresetSpec(
 
 COHERENCE = PresetSpec(
     key="coherence",
-    label="Dialogue coherence",
-    guidelines=(
+    label=N_("Dialogue coherence"),
+    guidelines=N_(
         "Judge how coherent the dialogue is. For turn-by-turn ratings, judge each turn given only the turns "
         "before it. For reordering, put the shuffled turns back into the order that reads most coherently; "
         "the first speaker stays first and the speakers must alternate."
@@ -305,29 +326,35 @@ COHERENCE = PresetSpec(
     criteria=[
         CriterionSpec(
             "overall",
-            "Overall coherence",
-            "How coherent is this dialogue as a whole?",
+            N_("Overall coherence"),
+            N_("How coherent is this dialogue as a whole?"),
             "dialogue",
             _scale(
                 [
-                    ("1", "1: very incoherent"),
+                    ("1", N_("1: very incoherent")),
                     ("2", "2"),
                     ("3", "3"),
                     ("4", "4"),
                     ("5", "5"),
                     ("6", "6"),
-                    ("7", "7: perfectly coherent"),
+                    ("7", N_("7: perfectly coherent")),
                 ]
             ),
             "interval",
         ),
         CriterionSpec(
             "turn_coherence",
-            "Turn coherence",
-            "How coherent is this turn, given the dialogue before it?",
+            N_("Turn coherence"),
+            N_("How coherent is this turn, given the dialogue before it?"),
             "turn",
             _scale(
-                [("1", "1: completely incoherent"), ("2", "2"), ("3", "3"), ("4", "4"), ("5", "5: perfectly coherent")]
+                [
+                    ("1", N_("1: completely incoherent")),
+                    ("2", "2"),
+                    ("3", "3"),
+                    ("4", "4"),
+                    ("5", N_("5: perfectly coherent")),
+                ]
             ),
             "interval",
         ),
@@ -336,8 +363,8 @@ COHERENCE = PresetSpec(
 
 DBDC = PresetSpec(
     key="dbdc",
-    label="Dialogue breakdown",
-    guidelines=(
+    label=N_("Dialogue breakdown"),
+    guidelines=N_(
         "For each system utterance, judge from the dialogue up to that point whether the conversation can "
         "continue easily: NB (not a breakdown), PB (possible breakdown) or B (breakdown)."
     ),
@@ -347,10 +374,18 @@ DBDC = PresetSpec(
     criteria=[
         CriterionSpec(
             "breakdown",
-            "Dialogue breakdown",
-            "Is it difficult to continue the conversation smoothly after this system utterance?",
+            N_("Dialogue breakdown"),
+            N_("Is it difficult to continue the conversation smoothly after this system utterance?"),
             "system_turn",
-            _scale([("O", "NB: not a breakdown"), ("T", "PB: possible breakdown"), ("X", "B: breakdown")]),
+            _scale(
+                [
+                    # Translators: the Japanese DBDC's official labels are 破綻ではない /
+                    # 破綻と言い切れないが、違和感を感じる / あきらかにおかしいと思う.
+                    ("O", N_("NB: not a breakdown")),
+                    ("T", N_("PB: possible breakdown")),
+                    ("X", N_("B: breakdown")),
+                ]
+            ),
             "ordinal",
             speaker="S",
         ),
@@ -368,57 +403,75 @@ DBDC = PresetSpec(
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.
 NLPCC_QUESTIONS = [
     # key, aspect, question, xlsx column
-    ("not_ambiguous", "syntax", "Is the reply free of vagueness and ambiguity?", "回复内容不含糊，不存在歧义"),
-    ("natural_style", "content_expression", "Is the reply free of a stiff, written style?", "回复不是明显的书面化表达"),
+    ("not_ambiguous", "syntax", N_("Is the reply free of vagueness and ambiguity?"), "回复内容不含糊，不存在歧义"),
+    (
+        "natural_style",
+        "content_expression",
+        N_("Is the reply free of a stiff, written style?"),
+        "回复不是明显的书面化表达",
+    ),
     (
         "informative",
         "content_expression",
-        "Does the reply carry an appropriate amount of information?",
+        N_("Does the reply carry an appropriate amount of information?"),
         "回复内容信息量适当",
     ),
     (
         "emotion",
         "emotional_expression",
-        "Does the reply show a subjective attitude or a clear emotion?",
+        N_("Does the reply show a subjective attitude or a clear emotion?"),
         "回复中有主观态度或明显的情绪表达",
     ),
     (
         "affecting",
         "emotional_expression",
-        "Would the reply make the reader happy or sad?",
+        N_("Would the reply make the reader happy or sad?"),
         "回复内容会让人感到开心或难过",
     ),
     (
         "new_content",
         "topic_divergence",
-        "Does the reply bring new content or entities?",
+        N_("Does the reply bring new content or entities?"),
         "回复中有发散，生成新的内容或实体",
     ),
     (
         "new_round",
         "topic_divergence",
-        "Could the reply start a new round of conversation?",
+        N_("Could the reply start a new round of conversation?"),
         "回复内容可以引发新一轮的对话",
     ),
     (
         "related_entities",
         "contextual_association",
-        "Does the reply mention entities related to the context?",
+        N_("Does the reply mention entities related to the context?"),
         "回复中有与上文内容相关或重叠的实体词",
     ),
     (
         "continues_topic",
         "contextual_association",
-        "Does the reply continue the topic of the context?",
+        N_("Does the reply continue the topic of the context?"),
         "回复内容延续了上文所探讨的话题",
     ),
 ]
-NLPCC_SEVERE_ERROR = ("severe_error", "Does the reply contain a severe error?", "特殊标注")
+NLPCC_SEVERE_ERROR = ("severe_error", N_("Does the reply contain a severe error?"), "特殊标注")
+# the criteria's labels (the dashboard's aspect "Emotion" is another word in Chinese)
+_NLPCC_LABELS = {
+    "severe_error": N_("Severe error"),
+    "not_ambiguous": N_("Not ambiguous"),
+    "natural_style": N_("Natural style"),
+    "informative": N_("Informative"),
+    "emotion": pgettext_noop("nlpcc preset", "Emotion"),
+    "affecting": N_("Affecting"),
+    "new_content": N_("New content"),
+    "new_round": N_("New round"),
+    "related_entities": N_("Related entities"),
+    "continues_topic": N_("Continues topic"),
+}
 
 NLPCC = PresetSpec(
     key="nlpcc",
-    label="NLPCC open domain",
-    guidelines=(
+    label=N_("NLPCC open domain"),
+    guidelines=N_(
         "For each reply, answer every yes/no question, and mark a severe error when the reply is broken, "
         "offensive or unrelated nonsense."
     ),
@@ -428,7 +481,7 @@ NLPCC = PresetSpec(
     criteria=[
         CriterionSpec(
             NLPCC_SEVERE_ERROR[0],
-            "Severe error",
+            _NLPCC_LABELS[NLPCC_SEVERE_ERROR[0]],
             NLPCC_SEVERE_ERROR[1],
             "reply",
             _scale(YES_NO),
@@ -437,9 +490,7 @@ NLPCC = PresetSpec(
         ),
     ]
     + [
-        CriterionSpec(
-            key, key.replace("_", " ").capitalize(), question, "reply", _scale(YES_NO), "nominal", speaker="system"
-        )
+        CriterionSpec(key, _NLPCC_LABELS[key], question, "reply", _scale(YES_NO), "nominal", speaker="system")
         for key, _aspect, question, _column in NLPCC_QUESTIONS
     ],
     aspects={key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS},

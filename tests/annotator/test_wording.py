@@ -1,45 +1,97 @@
-"""The presets' wording in Japanese and Chinese, the lead's own wording per project and language, and the
-fallback to English (annotator.wording)."""
+"""The presets' wording in Japanese and Chinese (from the gettext catalogues), the lead's own wording per
+project and language, and the fallback to English (annotator.wording)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
 from annotator.models import Criterion
-from annotator.preset_wording import PRESET_WORDING, VALUE_LABELS
 from annotator.presets import PRESETS
 from annotator.services.projects import project_wording_save
-from annotator.wording import criterion_wording, guidelines_text, wording_language
+from annotator.wording import criterion_wording, guidelines_text, preset_text, wording_language
 from tests.factories import project_with_work
+from tests.platform.test_catalogues import _collect, catalogue, catalogue_problems
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+
+
+def _preset_texts(spec) -> list[str]:
+    """The preset's name, guidelines, labels, questions and (non-numeric) value labels, in English."""
+    texts = [spec.label, spec.guidelines]
+    for criterion in spec.criteria:
+        texts += [criterion.label, criterion.question]
+        texts += [v["label"] for v in criterion.values if not v["label"].isdigit()]
+    return texts
+
+
+def test_every_preset_text_is_marked_and_translated_in_the_catalogues():
+    # given the strings annotator/presets.py marks for the catalogues
+    marked = set(_collect("python", Path(settings.BASE_DIR, "annotator", "presets.py").read_bytes()))
+    found = {}
+    for key, spec in PRESETS.items():
+        for text in _preset_texts(spec):
+            # then every text a preset shows is marked, under the preset's own context where it has one
+            entry = (f"{key} preset", text) if (f"{key} preset", text) in marked else (None, text)
+            assert entry in marked, f"{key}: {text!r} is not marked for translation"
+            found[entry] = f"preset {key}"
+    assert len(found) > 70
+    # and has a Japanese and a Chinese translation, neither missing, empty nor fuzzy
+    assert catalogue_problems({"django": found}) == []
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-hans"])
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_preset_is_worded_in_japanese_and_chinese(preset, language):
-    """Each criterion's label and question, each value label and the guidelines have a translation."""
+    """Each criterion's label and question, each value label and the guidelines are shown translated."""
     spec = PRESETS[preset]
-    worded = PRESET_WORDING[language][preset]
-    assert worded["guidelines"] and worded["guidelines"] != spec.guidelines
+    assert preset_text(preset, spec.guidelines, language) != spec.guidelines
     for criterion in spec.criteria:
-        label, question = worded["criteria"][criterion.key]
-        assert label and question and question != criterion.question
+        assert preset_text(preset, criterion.label, language)
+        assert preset_text(preset, criterion.question, language) != criterion.question
         for value in criterion.values:
-            shown = VALUE_LABELS[language][value["label"]] if not value["label"].isdigit() else value["label"]
-            assert shown and (shown != value["label"] or value["label"].isdigit())
+            shown = preset_text(preset, value["label"], language)
+            assert shown != value["label"] or value["label"].isdigit()
             # the code before ": " stays, so that the page's short names and key hints stay the same
             assert shown.split(":", 1)[0] == value["label"].split(":", 1)[0] or ":" not in value["label"]
 
 
 def test_the_official_japanese_dbdc_labels():
-    labels = VALUE_LABELS["ja"]
-    assert labels["NB: not a breakdown"] == "NB: 破綻ではない"
-    assert labels["PB: possible breakdown"] == "PB: 破綻と言い切れないが、違和感を感じる"
-    assert labels["B: breakdown"] == "B: あきらかにおかしいと思う"
+    assert preset_text("dbdc", "NB: not a breakdown", "ja") == "NB: 破綻ではない"
+    assert preset_text("dbdc", "PB: possible breakdown", "ja") == "PB: 破綻と言い切れないが、違和感を感じる"
+    assert preset_text("dbdc", "B: breakdown", "ja") == "B: あきらかにおかしいと思う"
+
+
+def test_a_preset_s_own_context_wins_over_the_shared_entry():
+    # "Task accomplishment" is two words in Japanese and Chinese, "Emotion" a criterion's and an aspect's
+    assert preset_text("dch1", "Task accomplishment", "zh-hans") == "任务完成"
+    assert preset_text("stc3", "Task accomplishment", "zh-hans") == "任务完成度"
+    assert preset_text("nlpcc", "Emotion", "zh-hans") == "情绪"
+    with translation.override("zh-hans"):
+        assert translation.gettext("Emotion") == "情感"  # the dashboard's aspect
+
+
+def test_a_page_in_japanese_shows_the_catalogue_s_text():
+    # given a DCH-1 project, whose "Task accomplishment" has its own context in the catalogue
+    work = project_with_work("dch1", annotators=1, k=1, slug="wording-dch1")
+    ja = catalogue("ja", "django")
+    label = ja.get("Task accomplishment", context="dch1 preset").string
+    question = ja.get(PRESETS["dch1"].criteria[1].question).string
+    value = ja.get("-1: no").string
+    # when an annotator opens an item in Japanese
+    client = Client()
+    client.force_login(work.annotators[0])
+    item = work.assignments_of(work.annotators[0])[0]
+    page = client.get(reverse("annotate", args=[item.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    # then the page shows the catalogue's wording, the DCH-1 one and not STC-3's
+    assert label in page and question in page and value.split(": ", 1)[1] in page
+    assert ja.get("Task accomplishment", context="stc3 preset").string not in page
+    assert "Is the task actually accomplished?" not in page
 
 
 @pytest.mark.parametrize(

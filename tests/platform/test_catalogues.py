@@ -26,6 +26,7 @@ LANGUAGES = ("ja", "zh_Hans")
 KEYWORDS = {
     "_": None,
     "N_": None,  # scoring.errors: the library's message templates, translated by the Django side
+    "pgettext_noop": ((1, "c"), 2),  # annotator.presets: a preset's text under a context
     "gettext": None,
     "gettext_lazy": None,
     "gettext_noop": None,

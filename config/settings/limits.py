@@ -1,0 +1,34 @@
+"""Limits: upload and archive sizes, login lockouts, the API's throttles and study sign-ups.
+
+``config.limits`` (not a settings module) is what enforces the first two at the edge: the upload middleware
+and the lockout answer.
+"""
+
+from datetime import timedelta
+
+from config.env import env_int, env_str
+
+# Uploads and archives (see config.limits and scoring.files.ArchiveLimits).
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 200) * 1024 * 1024  # a larger request is refused (413) unread
+ARCHIVE_MAX_BYTES = env_int("ARCHIVE_MAX_MB", 1024) * 1024 * 1024  # total uncompressed size of a zip's members
+ARCHIVE_MAX_RATIO = float(env_str("ARCHIVE_MAX_RATIO", "100"))  # compression ratio of a member over 1 MiB
+ARCHIVE_MAX_MEMBERS = env_int("ARCHIVE_MAX_MEMBERS", 10000)
+
+# Failed logins (page and API token), tracked per account and per client address by django-axes: after
+# LOGIN_FAILURE_LIMIT failures in a row either is locked for LOGIN_LOCKOUT_MINUTES, even with the right
+# password. Admins lift a lockout by deleting its "access attempt" in the admin (or manage.py axes_reset).
+AXES_VERBOSE = False  # no banner on every process start (commands keep their stderr clean)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 30))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lockout lasts the configured time, not longer
+AXES_LOCKOUT_CALLABLE = "config.limits.lockout_response"
+
+# The API's throttles (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES; api.throttles): requests per user or address.
+API_THROTTLE_RATES = {
+    "writes": env_str("API_WRITE_RATE", "300/minute"),  # per user, unsafe methods only
+    "login": env_str("API_LOGIN_RATE", "20/minute"),  # per client address, the token endpoint
+}
+# Crowdsourced studies: new participants a client address may create (DRF's rate syntax, per s/m/h/d).
+STUDY_PARTICIPANTS_RATE = env_str("STUDY_PARTICIPANTS_RATE", "20/hour")

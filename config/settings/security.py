@@ -1,0 +1,34 @@
+"""Security shared by every environment: which proxies are believed, the Content-Security-Policy, the referrer
+policy and the API tokens' lifetime. HTTPS-only cookies, HSTS and the redirect to HTTPS are production's
+(``config.settings.production``): local and test serve plain HTTP.
+"""
+
+from csp.constants import NONE, SELF
+
+from config.env import env_int, env_list
+
+# peers whose X-Forwarded-* headers are believed (config.proxy): a reverse proxy on this machine by default
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", ["127.0.0.1", "::1"])
+# Proxies in front of the app that append to X-Forwarded-For, for DRF's client address (REST_FRAMEWORK's
+# NUM_PROXIES; throttles); 0: the client address is REMOTE_ADDR.
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+
+# Content-Security-Policy (django-csp): scripts, styles and everything else only from this site; pages wire
+# their behaviour through data-* attributes and json_script, never inline scripts or handlers.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+SECURE_REFERRER_POLICY = "same-origin"
+
+API_TOKEN_LIFETIME_HOURS = env_int("API_TOKEN_LIFETIME_HOURS", 0)  # 0: tokens last until revoked
