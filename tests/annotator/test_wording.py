@@ -31,8 +31,12 @@ def _preset_texts(spec) -> list[str]:
 
 
 def test_every_preset_text_is_marked_and_translated_in_the_catalogues():
-    # given the strings annotator/presets.py marks for the catalogues
-    marked = set(_collect("python", Path(settings.BASE_DIR, "annotator", "presets.py").read_bytes()))
+    # given the strings annotator/presets/ marks for the catalogues
+    marked = {
+        m
+        for p in Path(settings.BASE_DIR, "annotator", "presets").glob("*.py")
+        for m in _collect("python", p.read_bytes())
+    }
     found = {}
     for key, spec in PRESETS.items():
         for text in _preset_texts(spec):

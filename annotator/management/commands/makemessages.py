@@ -3,7 +3,7 @@
 ``N_`` marks the bad-input messages of the scoring library, which imports no Django (``scoring.errors.N_``;
 the Django side translates them when it shows them, ``annotator.input_errors``), and the presets' texts
 (``annotator.presets``, where it is Django's ``gettext_noop``); ``pgettext_noop`` marks a preset's text
-under a context (``annotator.presets.pgettext_noop``). ``annotator.wording`` translates the presets' texts
+under a context (``annotator.presets.spec.pgettext_noop``). ``annotator.wording`` translates the presets' texts
 when a page shows them.
 """
 

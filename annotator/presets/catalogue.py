@@ -9,177 +9,32 @@ open-domain evaluation (Shan et al. 2019).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
-from types import MappingProxyType
-
 from django.utils.translation import gettext_noop as N_
 
-from scoring.metric_names import (
-    BREAKDOWN_METRICS,
-    REORDERING_METRICS,
-    STC3_NUGGET_METRICS,
-    STC3_QUALITY_METRICS,
-    lower_is_better,
+from annotator.presets.spec import (
+    CUSTOMER,
+    FIVE_POINT,
+    HELPDESK,
+    THREE_POINT,
+    YES_NO,
+    CriterionSpec,
+    PresetSpec,
+    RunScheme,
+    Summary,
+    UnitRule,
+    breakdown_columns,
+    metric_columns,
+    pgettext_noop,
+    scale_of,
 )
-
-CUSTOMER, HELPDESK = "customer", "helpdesk"
-
-
-def pgettext_noop(context: str, message: str) -> str:
-    """Marks ``message`` for the catalogues under ``context`` and returns it unchanged (``N_`` with a context).
-
-    The context is ``"<preset key> preset"`` where a preset's text is translated otherwise than the same
-    English elsewhere (``annotator.wording`` looks there first); ``makemessages`` collects it
-    (``--keyword=pgettext_noop:1c,2``).
-    """
-    return message
-
-
-def _scale(pairs: list[tuple[str, str]], speaker: str | None = None) -> list[dict]:
-    return [dict(value=v, label=lab, **({"speaker": speaker} if speaker else {})) for v, lab in pairs]
-
-
-# Value labels keep their code before ": ": the page shows it as the choice's short name.
-THREE_POINT = [("-1", N_("-1: no")), ("0", N_("0: partly")), ("1", N_("1: yes"))]
-FIVE_POINT = [
-    ("-2", N_("-2: very poor")),
-    ("-1", N_("-1: poor")),
-    ("0", N_("0: neutral")),
-    ("1", N_("1: good")),
-    ("2", N_("2: very good")),
-]
-YES_NO = [("yes", N_("Yes")), ("no", N_("No"))]
-
-
-@dataclass(frozen=True)
-class CriterionSpec:
-    key: str
-    label: str
-    question: str
-    unit: str
-    values: list[dict]
-    level: str
-    speaker: str = ""
-
-
-class RunScheme(StrEnum):
-    """How a project's system runs are read and scored (``scoring.app.services.runs.scoring``)."""
-
-    STC3 = "stc3"  # an STC-3/DialEval submission: quality distributions per dialogue, nuggets per turn
-    DBDC = "dbdc"  # DBDC ``*.labels.json``: a label and a distribution per annotated system turn
-    REORDERING = "reordering"  # no file: the annotators' own reorderings are scored
-
-
-class UnitRule(StrEnum):
-    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``).
-
-    Applied after the criterion's own unit kind and speaker; dialogue-level criteria ask about the
-    dialogue whatever the rule.
-    """
-
-    # every post (or turn) of the criterion's speaker
-    EVERY = "every"
-    # The DBDC3 protocol (Higashinaka et al. 2017; the DBDC3 evaluation script): in a dialogue
-    # imported with labels, the turns its source annotated (a turn with an empty annotations list
-    # in a file that annotates other turns is not a unit: the opening system prompt of the English
-    # logs); in a new collection (JSON lines, logs without labels), every turn that follows at
-    # least one turn by another speaker (for breakdown: each system turn after the first user turn).
-    RESPONSES = "responses"
-
-
-class Summary(StrEnum):
-    """Preset-specific summaries the statistics payload carries beside agreement."""
-
-    UCH = "uch"  # UCH/AUCH per dialogue and its correlation with the ratings (Zeng et al. 2017)
-    NLPCC = "nlpcc"  # aspect scores per system (Shan et al. 2019)
-
-
-@dataclass(frozen=True)
-class LeaderboardColumn:
-    """One metric on the leaderboard: its dotted path into ``Run.scores``, its direction, the group it is
-    listed in, and whether it is one of the few shown before a group is opened."""
-
-    key: str
-    label: str
-    lower_is_better: bool
-    group: str = "Metrics"
-    featured: bool = True
-
-
-def _columns(
-    path: str, names: list[str], group: str = "Metrics", featured: tuple[str, ...] | None = None
-) -> tuple[LeaderboardColumn, ...]:
-    return tuple(
-        LeaderboardColumn(f"{path}.{n}", n, lower_is_better(n), group, featured is None or n in featured) for n in names
-    )
-
-
-def _breakdown_columns() -> tuple[LeaderboardColumn, ...]:
-    """The 26 breakdown metrics in four families; the DBDC3 evaluation's main ones are shown first."""
-    main = ("Accuracy(NB,PB,B)", "F1(B)", "JSD(NB,PB,B)", "MSE(NB,PB,B)")
-    families = (
-        ("Accuracy", lambda n: n.startswith("Accuracy")),
-        ("F1, precision, recall", lambda n: n.startswith(("F1", "Precision", "Recall"))),
-        ("JSD", lambda n: n.startswith("JSD")),
-        ("MSE", lambda n: n.startswith("MSE")),
-    )
-    return tuple(
-        column
-        for family, member in families
-        for column in _columns("breakdown", [n for n in BREAKDOWN_METRICS if member(n)], family, main)
-    )
-
-
-@dataclass(frozen=True)
-class PresetSpec:
-    """An annotation scheme and everything that behaves differently for it.
-
-    A new preset is one ``PresetSpec`` added to ``PRESETS``: the pages, assignment, statistics,
-    run scoring and the leaderboard read these fields instead of testing the preset's key.
-    """
-
-    key: str
-    label: str
-    guidelines: str
-    annotators_per_dialogue: int
-    criteria: list[CriterionSpec]
-    speakers: tuple[str, ...]  # the speakers a dialogue may have (imports are checked); empty: any
-    reordering: bool = False  # annotators also reorder a permuted dialogue
-    incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
-    merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
-    summaries: tuple[Summary, ...] = ()
-    run_scheme: RunScheme | None = RunScheme.STC3
-    leaderboard: tuple[LeaderboardColumn, ...] = ()
-    aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
-    units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
-    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
-
-    def __post_init__(self):
-        object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
-        object.__setattr__(self, "aspects", MappingProxyType(dict(self.aspects)))
-        if self.run_scheme == RunScheme.STC3 and not self.leaderboard:
-            object.__setattr__(self, "leaderboard", stc3_leaderboard(self.criteria))
-
-
-def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
-    """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
-    (DialEval's published figures) in a group of their own."""
-    columns = [
-        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m), "Quality", True)
-        for c in criteria
-        if c.unit == "dialogue"
-        for m in STC3_QUALITY_METRICS
-    ] + list(_columns("nugget", STC3_NUGGET_METRICS, "Nuggets"))
-    plain = [c for c in columns if not c.key.endswith("_neglog2")]
-    logs = [replace(c, group="-log2 forms", featured=False) for c in columns if c.key.endswith("_neglog2")]
-    return tuple(plain + logs)
+from scoring.metric_names import (
+    REORDERING_METRICS,
+)
 
 
 def _dch1_nugget_scale(customer_nan: tuple[str, str], helpdesk_nan: tuple[str, str]) -> list[dict]:
     """The nugget types of a customer's and of a helpdesk's post; ``*_nan``: the not-a-nugget (value, label)."""
-    return _scale(
+    return scale_of(
         [
             # Translators: nugget types follow the DCH-1 / STC-3 guidelines (CNUG0, CNUG, CNUG*, HNUG, HNUG*).
             ("CNUG0", N_("CNUG0: trigger nugget")),
@@ -188,7 +43,7 @@ def _dch1_nugget_scale(customer_nan: tuple[str, str], helpdesk_nan: tuple[str, s
             customer_nan,
         ],
         CUSTOMER,
-    ) + _scale(
+    ) + scale_of(
         [
             ("HNUG", N_("HNUG: regular nugget")),
             ("HNUG*", N_("HNUG*: goal nugget (a solution)")),
@@ -216,7 +71,7 @@ DCH1 = PresetSpec(
             N_("Task statement"),
             N_("Is the task (the problem to be solved) clearly stated by Customer?"),
             "dialogue",
-            _scale(THREE_POINT),
+            scale_of(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -224,7 +79,7 @@ DCH1 = PresetSpec(
             pgettext_noop("dch1 preset", "Task accomplishment"),
             N_("Is the task actually accomplished?"),
             "dialogue",
-            _scale(THREE_POINT),
+            scale_of(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -232,7 +87,7 @@ DCH1 = PresetSpec(
             N_("Customer satisfaction"),
             N_("Is Customer likely to have been satisfied with the dialogue, and to what degree?"),
             "dialogue",
-            _scale(FIVE_POINT),
+            scale_of(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -240,7 +95,7 @@ DCH1 = PresetSpec(
             N_("Helpdesk appropriateness"),
             N_("Did Helpdesk provide appropriate information?"),
             "dialogue",
-            _scale(THREE_POINT),
+            scale_of(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -248,7 +103,7 @@ DCH1 = PresetSpec(
             N_("Customer appropriateness"),
             N_("Did Customer provide appropriate information?"),
             "dialogue",
-            _scale(THREE_POINT),
+            scale_of(THREE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -279,7 +134,7 @@ STC3 = PresetSpec(
             pgettext_noop("stc3 preset", "Task accomplishment"),
             N_("Has the problem been solved? To what extent?"),
             "dialogue",
-            _scale(FIVE_POINT),
+            scale_of(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -287,7 +142,7 @@ STC3 = PresetSpec(
             N_("Customer satisfaction"),
             N_("How satisfied is the customer with the dialogue?"),
             "dialogue",
-            _scale(FIVE_POINT),
+            scale_of(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -295,7 +150,7 @@ STC3 = PresetSpec(
             N_("Dialogue effectiveness"),
             N_("Do the utterances promote an efficient solution of the problem?"),
             "dialogue",
-            _scale(FIVE_POINT),
+            scale_of(FIVE_POINT),
             "ordinal",
         ),
         CriterionSpec(
@@ -322,14 +177,14 @@ COHERENCE = PresetSpec(
     reordering=True,
     incremental="turn_coherence",
     run_scheme=RunScheme.REORDERING,
-    leaderboard=_columns("reordering", REORDERING_METRICS),
+    leaderboard=metric_columns("reordering", REORDERING_METRICS),
     criteria=[
         CriterionSpec(
             "overall",
             N_("Overall coherence"),
             N_("How coherent is this dialogue as a whole?"),
             "dialogue",
-            _scale(
+            scale_of(
                 [
                     ("1", N_("1: very incoherent")),
                     ("2", "2"),
@@ -347,7 +202,7 @@ COHERENCE = PresetSpec(
             N_("Turn coherence"),
             N_("How coherent is this turn, given the dialogue before it?"),
             "turn",
-            _scale(
+            scale_of(
                 [
                     ("1", N_("1: completely incoherent")),
                     ("2", "2"),
@@ -377,7 +232,7 @@ DBDC = PresetSpec(
             N_("Dialogue breakdown"),
             N_("Is it difficult to continue the conversation smoothly after this system utterance?"),
             "system_turn",
-            _scale(
+            scale_of(
                 [
                     # Translators: the Japanese DBDC's official labels are 破綻ではない /
                     # 破綻と言い切れないが、違和感を感じる / あきらかにおかしいと思う.
@@ -397,7 +252,7 @@ DBDC = PresetSpec(
     # the system turns DBDC3 annotates: not the opening prompt, which responds to nobody
     units=UnitRule.RESPONSES,
     run_scheme=RunScheme.DBDC,
-    leaderboard=_breakdown_columns(),
+    leaderboard=breakdown_columns(),
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.
@@ -484,13 +339,13 @@ NLPCC = PresetSpec(
             _NLPCC_LABELS[NLPCC_SEVERE_ERROR[0]],
             NLPCC_SEVERE_ERROR[1],
             "reply",
-            _scale(YES_NO),
+            scale_of(YES_NO),
             "nominal",
             speaker="system",
         ),
     ]
     + [
-        CriterionSpec(key, _NLPCC_LABELS[key], question, "reply", _scale(YES_NO), "nominal", speaker="system")
+        CriterionSpec(key, _NLPCC_LABELS[key], question, "reply", scale_of(YES_NO), "nominal", speaker="system")
         for key, _aspect, question, _column in NLPCC_QUESTIONS
     ],
     aspects={key: aspect for key, aspect, _q, _c in NLPCC_QUESTIONS},

@@ -1,0 +1,29 @@
+"""The annotation schemes a project starts from: ``spec`` says what a preset is, ``catalogue`` holds the
+five presets of the source papers (DCH-1, STC-3/DialEval, dialogue coherence, DBDC3 breakdown, NLPCC)."""
+
+from annotator.presets.catalogue import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR, PRESETS, preset_choices
+from annotator.presets.spec import (
+    CriterionSpec,
+    LeaderboardColumn,
+    PresetSpec,
+    RunScheme,
+    Summary,
+    UnitRule,
+    pgettext_noop,
+    stc3_leaderboard,
+)
+
+__all__ = [
+    "NLPCC_QUESTIONS",
+    "NLPCC_SEVERE_ERROR",
+    "PRESETS",
+    "CriterionSpec",
+    "LeaderboardColumn",
+    "PresetSpec",
+    "RunScheme",
+    "Summary",
+    "UnitRule",
+    "pgettext_noop",
+    "preset_choices",
+    "stc3_leaderboard",
+]

@@ -1,0 +1,170 @@
+"""What a preset is: its criteria and scales (``CriterionSpec``), its typed capabilities (``RunScheme``,
+``UnitRule``, ``Summary``, leaderboard columns) and the ``PresetSpec`` that holds them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from types import MappingProxyType
+
+from django.utils.translation import gettext_noop as N_
+
+from scoring.metric_names import (
+    BREAKDOWN_METRICS,
+    STC3_NUGGET_METRICS,
+    STC3_QUALITY_METRICS,
+    lower_is_better,
+)
+
+CUSTOMER, HELPDESK = "customer", "helpdesk"
+
+
+def pgettext_noop(context: str, message: str) -> str:
+    """Marks ``message`` for the catalogues under ``context`` and returns it unchanged (``N_`` with a context).
+
+    The context is ``"<preset key> preset"`` where a preset's text is translated otherwise than the same
+    English elsewhere (``annotator.wording`` looks there first); ``makemessages`` collects it
+    (``--keyword=pgettext_noop:1c,2``).
+    """
+    return message
+
+
+def scale_of(pairs: list[tuple[str, str]], speaker: str | None = None) -> list[dict]:
+    return [dict(value=v, label=lab, **({"speaker": speaker} if speaker else {})) for v, lab in pairs]
+
+
+# Value labels keep their code before ": ": the page shows it as the choice's short name.
+THREE_POINT = [("-1", N_("-1: no")), ("0", N_("0: partly")), ("1", N_("1: yes"))]
+FIVE_POINT = [
+    ("-2", N_("-2: very poor")),
+    ("-1", N_("-1: poor")),
+    ("0", N_("0: neutral")),
+    ("1", N_("1: good")),
+    ("2", N_("2: very good")),
+]
+YES_NO = [("yes", N_("Yes")), ("no", N_("No"))]
+
+
+@dataclass(frozen=True)
+class CriterionSpec:
+    key: str
+    label: str
+    question: str
+    unit: str
+    values: list[dict]
+    level: str
+    speaker: str = ""
+
+
+class RunScheme(StrEnum):
+    """How a project's system runs are read and scored (``scoring.app.services.runs.scoring``)."""
+
+    STC3 = "stc3"  # an STC-3/DialEval submission: quality distributions per dialogue, nuggets per turn
+    DBDC = "dbdc"  # DBDC ``*.labels.json``: a label and a distribution per annotated system turn
+    REORDERING = "reordering"  # no file: the annotators' own reorderings are scored
+
+
+class UnitRule(StrEnum):
+    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``).
+
+    Applied after the criterion's own unit kind and speaker; dialogue-level criteria ask about the
+    dialogue whatever the rule.
+    """
+
+    # every post (or turn) of the criterion's speaker
+    EVERY = "every"
+    # The DBDC3 protocol (Higashinaka et al. 2017; the DBDC3 evaluation script): in a dialogue
+    # imported with labels, the turns its source annotated (a turn with an empty annotations list
+    # in a file that annotates other turns is not a unit: the opening system prompt of the English
+    # logs); in a new collection (JSON lines, logs without labels), every turn that follows at
+    # least one turn by another speaker (for breakdown: each system turn after the first user turn).
+    RESPONSES = "responses"
+
+
+class Summary(StrEnum):
+    """Preset-specific summaries the statistics payload carries beside agreement."""
+
+    UCH = "uch"  # UCH/AUCH per dialogue and its correlation with the ratings (Zeng et al. 2017)
+    NLPCC = "nlpcc"  # aspect scores per system (Shan et al. 2019)
+
+
+@dataclass(frozen=True)
+class LeaderboardColumn:
+    """One metric on the leaderboard: its dotted path into ``Run.scores``, its direction, the group it is
+    listed in, and whether it is one of the few shown before a group is opened."""
+
+    key: str
+    label: str
+    lower_is_better: bool
+    group: str = "Metrics"
+    featured: bool = True
+
+
+def metric_columns(
+    path: str, names: list[str], group: str = "Metrics", featured: tuple[str, ...] | None = None
+) -> tuple[LeaderboardColumn, ...]:
+    return tuple(
+        LeaderboardColumn(f"{path}.{n}", n, lower_is_better(n), group, featured is None or n in featured) for n in names
+    )
+
+
+def breakdown_columns() -> tuple[LeaderboardColumn, ...]:
+    """The 26 breakdown metrics in four families; the DBDC3 evaluation's main ones are shown first."""
+    main = ("Accuracy(NB,PB,B)", "F1(B)", "JSD(NB,PB,B)", "MSE(NB,PB,B)")
+    families = (
+        ("Accuracy", lambda n: n.startswith("Accuracy")),
+        ("F1, precision, recall", lambda n: n.startswith(("F1", "Precision", "Recall"))),
+        ("JSD", lambda n: n.startswith("JSD")),
+        ("MSE", lambda n: n.startswith("MSE")),
+    )
+    return tuple(
+        column
+        for family, member in families
+        for column in metric_columns("breakdown", [n for n in BREAKDOWN_METRICS if member(n)], family, main)
+    )
+
+
+@dataclass(frozen=True)
+class PresetSpec:
+    """An annotation scheme and everything that behaves differently for it.
+
+    A new preset is one ``PresetSpec`` added to ``PRESETS``: the pages, assignment, statistics,
+    run scoring and the leaderboard read these fields instead of testing the preset's key.
+    """
+
+    key: str
+    label: str
+    guidelines: str
+    annotators_per_dialogue: int
+    criteria: list[CriterionSpec]
+    speakers: tuple[str, ...]  # the speakers a dialogue may have (imports are checked); empty: any
+    reordering: bool = False  # annotators also reorder a permuted dialogue
+    incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
+    merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
+    summaries: tuple[Summary, ...] = ()
+    run_scheme: RunScheme | None = RunScheme.STC3
+    leaderboard: tuple[LeaderboardColumn, ...] = ()
+    aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
+    units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
+    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
+
+    def __post_init__(self):
+        object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
+        object.__setattr__(self, "aspects", MappingProxyType(dict(self.aspects)))
+        if self.run_scheme == RunScheme.STC3 and not self.leaderboard:
+            object.__setattr__(self, "leaderboard", stc3_leaderboard(self.criteria))
+
+
+def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
+    """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
+    (DialEval's published figures) in a group of their own."""
+    columns = [
+        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m), "Quality", True)
+        for c in criteria
+        if c.unit == "dialogue"
+        for m in STC3_QUALITY_METRICS
+    ] + list(metric_columns("nugget", STC3_NUGGET_METRICS, "Nuggets"))
+    plain = [c for c in columns if not c.key.endswith("_neglog2")]
+    logs = [replace(c, group="-log2 forms", featured=False) for c in columns if c.key.endswith("_neglog2")]
+    return tuple(plain + logs)
