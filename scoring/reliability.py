@@ -27,11 +27,14 @@ def answers_match(given, expected, *, tolerance=0, ordered=False) -> np.ndarray:
 
     Parameters
     ----------
-    given, expected : arrays of int (n,)
-    tolerance : int or array (n,)
+    given, expected : array-like of int, shape (n_answers,)
+        Scale indices.
+    tolerance : int or array-like of int, shape (n_answers,)
         Scale points; ignored (taken as 0) where ``ordered`` is false.
-    ordered : bool or array (n,)
+    ordered : bool or array-like of bool, shape (n_answers,)
 
+    Examples
+    --------
     >>> answers_match([0, 1, 3], [1, 1, 1], tolerance=1, ordered=True).tolist()
     [True, True, False]
     >>> answers_match([0, 1], [1, 1], tolerance=1, ordered=False).tolist()
@@ -62,8 +65,11 @@ def straight_lining(item, group, value) -> StraightLining:
 
     Parameters
     ----------
-    item, group, value : arrays of int (judgements,)
+    item, group, value : array-like of int, shape (n_judgements,)
+        Judgement k answered ``value[k]`` on a question of scale ``group[k]`` in item ``item[k]``.
 
+    Examples
+    --------
     >>> r = straight_lining([1, 1, 1, 2, 2, 3], [0, 0, 0, 0, 0, 0], [2, 2, 2, 0, 1, 4])
     >>> r.items.tolist(), r.eligible.tolist(), r.straight.tolist()
     ([1, 2, 3], [True, True, False], [True, False, False])
@@ -100,12 +106,15 @@ def spammer_score(confusion) -> np.ndarray:
 
     Parameters
     ----------
-    confusion : array (annotators, K, K)
+    confusion : array-like, shape (n_annotators, K, K)
+        ``confusion[a, true, given]``, each row summing to 1.
 
     Returns
     -------
-    array (annotators,) in [0, 1]
+    ndarray, shape (n_annotators,), in [0, 1]
 
+    Examples
+    --------
     >>> spammer_score([np.eye(3), np.full((3, 3), 1 / 3), [[1, 0, 0], [1, 0, 0], [1, 0, 0]]]).round(4).tolist()
     [1.0, 0.0, 0.0]
     """

@@ -20,7 +20,7 @@ from tests.fixtures.collections import (
     write_nlpcc_xlsx,
 )
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def test_utterance_blocks_are_maximal_runs_of_one_speaker():
@@ -168,12 +168,10 @@ def test_dbdc_export_is_reproducible_byte_for_byte(make_project, tmp_path):
     assert export_gold(project=project, fmt="dbdc") == first
 
 
-@pytest.mark.django_db
+@pytest.mark.postgres(reason="the planner's statistics (pg_class.reltuples); SQLite keeps none")
 def test_an_import_refreshes_the_planner_statistics(make_project, tmp_path):
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL's planner statistics; SQLite keeps none")
     project = make_project("stc3")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
     with connection.cursor() as cursor:

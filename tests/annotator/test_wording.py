@@ -15,7 +15,7 @@ from annotator.services.projects import project_wording_save
 from annotator.wording import criterion_wording, guidelines_text, wording_language
 from tests.factories import project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-hans"])

@@ -12,6 +12,7 @@ from tests.fixtures.collections import stc3_dialogues, write_json
 
 
 @pytest.mark.worker
+@pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database")
 def test_recompute_through_a_real_worker(celery_worker_process, transactional_db, make_project, tmp_path):
     # given a project with imported judgements
     project = make_project("stc3")
@@ -69,7 +70,6 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
 
 
 @pytest.mark.django_db
-@pytest.mark.sqlite
 def test_a_recomputation_records_how_long_it_took(make_project, tmp_path):
     from scoring.app.models import StatisticsJob
 

@@ -25,7 +25,11 @@ from tests.conftest import database_url, start_worker, stop_worker
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database"),
+    pytest.mark.django_db(transaction=True),
+]
 
 SLOW_TRIALS = "600000"  # randomised Tukey HSD trials per metric: a significance job of several seconds
 

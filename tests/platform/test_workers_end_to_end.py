@@ -27,7 +27,11 @@ from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database"),
+    pytest.mark.django_db(transaction=True),
+]
 
 
 def lead_client(project, make_user, name="lead"):
