@@ -9,6 +9,7 @@ from scoring.app.models import ModelReliability, ProjectStatistics
 from scoring.app.services.statistics import project_statistics
 from scoring.app.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
+from tests.waiting import wait_for
 
 
 @pytest.mark.worker
@@ -35,15 +36,11 @@ def test_recompute_through_a_real_worker(celery_worker_process, transactional_db
 
 
 def _when_the_models_are_in(project, seconds: float = 120) -> ProjectStatistics:
-    import time
+    def models_in() -> bool:
+        return not ProjectStatistics.objects.get(project=project).payload["reliability"]["models_pending"]
 
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        stored = ProjectStatistics.objects.get(project=project)
-        if not stored.payload["reliability"]["models_pending"]:
-            return stored
-        time.sleep(0.2)
-    raise AssertionError("the heavy queue did not estimate the models in time")
+    assert wait_for(models_in, seconds), "the heavy queue did not estimate the models in time"
+    return ProjectStatistics.objects.get(project=project)
 
 
 @pytest.mark.django_db

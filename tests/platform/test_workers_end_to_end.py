@@ -26,6 +26,7 @@ from scoring.app.tasks import recompute_statistics
 from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
+from tests.waiting import wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -40,15 +41,6 @@ def lead_client(project, make_user, name="lead"):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client
-
-
-def wait_for(condition, timeout=90.0, every=0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(every)
-    return False
 
 
 @pytest.mark.shared_data
