@@ -58,9 +58,14 @@ class Aggregation:
 
 
 def _as_frame(unit, annotator, value):
+    """crowd-kit's long frame, rows sorted by unit then annotator: its models number workers and tasks in
+    order of appearance and start from random values drawn in that order, so the fit must not depend on the
+    order the judgements were read in (PostgreSQL and SQLite return them in different orders)."""
     import pandas as pd
 
-    return pd.DataFrame({"task": unit, "worker": annotator, "label": value})
+    unit, annotator, value = (np.asarray(x) for x in (unit, annotator, value))
+    order = np.lexsort((annotator, unit))
+    return pd.DataFrame({"task": unit[order], "worker": annotator[order], "label": value[order]})
 
 
 def _posteriors(probas, n_units: int, n_values: int) -> np.ndarray:
@@ -90,10 +95,11 @@ def aggregate(
 
     Parameters
     ----------
-    unit, annotator, value : arrays of int (judgements,)
+    unit, annotator, value : array-like of int, shape (n_judgements,)
         Long form: judgement k gave value index ``value[k]`` to unit ``unit[k]`` as ``annotator[k]``.
+        The order of the judgements does not matter.
     n_units, n_values, n_annotators : int
-    method : "votes", "dawid-skene", "glad" or "mace"
+    method : {"votes", "dawid-skene", "glad", "mace"}
         "votes" gives the vote shares (``scoring.gold.gold_distribution``) and no reliability.
     n_iter : int
         EM iterations (Dawid-Skene, GLAD, MACE).

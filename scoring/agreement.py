@@ -46,8 +46,9 @@ def fleiss_kappa(counts, *, on_undefined: str = "nan") -> float:
 
     Parameters
     ----------
-    counts : array (units, categories)
-    on_undefined : "nan" or "raise"
+    counts : array-like, shape (n_units, n_categories)
+        ``counts[u, c]`` annotators gave category ``c`` to unit ``u``; units with fewer than two are left out.
+    on_undefined : {"nan", "raise"}
         What to do when P_e = 1 (every judgement in one category) or no unit has two judgements.
 
     Examples
@@ -72,6 +73,15 @@ def randolph_kappa(counts, *, n_categories: int | None = None, on_undefined: str
 
     P_bar as in Fleiss' kappa; chance agreement is 1/k for k categories (the columns of
     ``counts`` unless ``n_categories`` says otherwise).
+
+    Parameters
+    ----------
+    counts : array-like, shape (n_units, n_categories)
+        ``counts[u, c]`` annotators gave category ``c`` to unit ``u``; units with fewer than two are left out.
+    n_categories : int, optional
+        k, when some categories were never given (default: the columns of ``counts``).
+    on_undefined : {"nan", "raise"}
+        What to do when there are fewer than two categories or no unit has two judgements.
 
     Examples
     --------
@@ -100,6 +110,11 @@ class AgreementShares:
 
 def agreement_shares(counts) -> AgreementShares:
     """The "2+ agree" and "all agree" proportions of Zeng et al. (2017, Table 2).
+
+    Parameters
+    ----------
+    counts : array-like, shape (n_units, n_categories)
+        ``counts[u, c]`` annotators gave category ``c`` to unit ``u``; units with fewer than two are left out.
 
     Examples
     --------
@@ -149,10 +164,13 @@ def krippendorff_alpha_from_counts(counts, level: str = "nominal", values=None, 
 
     Parameters
     ----------
-    counts : array (units, values)
-    level : "nominal", "ordinal", "interval" or "ratio"
-    values : array (values,), optional
+    counts : array-like, shape (n_units, n_values)
+        ``counts[u, v]`` annotators gave value ``v`` to unit ``u``; units with fewer than two are left out.
+    level : {"nominal", "ordinal", "interval", "ratio"}
+    values : array-like, shape (n_values,), optional
         The numeric value of each column (interval and ratio); default 0, 1, 2, ...
+    on_undefined : {"nan", "raise"}
+        What to do when no unit has two values or the values do not vary (D_e = 0).
 
     Examples
     --------
@@ -178,7 +196,25 @@ def krippendorff_alpha_from_counts(counts, level: str = "nominal", values=None, 
 
 
 def ratings_to_counts(ratings) -> tuple[np.ndarray, np.ndarray]:
-    """(counts units x distinct values, the distinct values) from annotators x units with NaN."""
+    """(counts units x distinct values, the distinct values) from annotators x units with NaN.
+
+    Parameters
+    ----------
+    ratings : array-like, shape (n_annotators, n_units)
+        The value each annotator gave each unit, NaN where none.
+
+    Returns
+    -------
+    counts : ndarray, shape (n_units, n_distinct)
+    values : ndarray, shape (n_distinct,)
+        The distinct values, sorted; column ``j`` of ``counts`` counts ``values[j]``.
+
+    Examples
+    --------
+    >>> counts, values = ratings_to_counts([[1, 2], [1, np.nan]])
+    >>> counts.tolist(), values.tolist()
+    ([[2, 0], [0, 1]], [1.0, 2.0])
+    """
     ratings = np.asarray(ratings, dtype=float)
     if ratings.ndim != 2:
         raise ValueError(f"ratings must be annotators x units, got shape {ratings.shape}")
@@ -191,6 +227,14 @@ def ratings_to_counts(ratings) -> tuple[np.ndarray, np.ndarray]:
 
 def krippendorff_alpha(ratings, level: str = "nominal", *, on_undefined: str = "nan") -> float:
     """Krippendorff's alpha from a reliability matrix (annotators x units, NaN for missing).
+
+    Parameters
+    ----------
+    ratings : array-like, shape (n_annotators, n_units)
+        The value each annotator gave each unit, NaN where none (fast-krippendorff's ``reliability_data``).
+    level : {"nominal", "ordinal", "interval", "ratio"}
+    on_undefined : {"nan", "raise"}
+        What to do when no unit has two values or the values do not vary.
 
     Examples
     --------
@@ -219,6 +263,11 @@ def pearson_inter_rater(ratings) -> InterRaterCorrelation:
     r_a = pearson(x_a, mean of the others). NaN where undefined (fewer than two such units or
     no variation). ``std`` is the sample standard deviation (ddof = 1) over defined r_a.
 
+    Parameters
+    ----------
+    ratings : array-like, shape (n_annotators, n_units)
+        The value each annotator gave each unit, NaN where none.
+
     Examples
     --------
     >>> result = pearson_inter_rater([[1, 2, 3, 4], [2, 2, 4, 5], [1, 3, 3, 5]])
@@ -235,6 +284,21 @@ def pearson_inter_rater_long(unit, annotator, value, *, n_annotators: int | None
 
     Memory grows with the number of judgements, not annotators x units, so collections with
     thousands of annotators (DBDC) are fine.
+
+    Parameters
+    ----------
+    unit, annotator : array-like of int, shape (n_judgements,)
+        Judgement k is ``annotator[k]``'s of unit ``unit[k]`` (indices from 0).
+    value : array-like, shape (n_judgements,)
+        The numeric value judgement k gave.
+    n_annotators : int, optional
+        The length of ``per_annotator`` (default: the largest annotator index + 1).
+
+    Examples
+    --------
+    >>> result = pearson_inter_rater_long([0, 1, 2, 0, 1, 2], [0, 0, 0, 1, 1, 1], [1, 2, 3, 2, 3, 5])
+    >>> result.per_annotator.round(3).tolist()
+    [0.982, 0.982]
     """
     unit, annotator = np.asarray(unit, dtype=np.int64), np.asarray(annotator, dtype=np.int64)
     value = np.asarray(value, dtype=float)
@@ -269,6 +333,15 @@ def annotator_z_scores(ratings) -> np.ndarray:
 
     Removes an annotator's scoring tendency before ratings are averaged (Zeng et al. 2017,
     sec. 5). Missing stays NaN; an annotator with no variation gets NaN.
+
+    Parameters
+    ----------
+    ratings : array-like, shape (n_annotators, n_units)
+        The value each annotator gave each unit, NaN where none.
+
+    Returns
+    -------
+    ndarray, shape (n_annotators, n_units)
 
     Examples
     --------
@@ -330,11 +403,12 @@ def cohen_kappa_matrix(
 
     Parameters
     ----------
-    unit, annotator, value : arrays (judgements,)
+    unit, annotator, value : array-like of int, shape (n_judgements,)
         Long form: judgement k gave value index ``value[k]`` to unit ``unit[k]`` as ``annotator[k]``.
     n_annotators, n_values : int
-    weights : None, "linear" or "quadratic"
+    weights : {None, "linear", "quadratic"}
     min_shared : int
+        The fewest shared units a pair needs for a kappa (NaN below).
 
     Returns
     -------
@@ -420,11 +494,11 @@ def krippendorff_alpha_leave_one_out(
 
     Parameters
     ----------
-    unit, annotator, value : arrays (judgements,)
+    unit, annotator, value : array-like of int, shape (n_judgements,)
         Long form, at most one judgement per annotator and unit; ``value`` indexes ``values``.
     n_annotators : int
-    level : "nominal", "ordinal", "interval" or "ratio"
-    values : array (values,), optional
+    level : {"nominal", "ordinal", "interval", "ratio"}
+    values : array-like, shape (n_values,), optional
         Numeric value of each value index (interval, ratio); default 0, 1, 2, ... up to the largest index.
 
     Returns

@@ -48,6 +48,17 @@ F1_TARGETS = {"B": ("NB,PB,B", 2), "PB+B": ("NB,PB+B", 1)}
 def gold_shares(counts, groups=None) -> np.ndarray:
     """Gold shares per turn: p*_l = n_l / n, merged by summing the shares of a group (as the DBDC3 script).
 
+    Parameters
+    ----------
+    counts : array-like, shape (n_turns, n_labels)
+        Label counts per turn (NB, PB, B).
+    groups : sequence of sequences of int, optional
+        Columns merged into one share, e.g. ``[[0], [1, 2]]`` for NB, PB+B.
+
+    Returns
+    -------
+    ndarray, shape (n_turns, n_labels) or (n_turns, len(groups))
+
     Examples
     --------
     >>> gold_shares([[15, 7, 8]], [[0], [1, 2]]).tolist()
@@ -62,6 +73,19 @@ def gold_labels(counts, threshold: float = 0.0, groups=None) -> np.ndarray:
 
     Ties go to the first label (NB before PB before B; NB before PB+B; NB+PB before B), as the
     DBDC3 script's ``majority_label`` and ``majority_label_lenient``.
+
+    Parameters
+    ----------
+    counts : array-like, shape (n_turns, n_labels)
+        Label counts per turn (NB, PB, B).
+    threshold : float
+        t, the share the most frequent label needs (DBDC3 uses 0.0 and 0.5).
+    groups : sequence of sequences of int, optional
+        Columns merged before the majority is taken.
+
+    Returns
+    -------
+    ndarray of int, shape (n_turns,)
 
     Examples
     --------
@@ -88,6 +112,17 @@ def classification_metrics(predicted, gold_counts, threshold: float = 0.0, rows=
     ``predicted``: label index (0 O, 1 T, 2 X) per turn; ``gold_counts``: turns x 3 label counts.
     A turn with counts (3, 3, 4) has gold label B: predicting B there is a true positive of F1(B)
     (the DBDC3 script), although B does not outweigh NB+PB.
+
+    Parameters
+    ----------
+    predicted : array-like of int, shape (n_turns,)
+        The predicted label index per turn.
+    gold_counts : array-like, shape (n_turns, 3)
+        The annotators' NB, PB, B counts per turn.
+    threshold : float
+        As in ``gold_labels``.
+    rows : array-like of int or bool, shape (n_selected,) or (n_turns,), optional
+        The turns to evaluate (default all).
 
     Examples
     --------

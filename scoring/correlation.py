@@ -30,7 +30,22 @@ class Correlation:
 
 
 def mean_z_scores(ratings) -> np.ndarray:
-    """Per dialogue, the mean over annotators of their z-scored ratings (annotators x dialogues, NaN missing)."""
+    """Per dialogue, the mean over annotators of their z-scored ratings (annotators x dialogues, NaN missing).
+
+    Parameters
+    ----------
+    ratings : array-like, shape (n_annotators, n_dialogues)
+        Each annotator's rating of each dialogue, NaN where none.
+
+    Returns
+    -------
+    ndarray, shape (n_dialogues,)
+
+    Examples
+    --------
+    >>> mean_z_scores([[1, 3], [2, 4]]).tolist()
+    [-1.0, 1.0]
+    """
     z = annotator_z_scores(ratings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a dialogue nobody rated: NaN
@@ -81,6 +96,11 @@ def concordance_per_item(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     the discordant ones are B_i = #{x_j < x_i} - A_i - #{x_j < x_i, y_j = y_i} and
     D_i = #{y_j < y_i} - A_i - #{x_j = x_i, y_j < y_i}; c_i = A_i + C_i - B_i - D_i.
 
+    Parameters
+    ----------
+    x, y : ndarray, shape (n,)
+        Two scores of the same n items.
+
     Examples
     --------
     >>> concordance_per_item(np.array([1., 2., 3.]), np.array([1., 3., 2.])).tolist()
@@ -113,6 +133,17 @@ def kendall_tau_b_jackknife(x, y) -> tuple[float, np.ndarray]:
     in x and in y. Leaving item i out removes its c_i concordances and its untied partners
     from each total, so all n jackknife values cost one pass over the pairs.
 
+    Parameters
+    ----------
+    x, y : array-like, shape (n,)
+        Two scores of the same n items.
+
+    Returns
+    -------
+    tau : float
+    jackknife : ndarray, shape (n,)
+        tau-b with each item left out.
+
     Examples
     --------
     >>> round(kendall_tau_b_jackknife([1, 2, 3, 4], [1, 3, 2, 4])[0], 4)
@@ -133,6 +164,21 @@ def correlate(measure, ratings, *, confidence: float = 0.95) -> Correlation:
 
     ``measure``: per dialogue (n,); ``ratings``: annotators x dialogues with NaN. The interval is
     tau +- z_(1+confidence)/2 * SE, SE^2 = (n-1)/n * sum_i (tau_(-i) - mean tau_(-i))^2, clipped to [-1, 1].
+
+    Parameters
+    ----------
+    measure : array-like, shape (n_dialogues,)
+        An automatic measure's score of each dialogue.
+    ratings : array-like, shape (n_annotators, n_dialogues)
+        Each annotator's rating of each dialogue, NaN where none.
+    confidence : float
+        The confidence level of tau's interval.
+
+    Examples
+    --------
+    >>> result = correlate([1, 2, 3, 4], [[1, 2, 4, 3], [1, 3, 2, 4]])  # mean z-scores rise with the measure
+    >>> round(result.tau, 4), result.n
+    (1.0, 4)
     """
     x = np.asarray(measure, dtype=float)
     y = mean_z_scores(ratings)

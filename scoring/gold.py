@@ -18,6 +18,16 @@ def merge_counts(counts: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndar
 
     Every column must be in exactly one group.
 
+    Parameters
+    ----------
+    counts : array-like, shape (..., n_labels)
+    groups : sequence of sequences of int
+        ``groups[g]`` lists the columns of ``counts`` summed into column ``g``.
+
+    Returns
+    -------
+    ndarray, shape (..., len(groups))
+
     Examples
     --------
     >>> merge_counts(np.array([[3, 1, 2]]), [[0, 1], [2]]).tolist()
@@ -35,7 +45,20 @@ def merge_counts(counts: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndar
 
 
 def group_indices(labels: Sequence[str], groups: Sequence[Sequence[str]]) -> list[list[int]]:
-    """Label groups (``[["NB", "PB"], ["B"]]``) as column indices of ``labels``."""
+    """Label groups (``[["NB", "PB"], ["B"]]``) as column indices of ``labels``.
+
+    Parameters
+    ----------
+    labels : sequence of str, length n_labels
+        The label of each column.
+    groups : sequence of sequences of str
+        Each group's labels; an unknown label raises ``ValueError``.
+
+    Examples
+    --------
+    >>> group_indices(["NB", "PB", "B"], [["NB", "PB"], ["B"]])
+    [[0, 1], [2]]
+    """
     index = {label: i for i, label in enumerate(labels)}
     try:
         return [[index[label] for label in group] for group in groups]
@@ -48,7 +71,7 @@ def gold_distribution(counts: np.ndarray, groups: Sequence[Sequence[int]] | None
 
     Parameters
     ----------
-    counts : array (..., L)
+    counts : array-like, shape (..., L)
         ``counts[..., l]`` is the number of annotators who gave label ``l`` to the unit.
     groups : list of lists of column indices, optional
         Label merges, e.g. DBDC (NB+PB, B) is ``[[0, 1], [2]]`` for columns (NB, PB, B).

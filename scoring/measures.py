@@ -19,7 +19,20 @@ import numpy as np
 
 
 def as_distributions(x, name: str = "p") -> np.ndarray:
-    """Normalise ``x`` along the last axis; raise ``ValueError`` naming the first bad row."""
+    """Normalise ``x`` along the last axis; raise ``ValueError`` naming the first bad row.
+
+    Parameters
+    ----------
+    x : array-like, shape (..., L)
+        Non-negative, finite weights over L bins, not all zero in a row.
+    name : str
+        What ``x`` is called in the error message.
+
+    Examples
+    --------
+    >>> as_distributions([[1, 3], [2, 2]]).tolist()
+    [[0.25, 0.75], [0.5, 0.5]]
+    """
     x = np.asarray(x, dtype=float)
     if x.ndim == 0 or x.shape[-1] == 0:
         raise ValueError(f"{name} needs at least one bin on its last axis")
@@ -51,6 +64,12 @@ def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
 def variational_distance(p, q) -> np.ndarray:
     """V(p, p*) = sum_i |p_i - p*_i| (Sakai 2017, Eq. 1); range [0, 2].
 
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
+
     Examples
     --------
     >>> float(variational_distance([1, 0], [0, 1]))
@@ -65,6 +84,12 @@ def rnss(p, q) -> np.ndarray:
 
     Range [0, 1]. Sakai's Figure 1: gold uniform over 5 bins, X = (.3,.3,.2,.1,.1) gives 0.1414
     and Y = (.4,.2,.2,.1,.1) gives 0.1732.
+
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
 
     Examples
     --------
@@ -87,6 +112,12 @@ def jsd(p, q) -> np.ndarray:
 
     0 log 0 = 0; range [0, 1] (Sakai 2017, Eqs. 4-5). Sakai's Figure 1: 0.0390 for X.
 
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
+
     Examples
     --------
     >>> round(float(jsd([.3, .3, .2, .1, .1], [.2] * 5)), 4)
@@ -102,6 +133,12 @@ def order_aware_divergence(p, q) -> np.ndarray:
     Sakai 2017, Eq. 7: the squared differences are weighted by their distance from the bins
     where the gold distribution has mass, averaged over those bins only. (The 2018 STC-3
     evaluation script averaged over all L bins; we follow the paper and the DialEval-1 script.)
+
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
 
     Examples
     --------
@@ -124,6 +161,12 @@ def nod(p, q) -> np.ndarray:
 
     Sakai's Figure 2(b): gold (1, 0, 0), estimate (0, 1/3, 2/3): NOD 0.5000; swapped 0.8889.
 
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
+
     Examples
     --------
     >>> round(float(nod([0, 1/3, 2/3], [1, 0, 0])), 4), round(float(nod([1, 0, 0], [0, 1/3, 2/3])), 4)
@@ -136,6 +179,12 @@ def nod(p, q) -> np.ndarray:
 def snod(p, q) -> np.ndarray:
     """Symmetric NOD, SNOD = (OD(p, p*) + OD(p*, p)) / 2 / (L - 1) (Sakai 2017, Eqs. 8, 10).
 
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
+
     Examples
     --------
     >>> round(float(snod([0, 1/3, 2/3], [1, 0, 0])), 4)
@@ -147,6 +196,12 @@ def snod(p, q) -> np.ndarray:
 
 def rsnod(p, q) -> np.ndarray:
     """Root SNOD, RSNOD = sqrt(SNOD) (DialEval-1, NTCIR-15 dialogue quality).
+
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
 
     Examples
     --------
@@ -161,6 +216,12 @@ def nmd(p, q) -> np.ndarray:
 
     The earth mover's distance between ordinal distributions, scaled to [0, 1] (DialEval-1).
 
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
+
     Examples
     --------
     >>> float(nmd([1, 0, 0], [0, 0, 1]))
@@ -173,6 +234,12 @@ def nmd(p, q) -> np.ndarray:
 def mse(p, q) -> np.ndarray:
     """Mean squared error over the bins, MSE = sum_i (p_i - p*_i)^2 / L (DBDC).
 
+    Parameters
+    ----------
+    p, q : array-like, shape (..., L)
+        Estimated and gold (p*) distributions over L ordered bins, normalised along the last axis; leading
+        axes broadcast (one score per row).
+
     Examples
     --------
     >>> round(float(mse([0.5, 0.5, 0], [1, 0, 0])), 4)
@@ -184,6 +251,11 @@ def mse(p, q) -> np.ndarray:
 
 def simpson_index(q) -> np.ndarray:
     """w = sum_l p*_l^2, the weight of a unit in the "+w" metrics (Tsunomori et al. 2020, Eq. 1).
+
+    Parameters
+    ----------
+    q : array-like, shape (..., L)
+        Gold distributions p*, normalised along the last axis.
 
     Examples
     --------

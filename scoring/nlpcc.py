@@ -39,6 +39,15 @@ def single_turn_scores(
     reply (or one number); ``aspects``: question key -> aspect (the severe-error question counts
     for Syntax as "no" answers).
 
+    Parameters
+    ----------
+    yes_counts : mapping of str to array-like of int, shape (n_replies,)
+        Per question key, how many annotators answered yes to each reply.
+    n_annotators : int or array-like of int, shape (n_replies,)
+        Annotators per reply.
+    aspects : mapping of str to str
+        Question key -> aspect.
+
     Examples
     --------
     >>> q = {"severe_error": [0, 1], "not_ambiguous": [3, 2]}
@@ -70,6 +79,17 @@ def multi_turn_scores(logical_association, conversation_trigger, on_topic) -> np
     """Score per topic (max 40): per turn LA (0-2) + CT (0-2) + 2 for the turn + 2 if on topic.
 
     Arrays are topics x turns (at most 5 turns), NaN where the conversation had ended.
+
+    Parameters
+    ----------
+    logical_association, conversation_trigger : array-like, shape (n_topics, n_turns)
+        Per turn 0-2, NaN after the conversation ended.
+    on_topic : array-like, shape (n_topics, n_turns)
+        Per turn 0 or 1, NaN after the conversation ended.
+
+    Returns
+    -------
+    ndarray, shape (n_topics,)
 
     Examples
     --------

@@ -43,6 +43,11 @@ def kendall_tau(order) -> np.ndarray | float:
 
     Vectorised over rows of a (k, n) array.
 
+    Parameters
+    ----------
+    order : array-like of int, shape (n,) or (k, n)
+        One order or k of them: each row lists the original positions of the turns as shown.
+
     Examples
     --------
     >>> round(kendall_tau([8, 9, 0, 1, 2, 3, 4, 5, 6, 7]), 4)  # Gandhe & Traum, Table 1: 0.29
@@ -58,6 +63,13 @@ def kendall_tau(order) -> np.ndarray | float:
 
 def ngram_preservation(order, n: int) -> np.ndarray | float:
     """b_n = share of the original's n-grams of consecutive turns still consecutive, in order.
+
+    Parameters
+    ----------
+    order : array-like of int, shape (n,) or (k, n)
+        One order or k of them: each row lists the original positions of the turns as shown.
+    n : int
+        The n-gram length.
 
     Examples
     --------
@@ -77,6 +89,11 @@ def ngram_preservation(order, n: int) -> np.ndarray | float:
 
 def coherence_b23(order) -> np.ndarray | float:
     """(b2 + b3) / 2, the measure that correlates best with human coherence ratings.
+
+    Parameters
+    ----------
+    order : array-like of int, shape (n,) or (k, n)
+        One order or k of them: each row lists the original positions of the turns as shown.
 
     Examples
     --------
@@ -111,6 +128,11 @@ def _slots(speakers: Sequence[str]) -> list[np.ndarray]:
 def count_constrained(speakers: Sequence[str]) -> int:
     """Number of orders with the first speaker first and strictly alternating speakers.
 
+    Parameters
+    ----------
+    speakers : sequence of str, length n
+        The speaker of each turn in the original order.
+
     Examples
     --------
     >>> count_constrained("ABABABABAB")
@@ -128,7 +150,24 @@ def _assemble(a_perms: np.ndarray, b_perms: np.ndarray, n: int) -> np.ndarray:
 
 
 def enumerate_constrained(speakers: Sequence[str], limit: int = 1_000_000) -> np.ndarray:
-    """Every constrained order (count x n), the original first; refuses more than ``limit``."""
+    """Every constrained order (count x n), the original first; refuses more than ``limit``.
+
+    Parameters
+    ----------
+    speakers : sequence of str, length n
+        The speaker of each turn in the original order.
+    limit : int
+        The most orders returned; more raise ``ValueError``.
+
+    Returns
+    -------
+    ndarray of int, shape (count_constrained(speakers), n)
+
+    Examples
+    --------
+    >>> enumerate_constrained("ABAB").tolist()
+    [[0, 1, 2, 3], [0, 3, 2, 1], [2, 1, 0, 3], [2, 3, 0, 1]]
+    """
     a, b = _slots(speakers)
     total = count_constrained(speakers)
     if total > limit:
@@ -139,7 +178,24 @@ def enumerate_constrained(speakers: Sequence[str], limit: int = 1_000_000) -> np
 
 
 def sample_constrained(speakers: Sequence[str], size: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
-    """``size`` constrained orders drawn uniformly (with replacement), size x n."""
+    """``size`` constrained orders drawn uniformly (with replacement), size x n.
+
+    Parameters
+    ----------
+    speakers : sequence of str, length n
+        The speaker of each turn in the original order.
+    size : int
+    seed : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    ndarray of int, shape (size, n)
+
+    Examples
+    --------
+    >>> sample_constrained("ABAB", 3, seed=0).shape
+    (3, 4)
+    """
     a, b = _slots(speakers)
     rng = np.random.default_rng(seed)
     pa = rng.permuted(np.broadcast_to(a, (size, len(a))), axis=1)
@@ -217,6 +273,16 @@ def random_baseline(
     form by linearity of expectation (any length); "auto" enumerates up to 12 turns and uses the
     closed form beyond (the two agree exactly; see the tests).
 
+    Parameters
+    ----------
+    speakers : sequence of str, length n
+        The speaker of each turn in the original order.
+    method : {"auto", "enumerate", "monte_carlo", "exact"}
+    samples : int
+        Orders drawn by "monte_carlo".
+    seed : int or None
+        The random generator's seed ("monte_carlo").
+
     Examples
     --------
     >>> r = random_baseline("ABABABABAB")  # Gandhe & Traum: tau 0.02, (b2+b3)/2 0.11
@@ -254,7 +320,26 @@ def balanced_permutation_sets(
     middling and a bad one for m = 3), and give the k-th best of dialogue d to set (k + d) mod m, a
     Latin-square rotation so every set mixes good and bad orders and the sets' mean taus are close.
 
-    Returns ``sets[s]`` = list of (dialogue index, order).
+    Parameters
+    ----------
+    speakers_per_dialogue : sequence of sequences of str, length n_dialogues
+        The speaker of each turn of each dialogue, in the original order.
+    m : int
+        Permutations per dialogue, and sets.
+    candidates : int
+        Distinct non-original orders drawn per dialogue to choose from.
+    seed : int or None
+
+    Returns
+    -------
+    list of m lists of (int, ndarray of int, shape (n_turns,))
+        ``sets[s]`` = list of (dialogue index, order).
+
+    Examples
+    --------
+    >>> sets = balanced_permutation_sets(["ABABAB", "ABABAB"], m=2, candidates=20)
+    >>> [[d for d, _order in s] for s in sets]
+    [[0, 1], [0, 1]]
     """
     if m < 1:
         raise ValueError("m must be at least 1")

@@ -27,10 +27,11 @@ def answers_match(given, expected, *, tolerance=0, ordered=False) -> np.ndarray:
 
     Parameters
     ----------
-    given, expected : arrays of int (n,)
-    tolerance : int or array (n,)
+    given, expected : array-like of int, shape (n_answers,)
+        Scale indices.
+    tolerance : int or array-like of int, shape (n_answers,)
         Scale points; ignored (taken as 0) where ``ordered`` is false.
-    ordered : bool or array (n,)
+    ordered : bool or array-like of bool, shape (n_answers,)
 
     Examples
     --------
@@ -64,7 +65,8 @@ def straight_lining(item, group, value) -> StraightLining:
 
     Parameters
     ----------
-    item, group, value : arrays of int (judgements,)
+    item, group, value : array-like of int, shape (n_judgements,)
+        Judgement k answered ``value[k]`` on a question of scale ``group[k]`` in item ``item[k]``.
 
     Examples
     --------
@@ -104,11 +106,12 @@ def spammer_score(confusion) -> np.ndarray:
 
     Parameters
     ----------
-    confusion : array (annotators, K, K)
+    confusion : array-like, shape (n_annotators, K, K)
+        ``confusion[a, true, given]``, each row summing to 1.
 
     Returns
     -------
-    array (annotators,) in [0, 1]
+    ndarray, shape (n_annotators,), in [0, 1]
 
     Examples
     --------

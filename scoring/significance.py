@@ -34,6 +34,20 @@ def _scores(scores) -> np.ndarray:
 def tukey_hsd(scores, trials: int = 10_000, seed: int | None = 0, *, chunk: int | None = None) -> np.ndarray:
     """Randomised Tukey HSD p-values for every pair of runs (runs x runs, 1 on the diagonal).
 
+    Parameters
+    ----------
+    scores : array-like, shape (n_items, n_runs)
+        Each run's score on each item (topic, dialogue).
+    trials : int
+        Random permutations of each item's scores across runs.
+    seed : int or None
+    chunk : int, optional
+        Trials drawn at once (default: as many as fit in about 4 million numbers).
+
+    Returns
+    -------
+    ndarray, shape (n_runs, n_runs)
+
     Examples
     --------
     >>> x = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3], [0.9, 0.2], [0.8, 0.1]])
@@ -62,7 +76,21 @@ def tukey_hsd(scores, trials: int = 10_000, seed: int | None = 0, *, chunk: int 
 
 
 def tukey_hsd_loop(scores, trials: int, seed: int | None = 0) -> np.ndarray:
-    """The same test written as a plain loop over trials and pairs: the obviously correct reference."""
+    """The same test written as a plain loop over trials and pairs: the obviously correct reference.
+
+    Parameters
+    ----------
+    scores : array-like, shape (n_items, n_runs)
+        Each run's score on each item (topic, dialogue).
+    trials : int
+    seed : int or None
+
+    Examples
+    --------
+    >>> x = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3]])
+    >>> tukey_hsd_loop(x, trials=20, seed=1).shape
+    (2, 2)
+    """
     x = _scores(scores)
     rng = np.random.default_rng(seed)
     _items, runs = x.shape
@@ -81,7 +109,28 @@ def tukey_hsd_loop(scores, trials: int, seed: int | None = 0) -> np.ndarray:
 
 
 def paired_bootstrap(scores, trials: int = 10_000, seed: int | None = 0, *, chunk: int = 1000) -> np.ndarray:
-    """Two-sided paired bootstrap p-values for every pair of runs (runs x runs, 1 on the diagonal)."""
+    """Two-sided paired bootstrap p-values for every pair of runs (runs x runs, 1 on the diagonal).
+
+    Parameters
+    ----------
+    scores : array-like, shape (n_items, n_runs)
+        Each run's score on each item (topic, dialogue).
+    trials : int
+        Bootstrap resamples of the items.
+    seed : int or None
+    chunk : int
+        Resamples drawn at once.
+
+    Returns
+    -------
+    ndarray, shape (n_runs, n_runs)
+
+    Examples
+    --------
+    >>> x = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3], [0.9, 0.2], [0.8, 0.1]])
+    >>> float(paired_bootstrap(x, trials=2000, seed=1)[0, 1]) < 0.1
+    True
+    """
     x = _scores(scores)
     items, runs = x.shape
     i, j = np.triu_indices(runs, 1)
@@ -116,6 +165,12 @@ def paired_bootstrap(scores, trials: int = 10_000, seed: int | None = 0, *, chun
 def discriminative_power(p_values, alpha: float = 0.05) -> float:
     """Share of run pairs whose p-value is below ``alpha``.
 
+    Parameters
+    ----------
+    p_values : array-like, shape (n_runs, n_runs)
+        Symmetric, as ``tukey_hsd`` returns; the pairs above the diagonal count.
+    alpha : float
+
     Examples
     --------
     >>> discriminative_power(np.array([[1, 0.01, 0.2], [0.01, 1, 0.04], [0.2, 0.04, 1]]))
@@ -135,6 +190,15 @@ class Stability:
 
 def ranking_stability(scores, share: float = 0.2, trials: int = 500, seed: int | None = 0) -> Stability:
     """Mean Kendall's tau-b between run rankings on two disjoint random samples of ``share`` of the items.
+
+    Parameters
+    ----------
+    scores : array-like, shape (n_items, n_runs)
+        Each run's score on each item (topic, dialogue).
+    share : float
+        The share of the items in each of the two samples (at most 0.5).
+    trials : int
+    seed : int or None
 
     Examples
     --------

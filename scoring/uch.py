@@ -42,6 +42,15 @@ class Nugget:
 def nuggets(speakers: Sequence[str], labels: Sequence[str | None], lengths: Sequence[int]) -> list[Nugget]:
     """One annotator's nuggets: maximal runs of posts by one speaker with one non-NaN label.
 
+    Parameters
+    ----------
+    speakers : sequence of str, length n_posts
+        The speaker of each post, in dialogue order.
+    labels : sequence of str or None, length n_posts
+        The annotator's label of each post ("NaN", "", None: not a nugget).
+    lengths : sequence of int, length n_posts
+        Each post's length in characters (a nugget's ``pos`` is where its last post ends).
+
     Examples
     --------
     >>> found = nuggets("cchh", ["CNUG0", "CNUG0", "NaN", "HNUG*"], [3, 2, 4, 5])
@@ -75,6 +84,15 @@ class UCHScore:
 def uch(found: Sequence[Nugget], patience: float, helpdesk_weight: float = 0.5) -> UCHScore:
     """UC, UH and UCH of one annotator's nuggets (Zeng et al. 2017, Eqs. 1-4).
 
+    Parameters
+    ----------
+    found : sequence of Nugget
+        One annotator's nuggets of one dialogue (``nuggets``).
+    patience : float
+        L, the characters after which a nugget is worth nothing.
+    helpdesk_weight : float
+        The weight of UH in UCH = (1 - w) UC + w UH, in [0, 1].
+
     Examples
     --------
     >>> speakers = ["customer", "customer", "helpdesk", "helpdesk"]
@@ -101,7 +119,25 @@ def uch(found: Sequence[Nugget], patience: float, helpdesk_weight: float = 0.5) 
 
 
 def auch(speakers, labels_per_annotator, lengths, patience: float, helpdesk_weight: float = 0.5) -> float:
-    """Average UCH: UCH per annotator, averaged over annotators."""
+    """Average UCH: UCH per annotator, averaged over annotators.
+
+    Parameters
+    ----------
+    speakers : sequence of str, length n_posts
+    labels_per_annotator : sequence of sequences of str or None, shape (n_annotators, n_posts)
+        Each annotator's label of each post.
+    lengths : sequence of int, length n_posts
+    patience : float
+    helpdesk_weight : float
+        As in ``uch``.
+
+    Examples
+    --------
+    >>> speakers = ["customer", "customer", "helpdesk", "helpdesk"]
+    >>> labels = [["CNUG0", "CNUG0", "NaN", "HNUG*"], ["NaN", "NaN", "NaN", "NaN"]]
+    >>> round(auch(speakers, labels, [3, 2, 4, 5], patience=20), 4)  # uch()'s example and 0, averaged
+    0.2625
+    """
     scores = [uch(nuggets(speakers, labels, lengths), patience, helpdesk_weight).uch for labels in labels_per_annotator]
     if not scores:
         raise ValueError("AUCH needs at least one annotator")
@@ -115,6 +151,11 @@ def consolidated_labels(labels_per_annotator: Sequence[Sequence[str | None]]) ->
     go to the goal label, then to the label first given. The merged labels then form nuggets as
     for one annotator. This is how CUCH consolidates here (Zeng et al. name CUCH but do not
     specify the merge).
+
+    Parameters
+    ----------
+    labels_per_annotator : sequence of sequences of str or None, shape (n_annotators, n_posts)
+        Each annotator's label of each post.
 
     Examples
     --------
@@ -130,7 +171,24 @@ def consolidated_labels(labels_per_annotator: Sequence[Sequence[str | None]]) ->
 
 
 def cuch(speakers, labels_per_annotator, lengths, patience: float, helpdesk_weight: float = 0.5) -> float:
-    """Consolidated UCH: UCH of the annotators' merged labels (see ``consolidated_labels``)."""
+    """Consolidated UCH: UCH of the annotators' merged labels (see ``consolidated_labels``).
+
+    Parameters
+    ----------
+    speakers : sequence of str, length n_posts
+    labels_per_annotator : sequence of sequences of str or None, shape (n_annotators, n_posts)
+    lengths : sequence of int, length n_posts
+    patience : float
+    helpdesk_weight : float
+        As in ``uch``.
+
+    Examples
+    --------
+    >>> speakers = ["customer", "customer", "helpdesk", "helpdesk"]
+    >>> labels = [["CNUG0", "CNUG0", "NaN", "HNUG*"]] * 2 + [["NaN", "NaN", "NaN", "NaN"]]
+    >>> round(cuch(speakers, labels, [3, 2, 4, 5], patience=20), 4)  # the majority's labels: uch()'s example
+    0.525
+    """
     merged = consolidated_labels(labels_per_annotator)
     return uch(nuggets(speakers, merged, lengths), patience, helpdesk_weight).uch
 
@@ -156,6 +214,24 @@ def uch_of_sequences(
     the number of that speaker's regular nuggets in the sequence, decayed by max(0, 1 - pos / L)
     (Zeng et al. 2017, Eqs. 1-4). Returns one UCH per sequence. Three whole-array passes replace a
     Python loop per sequence: ten times STC-3 has 700,000 of them.
+
+    Parameters
+    ----------
+    sequence, speaker, label : ndarray of int, shape (n_posts,)
+        Per post: its sequence, its speaker's index in ``speakers``, its label's index in ``labels`` (-1: none).
+    ends : ndarray of int, shape (n_posts,)
+        Per post: where it ends, in characters from the start of its dialogue.
+    speakers : sequence of str
+        "customer" and "helpdesk", in the order ``speaker`` indexes them.
+    labels : sequence of str
+        The label names ``label`` indexes.
+    patience : float
+    helpdesk_weight : float
+        As in ``uch``.
+
+    Returns
+    -------
+    ndarray, shape (n_sequences,)
 
     Examples
     --------

@@ -1,6 +1,18 @@
-"""Start throwaway test services, run pytest against them, then the SQLite subset; clean up.
+"""Run the tests in two lanes, or the fast lane alone.
 
-Extra arguments go to both pytest runs (e.g. ``-k import``).
+``scripts/run_tests.py [pytest args]`` (what ``./scripts/test.sh`` runs):
+
+1. the PostgreSQL lane: throwaway PostgreSQL, Redis, a Celery worker and headless Chromium are started,
+   every test not marked ``sqlite_only`` runs against them, and the services are stopped;
+2. the SQLite lane: every test not marked ``postgres`` runs again on the embedded SQLite default, with
+   tasks in-process and no services.
+
+``scripts/run_tests.py --fast [pytest args]`` (``./scripts/test.sh --fast``) is the inner loop: the SQLite
+lane only, leaving out the tests marked ``browser``, ``worker``, ``shared_data`` and ``postgres``; it needs
+no services and prints its wall time at the end.
+
+Extra arguments go to every pytest run (e.g. ``-k import`` or a test file). A test that needs PostgreSQL
+says why with ``@pytest.mark.postgres(reason=...)``; run on SQLite without this script, it skips.
 """
 
 from __future__ import annotations
@@ -8,6 +20,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -15,35 +28,60 @@ from services import Services, ensure_system_packages, log
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+SQLITE_LANE = "not postgres"
+FAST_LANE = "not (postgres or browser or worker or shared_data)"
+NOTHING_SELECTED = 5
 
 
 def pytest(args: list[str], env: dict[str, str]) -> int:
     return subprocess.run([PYTHON, "-m", "pytest", *args], cwd=ROOT, env=env).returncode
 
 
-def main() -> int:
-    ensure_system_packages()
-    extra = sys.argv[1:]
-    base_env = {
+def environment() -> dict[str, str]:
+    """This environment without the services' addresses: the settings' defaults are SQLite and in-process tasks."""
+    env = {
         k: v
         for k, v in os.environ.items()
         if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")
     }
-    base_env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
-    base_env.setdefault("STATISTICS_DEBOUNCE_SECONDS", "1")
-    base_env.setdefault("MODEL_ESTIMATE_DELAY_SECONDS", "1")
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+    env.setdefault("STATISTICS_DEBOUNCE_SECONDS", "1")
+    env.setdefault("MODEL_ESTIMATE_DELAY_SECONDS", "1")
+    return env
+
+
+def fast(extra: list[str]) -> int:
+    started = time.monotonic()
+    code = pytest(["-m", FAST_LANE, "-p", "no:cacheprovider", *extra], environment())
+    log(f"fast lane (SQLite, no services) exit {code} in {time.monotonic() - started:.1f} s")
+    return code
+
+
+def both_lanes(extra: list[str]) -> int:
+    ensure_system_packages()
+    base_env = environment()
     services = Services()
     try:
         env = dict(base_env, **services.start())
-        log("suite on PostgreSQL + Redis + Celery worker + Chromium")
+        log("PostgreSQL lane: PostgreSQL + Redis + Celery worker + Chromium")
         first = pytest(["-m", "not sqlite_only", *extra], env)
     finally:
         services.stop()
-    log("SQLite subset on the embedded default (in-process tasks)")
-    second = pytest(["-m", "sqlite", "-p", "no:cacheprovider", *extra], dict(base_env, DIALEVAL_SQLITE_RUN="1"))
-    # pytest exits 5 when a selection is empty; that is a failure of this script's own setup.
-    log(f"PostgreSQL run exit {first}, SQLite run exit {second}")
+    log("SQLite lane: the embedded default, in-process tasks")
+    second = pytest(["-m", SQLITE_LANE, "-p", "no:cacheprovider", *extra], base_env)
+    log(f"PostgreSQL lane exit {first}, SQLite lane exit {second}")
+    # pytest exits 5 when nothing is selected: the whole suite must select something in each lane, but a
+    # chosen file may hold only PostgreSQL tests.
+    if second == NOTHING_SELECTED and extra:
+        second = 0
     return first or second
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if args[:1] == ["--fast"]:
+        return fast(args[1:])
+    return both_lanes(args)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from services import celery_worker_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
-SQLITE_RUN = os.environ.get("DIALEVAL_SQLITE_RUN") == "1"
 
 
 def pytest_report_header(config):
@@ -27,12 +26,24 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if SQLITE_RUN:
-        return
-    skip = pytest.mark.skip(reason="runs in the SQLite run of scripts/run_tests.py")
+    """A test runs on the database the settings name unless its marker says it needs the other one.
+
+    ``postgres(reason=...)`` must say why; on SQLite such a test skips with that reason (scripts/run_tests.py
+    leaves it out of the SQLite lane with ``-m "not postgres"``). ``sqlite_only`` skips on PostgreSQL.
+    """
+    from django.conf import settings
+
+    on_sqlite = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
     for item in items:
-        if "sqlite_only" in item.keywords:
-            item.add_marker(skip)
+        needs = item.get_closest_marker("postgres")
+        if needs is not None:
+            reason = needs.kwargs.get("reason") or (needs.args[0] if needs.args else "")
+            if not reason:
+                raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.postgres needs a reason")
+            if on_sqlite:
+                item.add_marker(pytest.mark.skip(reason=f"needs PostgreSQL: {reason}"))
+        if "sqlite_only" in item.keywords and not on_sqlite:
+            item.add_marker(pytest.mark.skip(reason="runs only on SQLite"))
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ from annotator.models import Assignment, Judgement, Reordering
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 TURNS = 6
 SHOWN = [4, 1, 2, 5, 0, 3]  # source turns in shown order: first speaker kept, speakers alternate

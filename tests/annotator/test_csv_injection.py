@@ -14,7 +14,7 @@ from scoring.app.models import Run, RunKind
 from scoring.app.selectors.run_csv import per_dialogue_csv
 from tests.fixtures.collections import stc3_dialogues, write_json
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 HOSTILE_IDS = ["=cmd|' /C calc'!A0", "+1+cmd", "-2+3", "@SUM(A1:A9)", "\tTAB", "\rCR"]
 DANGEROUS = ("=", "+", "-", "@", "\t", "\r")

@@ -55,7 +55,6 @@ def test_the_rule_is_the_dbdc_presets_capability():
     assert {p.units for k, p in PRESETS.items() if k != "dbdc"} == {UnitRule.EVERY}
 
 
-@pytest.mark.sqlite
 def test_imported_logs_ask_about_the_turns_their_source_annotated(make_project, tmp_path):
     project = make_project("dbdc")
     record = dbdc_dialogue("a")  # S (no labels), U, S (labels), U, S (labels)
@@ -73,7 +72,6 @@ def test_imported_logs_ask_about_the_turns_their_source_annotated(make_project, 
     assert asked(project, "b") == [2]
 
 
-@pytest.mark.sqlite
 def test_new_collections_ask_about_system_turns_after_a_user_turn(make_project, tmp_path):
     project = make_project("dbdc")
     lines = tmp_path / "new.jsonl"
@@ -99,7 +97,6 @@ def test_new_collections_ask_about_system_turns_after_a_user_turn(make_project, 
         unit_speaker(breakdown(project), 1, shape, rule=RULE)
 
 
-@pytest.mark.sqlite
 def test_the_page_and_saves_follow_the_rule(make_project, make_user, tmp_path):
     project = make_project("dbdc", annotators_per_dialogue=1)
     dialogues_import(project=project, paths=[write_json(tmp_path / "c.log.json", stripped(dbdc_dialogue("c")))])

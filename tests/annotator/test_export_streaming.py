@@ -150,9 +150,9 @@ def test_distributions_read_a_slice_of_dialogues_at_a_time_give_the_whole_projec
     assert len({item["dialogue"] for entry in whole["criteria"].values() for item in entry["items"]}) > 1
 
 
-@pytest.mark.sqlite  # PostgreSQL's jsonb_each and SQLite's json_each
 def test_a_runs_scores_per_dialogue_stream_from_the_database_as_stored(monkeypatch, tmp_path):
-    """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores."""
+    """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores
+    (PostgreSQL's jsonb_each and SQLite's json_each)."""
     from scoring.app.models import Run
     from scoring.app.selectors import run_csv
     from scoring.app.services.runs.scoring import run_score

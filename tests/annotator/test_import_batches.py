@@ -27,7 +27,7 @@ from scoring.app.models import StatisticsJob
 from tests.factories import user_make
 from tests.fixtures.collections import nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 TABLES = (Dialogue, Post, Assignment, Judgement, GoldCount, Reordering, Membership)
 

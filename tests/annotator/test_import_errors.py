@@ -79,7 +79,6 @@ STC3_CASES = [
 ]
 
 
-@pytest.mark.sqlite
 @pytest.mark.parametrize("case, mutate, field, message", STC3_CASES, ids=[c[0] for c in STC3_CASES])
 def test_bad_stc3_record_names_file_record_field_and_changes_nothing(
     stc3_project, tmp_path, case, mutate, field, message
@@ -94,7 +93,6 @@ def test_bad_stc3_record_names_file_record_field_and_changes_nothing(
     assert row_counts() == before
 
 
-@pytest.mark.sqlite
 def test_malformed_json(stc3_project, tmp_path):
     path = tmp_path / "broken.json"
     path.write_text('[{"id": "x", "turns": [', encoding="utf-8")
@@ -104,7 +102,6 @@ def test_malformed_json(stc3_project, tmp_path):
     assert row_counts() == before
 
 
-@pytest.mark.sqlite
 def test_duplicate_id_in_project_and_within_file(stc3_project, tmp_path):
     before = row_counts()
     again = write_json(tmp_path / "again.json", [stc3_dialogues()[1], stc3_dialogues()[0]])

@@ -14,7 +14,7 @@ from annotator.services.imports import dialogues_import
 from tests.factories import DEMO_FILES
 from tests.fixtures.collections import dbdc_dialogue, nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 TABLES = (Dialogue, Post, Assignment, Judgement, Membership, GoldCount, ImportBatch)
 

@@ -4,7 +4,6 @@ conflicts, concurrency."""
 import threading
 
 import pytest
-from django.db import connection
 
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
 from annotator.services.assignment import assignments_create_balanced
@@ -45,7 +44,6 @@ def stored(assignment):
     return set(Judgement.objects.filter(assignment=assignment).values_list("criterion__key", "unit", "value"))
 
 
-@pytest.mark.sqlite
 def test_draft_then_submit_merges_the_judgements(item):
     judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "2")], seconds=12)
     item.refresh_from_db()
@@ -56,7 +54,6 @@ def test_draft_then_submit_merges_the_judgements(item):
     assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE}
 
 
-@pytest.mark.sqlite
 def test_incomplete_or_invalid_submissions_name_the_problem_and_save_nothing(item):
     with pytest.raises(SubmissionError) as error:
         judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], submit=True)
@@ -70,7 +67,6 @@ def test_incomplete_or_invalid_submissions_name_the_problem_and_save_nothing(ite
     assert stored(item) == set()
 
 
-@pytest.mark.sqlite
 def test_submitted_items_are_read_only_but_a_retry_succeeds(item):
     judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)
     judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)  # retried request
@@ -88,10 +84,9 @@ def test_someone_elses_assignment_does_not_exist_for_you(item, make_user):
         judgements_save(assignment_id=item.pk, user=make_user("intruder"), values=COMPLETE)
 
 
+@pytest.mark.postgres(reason="row locks between concurrent transactions (SQLite serialises writers)")
 def test_concurrent_saves_of_one_answer_leave_one_of_them_never_a_duplicate(item, transactional_db):
     # given two tabs saving different complete sets at the same moment, many times
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
     variants = [COMPLETE, [Given("A", 0, "-2")] + COMPLETE[1:]]
     errors = []
 
@@ -138,7 +133,6 @@ def test_reordering_is_checked_against_the_constraints(make_project, make_user, 
     assert Reordering.objects.get(assignment=item).submitted_order == [item.shown_order[i] for i in [2, 1, 0, 3]]
 
 
-@pytest.mark.sqlite
 def test_saves_record_their_times_and_every_row_of_a_large_item(item, monkeypatch):
     # given saves split over several INSERT statements (the batch size shrunk to 2 rows)
     from annotator.services import judgements
@@ -163,7 +157,6 @@ def test_saves_record_their_times_and_every_row_of_a_large_item(item, monkeypatc
     assert item.submitted_at is None and stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE[1:]}
 
 
-@pytest.mark.sqlite
 def test_saves_read_criteria_and_posts_once_and_see_edits(item, django_assert_num_queries):
     from annotator.models import Criterion
 
@@ -184,7 +177,6 @@ def test_saves_read_criteria_and_posts_once_and_see_edits(item, django_assert_nu
         judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], submit=True)
 
 
-@pytest.mark.sqlite
 def test_saves_merge_answer_by_answer_and_count_the_version(item):
     # given a save of two answers
     saved = judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2], version=0)
@@ -198,7 +190,6 @@ def test_saves_merge_answer_by_answer_and_count_the_version(item):
     assert item.version == 2
 
 
-@pytest.mark.sqlite
 def test_a_stale_tab_changing_other_questions_keeps_both_tabs_answers(item):
     # given two tabs that loaded the item at version 0; tab 1 saves A and S
     judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:2], version=0)
@@ -210,7 +201,6 @@ def test_a_stale_tab_changing_other_questions_keeps_both_tabs_answers(item):
     assert stored(item) == {(g.criterion, g.unit, g.value) for g in COMPLETE[:4]}
 
 
-@pytest.mark.sqlite
 def test_a_stale_tab_changing_the_same_question_gets_a_conflict_and_nothing_is_overwritten(item):
     # given tab 1 answers A = 1 at version 0
     judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1")], version=0)
@@ -233,7 +223,6 @@ def test_a_stale_tab_changing_the_same_question_gets_a_conflict_and_nothing_is_o
     assert stored(item) == {("A", 0, "-2")}
 
 
-@pytest.mark.sqlite
 def test_a_stale_save_of_the_value_already_stored_is_no_conflict(item):
     judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1")], version=0)
     saved = judgements_save(
@@ -242,10 +231,9 @@ def test_a_stale_save_of_the_value_already_stored_is_no_conflict(item):
     assert saved.version == 2 and stored(item) == {("A", 0, "1")}
 
 
+@pytest.mark.postgres(reason="row locks between concurrent transactions (SQLite serialises writers)")
 def test_concurrent_saves_of_different_questions_keep_both(item, transactional_db):
     # given two tabs that loaded the item at version 0 and save different questions at the same moment
-    if connection.vendor != "postgresql":
-        pytest.skip("needs PostgreSQL's row locks (SQLite serialises writers anyway)")
     tabs = [COMPLETE[:2], COMPLETE[2:]]
     errors = []
 
@@ -279,7 +267,6 @@ def test_concurrent_saves_of_different_questions_keep_both(item, transactional_d
     assert item.version == 20
 
 
-@pytest.mark.sqlite
 def test_missing_turns_are_named_in_the_order_shown_with_their_speakers(make_project, make_user, tmp_path):
     import json
 
@@ -308,7 +295,6 @@ def test_missing_turns_are_named_in_the_order_shown_with_their_speakers(make_pro
     assert error.value.missing == ["j:overall:0"] + [f"j:turn_coherence:{k}" for k in range(2, 6)] + ["reordering"]
 
 
-@pytest.mark.sqlite
 def test_a_stale_reordering_changed_elsewhere_is_a_conflict(make_project, make_user, tmp_path):
     import json
 
@@ -331,7 +317,6 @@ def test_a_stale_reordering_changed_elsewhere_is_a_conflict(make_project, make_u
     assert Reordering.objects.get(assignment=item).submitted_order == stored
 
 
-@pytest.mark.sqlite
 def test_reopen_keeps_the_reason_for_the_annotator_and_counts_the_version(item):
     judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)
     reopened = assignment_reopen(assignment_id=item.pk, reason="  Turn 2 is a goal nugget, look again.  ")

@@ -34,7 +34,6 @@ def lead_client(project_work) -> Client:
     return client
 
 
-@pytest.mark.sqlite
 @pytest.mark.parametrize("k", [0, -1, 101])
 def test_k_is_checked_the_same_way_on_creation_and_on_the_manage_page(k, make_project):
     created = ProjectCreateForm(data={"name": "x", "slug": "x", "preset": "stc3", "annotators_per_dialogue": k})
@@ -45,7 +44,6 @@ def test_k_is_checked_the_same_way_on_creation_and_on_the_manage_page(k, make_pr
         project_settings_update(project=make_project("dbdc"), guidelines="", annotators_per_dialogue=k)
 
 
-@pytest.mark.sqlite
 def test_the_manage_page_refuses_k_zero_and_keeps_the_old_value():
     work = project_with_work("stc3", annotators=2)
     response = lead_client(work).post(
@@ -56,7 +54,6 @@ def test_the_manage_page_refuses_k_zero_and_keeps_the_old_value():
     assert Project.objects.get(pk=work.project.pk).annotators_per_dialogue == 2
 
 
-@pytest.mark.sqlite
 def test_fewer_active_annotators_than_k_is_said_before_running():
     work = project_with_work("stc3", annotators=1, k=1, assign=False)
     Project.objects.filter(pk=work.project.pk).update(annotators_per_dialogue=3)
@@ -73,7 +70,6 @@ def test_fewer_active_annotators_than_k_is_said_before_running():
     assert not Assignment.objects.filter(dialogue__project=work.project, imported=False).exists()
 
 
-@pytest.mark.sqlite
 def test_removing_an_annotator_says_how_many_dialogues_are_left_short_and_why():
     # given K = 2 and three annotators with every item assigned; ann1 submits one item
     work = project_with_work("stc3", annotators=3, k=2)

@@ -12,7 +12,7 @@ from annotator.models import AccountSettings, Membership
 from annotator.services.accounts import NOT_ADDABLE
 from tests.factories import PASSWORD, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from annotator.services.projects import membership_add, project_create
 from scoring.app.services.statistics import project_statistics
 from tests.factories import PASSWORD, user_make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 POLITENESS = PresetSpec(
     key="politeness",

@@ -5,7 +5,7 @@ import pytest
 from annotator.models import Criterion
 from annotator.presets import PRESETS
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def scale(project, key, speaker=None):

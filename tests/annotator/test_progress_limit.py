@@ -5,7 +5,7 @@ import pytest
 from annotator.selectors.progress import project_progress
 from tests.factories import project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def test_per_dialogue_progress_is_limited_and_counted():

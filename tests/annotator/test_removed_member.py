@@ -15,7 +15,7 @@ from annotator.models import AssignmentStatus, Judgement
 from annotator.services.judgements import judgements_save
 from tests.factories import first_allowed_values, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 ENDED = "no longer a member of project"
 

@@ -39,7 +39,7 @@ from annotator.services.studies import (
 )
 from tests.factories import project_with_work, study_on_new_project, user_make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 PROLIFIC = {"PROLIFIC_PID": "5f1a2b3c4d5e6f7a8b9c0d1e", "STUDY_ID": "st-1", "SESSION_ID": "se-1"}
 

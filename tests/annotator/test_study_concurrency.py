@@ -21,13 +21,14 @@ from annotator.services.judgements import Given, judgements_save
 from annotator.services.studies import participant_arrive, participant_start, studies_release_expired
 from tests.factories import study_on_new_project
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.postgres(reason="row locks (select_for_update skip_locked) between concurrent transactions"),
+]
 
 
 @pytest.fixture(autouse=True)
-def postgresql_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks and concurrent transactions: PostgreSQL (scripts/test.sh runs it)")
+def fresh_cache():
     cache.clear()
 
 

@@ -14,7 +14,7 @@ from annotator.services.imports import dialogues_import
 from tests.factories import project_with_work
 from tests.fixtures.collections import stc3_dialogues, write_json
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from annotator.wording import criterion_wording, guidelines_text, preset_text, w
 from tests.factories import project_with_work
 from tests.platform.test_catalogues import _collect, catalogue, catalogue_problems
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def _preset_texts(spec) -> list[str]:

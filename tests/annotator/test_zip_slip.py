@@ -13,7 +13,7 @@ from annotator.models import Dialogue
 from annotator.services.imports import dialogues_import
 from tests.fixtures.collections import dbdc_dialogue
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def zip_of(path, members: dict[str, dict]):

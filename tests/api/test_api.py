@@ -42,7 +42,6 @@ def world(make_project, make_user, tmp_path):
     return {"project": project, "other_project": other_project, "lead": lead, "ann": ann, "other": other}
 
 
-@pytest.mark.sqlite
 def test_token_authentication(world):
     anonymous = APIClient()
     assert anonymous.get("/api/projects/").status_code in (401, 403)
@@ -105,7 +104,6 @@ def test_submitting_judgements_with_the_pages_validation(world):
     assert again.status_code == 200 and Judgement.objects.filter(assignment=item).count() == 3 + n_turns
 
 
-@pytest.mark.sqlite
 def test_judgements_merge_with_the_version_and_conflicts_answer_409(world):
     ann = client_for(world["ann"])
     item = Assignment.objects.filter(annotator=world["ann"]).first()
@@ -311,7 +309,6 @@ def test_odd_uploads_are_client_errors(world, django_capture_on_commit_callbacks
     assert world["other_project"].dialogues.count() == 0
 
 
-@pytest.mark.sqlite
 def test_a_save_names_the_dialogue_by_its_external_id(world):
     # given an annotator's item
     item = Assignment.objects.filter(annotator=world["ann"]).select_related("dialogue").first()

@@ -11,7 +11,6 @@ from tests.factories import first_allowed_values, project_with_work
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.sqlite
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_detail_answers_with_the_saved_draft(preset):
     # given an annotator's item with a draft of every judgement type (and a reordering where the preset has one)

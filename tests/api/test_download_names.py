@@ -15,7 +15,7 @@ from scoring.app.services.runs.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 NAMES = ["evil\r\nX-Injected: 1", 'a"; filename="evil.exe', "système ünïcode"]
 

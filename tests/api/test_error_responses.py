@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def failing(*_args, **_kwargs):

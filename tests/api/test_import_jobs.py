@@ -11,7 +11,7 @@ from annotator.services.projects import membership_add
 from tests.api.test_api import client_for
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def upload(name: str, data) -> io.BytesIO:

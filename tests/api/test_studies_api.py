@@ -16,7 +16,7 @@ from annotator.services.projects import membership_add
 from annotator.services.studies import participant_arrive, participant_start
 from tests.factories import study_on_new_project, user_make
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

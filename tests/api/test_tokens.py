@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from tests.factories import PASSWORD, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -9,9 +9,11 @@ from scoring.app.models import ModelReliability, ProjectStatistics
 from scoring.app.services.statistics import project_statistics
 from scoring.app.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
+from tests.waiting import wait_for
 
 
 @pytest.mark.worker
+@pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database")
 def test_recompute_through_a_real_worker(celery_worker_process, transactional_db, make_project, tmp_path):
     # given a project with imported judgements
     project = make_project("stc3")
@@ -34,15 +36,11 @@ def test_recompute_through_a_real_worker(celery_worker_process, transactional_db
 
 
 def _when_the_models_are_in(project, seconds: float = 120) -> ProjectStatistics:
-    import time
+    def models_in() -> bool:
+        return not ProjectStatistics.objects.get(project=project).payload["reliability"]["models_pending"]
 
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        stored = ProjectStatistics.objects.get(project=project)
-        if not stored.payload["reliability"]["models_pending"]:
-            return stored
-        time.sleep(0.2)
-    raise AssertionError("the heavy queue did not estimate the models in time")
+    assert wait_for(models_in, seconds), "the heavy queue did not estimate the models in time"
+    return ProjectStatistics.objects.get(project=project)
 
 
 @pytest.mark.django_db
@@ -69,7 +67,6 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
 
 
 @pytest.mark.django_db
-@pytest.mark.sqlite
 def test_a_recomputation_records_how_long_it_took(make_project, tmp_path):
     from scoring.app.models import StatisticsJob
 

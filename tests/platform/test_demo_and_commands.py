@@ -12,7 +12,6 @@ from annotator.services.demo import DEMO_ANNOTATORS, DEMO_LEAD, demo_load
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.sqlite
 def test_demo_creates_a_project_per_preset_and_is_idempotent():
     demo_load()
     counts = {p.slug: p.dialogues.count() for p in Project.objects.all()}

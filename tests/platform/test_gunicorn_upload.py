@@ -55,6 +55,7 @@ def csrf(session: requests.Session, url: str) -> str:
 
 
 @pytest.mark.worker
+@pytest.mark.postgres(reason="gunicorn and a Celery worker (through Redis) in other processes share the database")
 def test_the_stc3_chinese_upload_completes_under_gunicorn(
     celery_worker_process, gunicorn, stc3_dir, make_project, make_user
 ):

@@ -14,7 +14,7 @@ from annotator.models import AccountSettings
 from annotator.templatetags.annotator_time import duration, utc_text
 from tests.factories import PASSWORD, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def test_the_browser_language_decides_when_nobody_chose():

@@ -24,8 +24,13 @@ from scoring.app.tasks import recompute_statistics, refresh_run_comparisons
 from tests.conftest import database_url, start_worker, stop_worker
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
+from tests.waiting import wait_for
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database"),
+    pytest.mark.django_db(transaction=True),
+]
 
 SLOW_TRIALS = "600000"  # randomised Tukey HSD trials per metric: a significance job of several seconds
 
@@ -41,15 +46,6 @@ def project_with_three_runs(make_project, tmp_path):
         run = json.dumps(random_stc3_run(dialogues, seed=seed)).encode()
         run_score(project=project, files=[("run.json", run)], name=f"system-{seed}")
     return project
-
-
-def wait_for(condition, timeout: float, every: float = 0.1) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(every)
-    return False
 
 
 def test_a_long_heavy_job_does_not_delay_statistics(project_with_three_runs, tmp_path):

@@ -4,7 +4,7 @@ cannot claim HTTPS (and so, e.g., skip the redirect to HTTPS)."""
 import pytest
 from django.test import Client
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 PROXY = "172.30.250.2"
 

@@ -26,8 +26,13 @@ from scoring.app.tasks import recompute_statistics
 from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
+from tests.waiting import wait_for
 
-pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database"),
+    pytest.mark.django_db(transaction=True),
+]
 
 
 def lead_client(project, make_user, name="lead"):
@@ -36,15 +41,6 @@ def lead_client(project, make_user, name="lead"):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return client
-
-
-def wait_for(condition, timeout=90.0, every=0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(every)
-    return False
 
 
 @pytest.mark.shared_data

@@ -35,7 +35,6 @@ def mark_controls(work, n: int, kind: str = "control") -> list[Dialogue]:
     return dialogues
 
 
-@pytest.mark.sqlite
 def test_controls_reach_every_queue_at_the_set_rate_in_random_places(tmp_path, client):
     # given 30 dialogues of which 6 are controls, 4 annotators, K = 2 and one control in five items
     work = breakdown_project(tmp_path, dialogues=30, annotators=4, k=2, assign=False)
@@ -72,7 +71,6 @@ def test_controls_reach_every_queue_at_the_set_rate_in_random_places(tmp_path, c
     assert report.controls_withdrawn == 4 * (3 - round(0.1 * 12 / 0.9))
 
 
-@pytest.mark.sqlite
 def test_control_judgements_never_enter_gold_agreement_or_gold_exports(tmp_path):
     # given controls in the queues, everyone submits: ordinary items by a pattern, controls all "O"
     work = breakdown_project(tmp_path, dialogues=10, annotators=3, k=3, assign=False)

@@ -26,7 +26,9 @@ def dbdc3_with_spammer(dbdc_dir, make_project):
     rng = np.random.default_rng(2024)
     criterion = data.criterion
     judgements = []
-    for dialogue_id in np.unique(data.unit_dialogue).tolist():
+    # the same labels on the same turns whatever ids the database gave the dialogues
+    external = dict(project.dialogues.values_list("pk", "external_id"))
+    for dialogue_id in sorted(np.unique(data.unit_dialogue).tolist(), key=external.__getitem__):
         assignment = Assignment.objects.create(
             annotator=spammer, dialogue_id=dialogue_id, status=AssignmentStatus.SUBMITTED
         )

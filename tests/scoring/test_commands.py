@@ -35,7 +35,6 @@ def stc3_project(make_project, tmp_path):
     return project
 
 
-@pytest.mark.sqlite
 def test_stats_json_shape(stc3_project, capsys):
     call_command("stats", stc3_project.slug, "--json")
     payload = json.loads(capsys.readouterr().out)
@@ -221,7 +220,6 @@ def test_compare_runs_command(stc3_project, tmp_path, capsys):
         call_command("compare_runs", stc3_project.slug, "--metric", "nope")
 
 
-@pytest.mark.sqlite
 def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path):
     # given a two-turn dialogue (b3 is undefined) and three identical runs (rank correlations over ties)
     from annotator.models import Assignment, Reordering

@@ -12,7 +12,7 @@ from annotator.services.judgements import assignment_reopen, judgements_save
 from scoring.app.selectors.fingerprint import judgements_fingerprint
 from tests.factories import first_allowed_values, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def submit(work, person, assignment, values=None):

@@ -20,7 +20,7 @@ from scoring.app.services.statistics import statistics_recompute
 from tests.factories import first_allowed_values, project_with_work
 from tests.fixtures.collections import stc3_dialogues, write_json
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

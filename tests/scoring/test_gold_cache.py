@@ -13,7 +13,7 @@ from scoring.app.services.gold_cache import gold_arrays
 from scoring.app.services.statistics import statistics_recompute
 from tests.factories import first_allowed_values, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def submit_all(work, upto: int | None = None):

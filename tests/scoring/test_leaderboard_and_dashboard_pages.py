@@ -19,7 +19,7 @@ from scoring.metric_names import BREAKDOWN_METRICS
 from tests.factories import project_with_work, user_make
 from tests.fixtures.collections import dbdc_dialogue, write_json
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def lead_of(project, client, name="board-lead"):

@@ -11,7 +11,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
 from scoring.app.models import Run
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def test_scoring_pages_are_for_leads_only(make_project, make_user, client):

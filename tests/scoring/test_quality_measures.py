@@ -150,6 +150,24 @@ def test_every_aggregation_gives_proper_distributions_and_ranks_a_spammer_last(m
         assert (p[:80].argmax(axis=1) == truth).mean() > 0.9
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_an_aggregation_does_not_depend_on_the_order_the_judgements_come_in(method):
+    # given judgements as one database returns them and as another does (PostgreSQL and SQLite differ)
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 3, 60)
+    x = np.where(rng.random((8, 60)) < 0.7, truth, rng.integers(0, 3, (8, 60)))
+    unit, annotator, value = long_form(x, np.zeros(x.shape, dtype=bool))
+    shuffled = rng.permutation(len(unit))
+    # when both are aggregated
+    results = [
+        aggregate(unit[o], annotator[o], value[o], n_units=60, n_values=3, n_annotators=8, method=method)
+        for o in (np.arange(len(unit)), shuffled)
+    ]
+    # then the posteriors and reliabilities are the same (crowd-kit numbers workers in order of appearance)
+    np.testing.assert_array_equal(results[0].posteriors, results[1].posteriors)
+    np.testing.assert_array_equal(results[0].reliability, results[1].reliability)
+
+
 def test_aggregate_refuses_unknown_methods_and_bad_indices():
     with pytest.raises(ValueError, match="method"):
         aggregate([0], [0], [0], n_units=1, n_values=2, n_annotators=1, method="majority")

@@ -8,7 +8,7 @@ from django.utils import timezone
 from scoring.app.models import StatisticsJob
 from scoring.app.services.schedule import statistics_request
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

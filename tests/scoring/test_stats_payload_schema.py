@@ -49,7 +49,6 @@ def problems(value, hint, path="payload") -> list[str]:
     return [] if isinstance(value, hint) and not isinstance(value, bool) else [f"{path}: not {hint.__name__}"]
 
 
-@pytest.mark.sqlite
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_payload_fits_its_type(preset):
     # given a project of the preset with every annotator's items submitted

@@ -9,7 +9,7 @@ from scoring.app.services.reliability import _straight
 from scoring.reliability import straight_lining
 from tests.factories import first_allowed_values, project_with_work
 
-pytestmark = [pytest.mark.django_db, pytest.mark.sqlite]
+pytestmark = pytest.mark.django_db
 
 
 def reference(judgements) -> dict[int, dict]:

@@ -15,13 +15,11 @@ from annotator.services.imports import dialogues_import
 from scoring.app.models import ProjectStatistics
 from tests.fixtures.collections import stc3_dialogues, write_json
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres(reason="table locks and lock_timeout")]
 
 
 @pytest.fixture
 def project(make_project, tmp_path):
-    if connection.vendor != "postgresql":
-        pytest.skip("lock timeouts are PostgreSQL's")
     project = make_project("stc3", slug="locked")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
     return project
