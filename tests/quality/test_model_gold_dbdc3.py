@@ -91,8 +91,14 @@ def _information_about_majority(data) -> np.ndarray:
     return out
 
 
-def test_mace_on_all_of_dbdc3_gives_the_planted_spammer_the_lowest_competence_of_the_informative(dbdc3_with_spammer):
-    # MACE on all 62,000 labels (about a minute): its competence is the chance an annotator is not spamming
+def test_mace_on_all_of_dbdc3_puts_the_planted_spammer_in_the_lower_half_of_competence(dbdc3_with_spammer):
+    """MACE on all 62,000 labels (about a minute): its competence is the chance an annotator is not spamming.
+
+    Fed the rows in a fixed order (``scoring.aggregation`` sorts them, so that both databases give the same
+    fit), MACE gives the planted random annotator a competence of 0.14, at the 36th percentile of the 481
+    annotators with 20 or more labels: a sixth of DBDC3's crowd workers get less than 0.01. So MACE does not
+    single the spammer out on this collection (Dawid-Skene's spammer score does: the test above); an earlier
+    version of this test asserted a competence below 0.01, which held only for PostgreSQL's row order."""
     project, spammer = dbdc3_with_spammer
     data = project_judgements(project)["breakdown"]
     result = aggregate(data.unit, data.annotator, data.value, n_units=data.n_units, n_values=3,
@@ -100,13 +106,10 @@ def test_mace_on_all_of_dbdc3_gives_the_planted_spammer_the_lowest_competence_of
     assert np.all(result.posteriors >= 0) and np.allclose(result.posteriors.sum(axis=1), 1)
     spam = int(np.nonzero(data.annotators == spammer.pk)[0][0])
     enough = np.bincount(data.annotator, minlength=len(data.annotators)) >= 20
+    competence = result.reliability[enough]
     mine = result.reliability[spam]
-    assert mine < 0.01
-    # as with Dawid-Skene: the few real annotators at or below it say as little about the others' majority
-    below = [a for a in np.nonzero(enough)[0] if a != spam and result.reliability[a] <= mine]
-    information = _information_about_majority(data)
-    assert len(below) < 0.02 * enough.sum()
-    assert all(information[a] < 0.05 for a in below), [(int(data.annotators[a]), information[a]) for a in below]
+    assert mine < np.median(competence)
+    assert np.mean(competence <= mine) < 0.5
 
 
 @pytest.mark.parametrize("method", ["glad", "mace"])
