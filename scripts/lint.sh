@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The gates: ruff (lint and format), import-linter's architecture contracts (pyproject.toml), no import
-# cycle among the project's modules (scripts/check_cycles.py), and a strict build of the documentation
-# (mkdocs.yml: broken links, anchors, nav entries or docstrings fail it).
+# cycle among the project's modules (scripts/check_cycles.py), djLint on the templates (format and rules),
+# and a strict build of the documentation (mkdocs.yml: broken links, anchors, nav entries or docstrings fail it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh --test
@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports
 .venv/bin/python scripts/check_cycles.py
+.venv/bin/djlint templates --check
+.venv/bin/djlint templates --lint
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 .venv/bin/mkdocs build --strict --site-dir "$site"

@@ -58,7 +58,7 @@ def test_fewer_active_annotators_than_k_is_said_before_running():
     work = project_with_work("stc3", annotators=1, k=1, assign=False)
     Project.objects.filter(pk=work.project.pk).update(annotators_per_dialogue=3)
     page = lead_client(work).get(reverse("lead_project", args=[work.project.slug])).content.decode()
-    explanation = re.search(r'<p id="assignment-explanation" class="errors">(.*?)</p>', page).group(1)
+    explanation = re.search(r'<p id="assignment-explanation"\s+class="errors">(.*?)</p>', page, re.S).group(1)
     assert explanation == (
         "This project has 1 active annotator, fewer than K = 3: every dialogue needs K different annotators, "
         "so the assignment cannot run. Add 2 more annotators or lower K."
