@@ -24,7 +24,7 @@ from scoring.app.tasks import recompute_statistics, refresh_run_comparisons
 from tests.conftest import database_url, start_worker, stop_worker
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
-from tests.waiting import wait_for
+from tests.waiting import queued_tasks, wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -90,7 +90,10 @@ def test_a_task_of_a_killed_worker_is_done_again_once(project_with_three_runs, t
         log = (tmp_path / "second.log").read_text()
         assert log.count("refresh_run_comparisons") >= 1 and "succeeded" in log
         assert "succeeded" not in (tmp_path / "first.log").read_text()
-        time.sleep(4)  # past another visibility timeout: nothing is handed out a third time
+        # and once the broker holds no message of it (acknowledged), nothing can hand it out a third time
+        assert wait_for(
+            lambda: queued_tasks(settings.CELERY_BROKER_URL, refresh_run_comparisons.name, "q-lost") == 0, 30
+        )
         assert (tmp_path / "second.log").read_text().count("succeeded") == 1
     finally:
         stop_worker(second)

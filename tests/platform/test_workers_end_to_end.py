@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from django.conf import settings
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -26,7 +27,7 @@ from scoring.app.tasks import recompute_statistics
 from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
-from tests.waiting import wait_for
+from tests.waiting import queued_tasks, wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -92,7 +93,8 @@ def test_a_burst_of_requests_causes_one_recomputation(celery_worker_process, mak
     scheduled = [statistics_request(project_id=project.pk) for _ in range(8)]
     assert scheduled == [True] + [False] * 7
     assert wait_for(lambda: StatisticsJob.objects.get(project=project).recomputations == 1)
-    time.sleep(1.5)  # nothing else was queued
+    # nothing else was queued: the broker holds no recomputation, waiting or reserved
+    assert wait_for(lambda: queued_tasks(settings.CELERY_BROKER_URL, recompute_statistics.name, "interactive") == 0, 30)
     job = StatisticsJob.objects.get(project=project)
     assert job.recomputations == 1 and not job.pending
     assert ProjectStatistics.objects.get(project=project).n_judgements == 22
@@ -153,15 +155,16 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(
 
 
 def test_work_queued_while_no_worker_runs_is_done_when_one_starts(make_project, tmp_path):
-    from django.conf import settings
 
     if not settings.CELERY_BROKER_URL:
         pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
     project = make_project("stc3", slug="later")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
     result = recompute_statistics.apply_async(args=(project.pk,), queue="no-worker-yet")
-    time.sleep(1.0)
-    assert not result.ready()
+    # the task waits in its queue, which no worker reads yet
+    assert (
+        queued_tasks(settings.CELERY_BROKER_URL, recompute_statistics.name, "no-worker-yet") == 1 and not result.ready()
+    )
     worker = start_worker(database_url(), tmp_path / "late-worker.log", queue="no-worker-yet", name="late-worker")
     try:
         assert result.get(timeout=90)["n_judgements"] == 22
@@ -276,8 +279,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     assert "could not send scoring.app.tasks.score_uploaded_run" in result.stderr
     runs = {r.project.slug: r for r in Run.objects.select_related("project")}
     assert all(r.status == "pending" and r.queued_at is None for r in runs.values())
-    time.sleep(1.0)
-    assert Run.objects.filter(status="pending").count() == 2  # nothing reached the worker
+    assert Run.objects.filter(status="pending").count() == 2  # the sends failed (above): nothing was queued
     # Redis is back: the lead opens one project's leaderboard...
     lead = make_user("lead")
     membership_add(project=projects[0], user=lead, role="lead")
