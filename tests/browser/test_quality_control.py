@@ -10,8 +10,7 @@ from annotator.services.projects import membership_add
 from annotator.services.qualification import qualification_admit
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import PASSWORD, login
-from tests.factories import user_make
-from tests.quality.helpers import breakdown_project, submit_all
+from tests.factories import breakdown_project, submit_all, user_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

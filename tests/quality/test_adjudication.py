@@ -10,8 +10,7 @@ import pytest
 from annotator.exporters import export_gold
 from annotator.services.projects import membership_add
 from scoring.app.services.statistics import statistics_current
-from tests.factories import user_make
-from tests.quality.helpers import api_client, breakdown_project, submit_all
+from tests.factories import api_client, breakdown_project, submit_all, user_make
 
 pytestmark = pytest.mark.django_db
 

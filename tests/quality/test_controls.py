@@ -22,8 +22,8 @@ from annotator.services.quality_items import (
 )
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts
 from scoring.app.services.statistics import project_statistics
+from tests.factories import api_client, breakdown_project, expected_all, submit_all
 from tests.fixtures.collections import dbdc_dialogue
-from tests.quality.helpers import api_client, breakdown_project, expected_all, submit_all
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from scoring.app.models import ProjectStatistics
 from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.gold_cache import gold_arrays
 from scoring.app.services.statistics import statistics_current
-from tests.quality.helpers import api_client, breakdown_project, submit_all
+from tests.factories import api_client, breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db
 
@@ -114,8 +114,7 @@ def test_source_filter_keeps_imported_or_own_annotators(make_project, tmp_path):
     from annotator.services.demo import DEMO_DIR
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add
-    from tests.factories import user_make
-    from tests.quality.helpers import submit
+    from tests.factories import submit, user_make
 
     # given the demo DBDC logs (three imported annotators) and one own annotator who judged them too
     project = make_project("dbdc", slug="src")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.quality.helpers import api_client, breakdown_project, submit_all
+from tests.factories import api_client, breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from scoring.app.services.jobs import model_estimate_job_run
 from scoring.app.services.model_reliability import criterion_model_reliability
 from scoring.app.services.statistics import statistics_recompute
 from scoring.app.tasks import estimate_model_reliability
-from tests.quality.helpers import breakdown_project, submit_all
+from tests.factories import breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db
 

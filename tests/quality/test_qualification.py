@@ -5,7 +5,7 @@ import pytest
 from annotator.models import Assignment, Qualification
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.quality_items import quality_item_set, quality_settings_update
-from tests.quality.helpers import api_client, breakdown_project, expected_all, submit
+from tests.factories import api_client, breakdown_project, expected_all, submit
 
 pytestmark = pytest.mark.django_db
 
