@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
@@ -133,7 +133,7 @@ class Record:
 
     def at(self, record) -> Record:
         """The same file, another record."""
-        return replace(self, id=None if record is None else str(record))
+        return Record(self.file, None if record is None else str(record))
 
     def error(self, message: str, field: str | None = None, /, **params) -> InputError:
         """An ``InputError`` here: ``message`` is a template marked ``N_``, filled from ``params``."""

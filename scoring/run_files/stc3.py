@@ -103,29 +103,38 @@ class _Rows:
 
 
 def _read_record(rows: _Rows, record, i: int, *, source: Record, gold_turns: Mapping[str, Sequence[str]]) -> None:
-    """Check one dialogue's id and shape and add its distributions to ``rows`` (their values are checked later)."""
-    at = source.at(source.field(record, "id", (str, int), f"[{i}]"))
-    if at.id not in gold_turns:
-        raise at.error(N_("is not in the gold data"), "id")
-    if at.id in rows.seen:
-        raise at.error(N_("appears twice"), "id")
-    rows.seen.add(at.id)
+    """Check one dialogue's id and shape and add its distributions to ``rows`` (their values are checked later).
+
+    The common case costs a few dictionary reads: a ``Record`` is made to name a field only when one is wrong.
+    """
+    did = record.get("id") if type(record) is dict else None
+    did = str(did if type(did) in (str, int) else source.field(record, "id", (str, int), f"[{i}]"))
+    if did not in gold_turns:
+        raise source.at(did).error(N_("is not in the gold data"), "id")
+    if did in rows.seen:
+        raise source.at(did).error(N_("appears twice"), "id")
+    rows.seen.add(did)
     position = len(rows.dialogues)
-    rows.dialogues.append(at.id)
-    quality = at.field(record, "quality", dict) if "quality" in record else {}
+    rows.dialogues.append(did)
+    quality = record.get("quality", {})
+    if type(quality) is not dict:
+        source.at(did).field(record, "quality", dict)  # raises, naming the field
     for key, dist in quality.items():
         if key not in rows.quality:
-            raise at.error(N_("unknown quality criterion %(key)s"), f"quality.{key}", key=repr(key))
+            raise source.at(did).error(N_("unknown quality criterion %(key)s"), f"quality.{key}", key=repr(key))
         rows.quality[key][0].append(position)
         rows.quality[key][1].append(dist)
     if "nugget" in record:
-        nuggets, speakers = record["nugget"], gold_turns[at.id]
+        nuggets, speakers = record["nugget"], gold_turns[did]
         if not isinstance(nuggets, list) or len(nuggets) != len(speakers):
             n = len(nuggets) if isinstance(nuggets, list) else "no"
-            raise at.error(N_("%(n)s turn distributions for %(len)s turns"), "nugget", n=n, len=len(speakers))
+            message = N_("%(n)s turn distributions for %(len)s turns")
+            raise source.at(did).error(message, "nugget", n=n, len=len(speakers))
         for t, (dist, speaker) in enumerate(zip(nuggets, speakers)):
-            for column, value in zip(rows.nugget[speaker], (position, t, dist)):
-                column.append(value)
+            dialogue, turn, objs = rows.nugget[speaker]
+            dialogue.append(position)
+            turn.append(t)
+            objs.append(dist)
 
 
 def _diagnose(data: list, source: Record, gold_turns, quality_scale, labels: dict[str, Sequence[str]]) -> None:
