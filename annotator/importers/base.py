@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scoring.errors import N_, InputError
+from scoring.errors import InputError
 
 
 @dataclass
@@ -50,28 +50,3 @@ class ParsedDialogue:
 
     def fail(self, message: str, field: str | None = None, params: dict | None = None) -> InputError:
         return InputError(self.file, message, record=self.external_id, field=field, params=params)
-
-
-def require(obj: dict, key: str, kind: type | tuple[type, ...], *, file: str, record: str | None, path: str):
-    """Return ``obj[key]`` if present and of ``kind``, else raise naming the field."""
-    if not isinstance(obj, dict):
-        raise InputError(
-            file, N_("expected an object, got %(type)s"), record=record, field=path, params={"type": type(obj).__name__}
-        )
-    if key not in obj:
-        raise InputError(file, N_("is missing"), record=record, field=f"{path}.{key}" if path else key)
-    value = obj[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
-        names = "/".join(k.__name__ for k in _as_tuple(kind))
-        raise InputError(
-            file,
-            N_("expected %(names)s, got %(type)s"),
-            record=record,
-            field=f"{path}.{key}" if path else key,
-            params={"names": names, "type": type(value).__name__},
-        )
-    return value
-
-
-def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
-    return kind if isinstance(kind, tuple) else (kind,)

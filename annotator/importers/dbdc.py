@@ -9,37 +9,27 @@ file without labels is a new collection.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from scoring.errors import N_
+from scoring.input import Record, load_json
 
-from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost, require
-from .limits import ANNOTATOR_KEY, check_text
+from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost
+from .limits import ANNOTATOR_KEY
 
 DEFAULT_ANNOTATION_EXTRA = {"comment": "", "ungrammatical-sentence": ""}
 TURN_FIELDS = ("turn-index", "speaker", "utterance", "annotations")
 
 
 def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_path: str) -> ParsedDialogue:
-    try:
-        record = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            display,
-            N_("is not UTF-8 text (%(reason)s at byte %(start)s); save it as UTF-8"),
-            params={"reason": exc.reason, "start": exc.start},
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(display, N_("malformed JSON: %(exc)s"), params={"exc": exc}) from None
-    except RecursionError:
-        raise InputError(display, N_("malformed JSON: nested too deeply to read")) from None
+    record = load_json(raw, display)
     if not isinstance(record, dict):
-        raise InputError(display, N_("expected a JSON object with dialogue-id and turns"))
-    external_id = str(require(record, "dialogue-id", (str, int), file=display, record=None, path=""))
-    turns = require(record, "turns", list, file=display, record=external_id, path="")
+        raise Record(display).error(N_("expected a JSON object with dialogue-id and turns"))
+    external_id = str(Record(display).field(record, "dialogue-id", (str, int)))
+    at = Record(display, external_id)
+    turns = at.field(record, "turns", list)
     if not turns:
-        raise InputError(display, N_("has no turns"), record=external_id, field="turns")
+        raise at.error(N_("has no turns"), "turns")
     fields = {k: v for k, v in record.items() if k not in ("dialogue-id", "turns")}
     parsed = ParsedDialogue(
         file=display,
@@ -51,10 +41,10 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
     labelled = any(isinstance(t, dict) and t.get("annotations") for t in turns)
     for p, turn in enumerate(turns):
         path = f"turns[{p}]"
-        turn_index = require(turn, "turn-index", int, file=display, record=external_id, path=path)
-        speaker = require(turn, "speaker", str, file=display, record=external_id, path=path)
-        utterance = require(turn, "utterance", str, file=display, record=external_id, path=path)
-        annotations = require(turn, "annotations", list, file=display, record=external_id, path=path)
+        turn_index = at.field(turn, "turn-index", int, path)
+        speaker = at.field(turn, "speaker", str, path)
+        utterance = at.field(turn, "utterance", str, path)
+        annotations = at.field(turn, "annotations", list, path)
         meta = {k: v for k, v in turn.items() if k not in TURN_FIELDS}
         parsed.posts.append(
             ParsedPost(
@@ -66,28 +56,17 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
             )
         )
         for a, annotation in enumerate(annotations):
-            apath = f"{path}.annotations[{a}]"
-            annotator = require(annotation, "annotator-id", (str, int), file=display, record=external_id, path=apath)
-            annotator = check_text(
-                str(annotator),
-                file=display,
-                record=external_id,
-                field=f"{apath}.annotator-id",
-                max_length=ANNOTATOR_KEY,
-            )
-            label = require(annotation, "breakdown", str, file=display, record=external_id, path=apath)
-            extra = {k: v for k, v in annotation.items() if k not in ("annotator-id", "breakdown")}
-            parsed.judgements.append(
-                ParsedJudgement(
-                    annotator,
-                    "breakdown",
-                    p,
-                    label,
-                    f"{apath}.breakdown",
-                    None if extra == DEFAULT_ANNOTATION_EXTRA else extra,
-                )
-            )
+            parsed.judgements.append(_judgement(at, annotation, p, f"{path}.annotations[{a}]"))
     return parsed
+
+
+def _judgement(at: Record, annotation, unit: int, path: str) -> ParsedJudgement:
+    annotator = at.field(annotation, "annotator-id", (str, int), path)
+    annotator = at.check_text(str(annotator), f"{path}.annotator-id", max_length=ANNOTATOR_KEY)
+    label = at.field(annotation, "breakdown", str, path)
+    extra = {k: v for k, v in annotation.items() if k not in ("annotator-id", "breakdown")}
+    extra = None if extra == DEFAULT_ANNOTATION_EXTRA else extra
+    return ParsedJudgement(annotator, "breakdown", unit, label, f"{path}.breakdown", extra)
 
 
 def iter_dbdc_members(members: Iterator[tuple[str, str, bytes]], *, language: str) -> Iterator[ParsedDialogue]:

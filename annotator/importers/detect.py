@@ -17,7 +17,7 @@ from .nlpcc import read_nlpcc
 from .stc3 import read_stc3
 
 FORMATS = ("auto", "stc3", "dbdc", "nlpcc", "jsonl")
-NOT_UTF8_JSON = "is not UTF-8 text, which JSON files must be; save it as UTF-8 and upload it again"
+NOT_UTF8_JSON = N_("is not UTF-8 text, which JSON files must be; save it as UTF-8 and upload it again")
 LANGUAGE_HINTS = {"en": "en", "ja": "ja", "cn": "zh", "zh": "zh"}
 
 

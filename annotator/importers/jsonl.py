@@ -5,57 +5,37 @@ Optional per dialogue: ``"language"`` and ``"meta"`` (any object, kept as source
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from scoring.errors import N_
+from scoring.input import Record, read_json_lines
 
-from .base import InputError, ParsedDialogue, ParsedPost, require
+from .base import ParsedDialogue, ParsedPost
 
 
 def read_jsonl(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
     with open(path, "rb") as fh:
-        for line_number, raw in enumerate(fh, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                message = f"is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
-                raise InputError(display, message, field=f"line {line_number}") from None
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    display, N_("malformed JSON: %(exc)s"), field=f"line {line_number}", params={"exc": exc}
-                ) from None
-            except RecursionError:
-                raise InputError(
-                    display, N_("malformed JSON: nested too deeply to read"), field=f"line {line_number}"
-                ) from None
-            record_id = f"line {line_number}"
-            external_id = str(require(record, "id", (str, int), file=display, record=record_id, path=""))
-            turns = require(record, "turns", list, file=display, record=external_id, path="")
-            if not turns:
-                raise InputError(display, N_("has no turns"), record=external_id, field="turns")
-            posts = []
-            for t, turn in enumerate(turns):
-                speaker = require(turn, "speaker", str, file=display, record=external_id, path=f"turns[{t}]")
-                text = require(turn, "text", str, file=display, record=external_id, path=f"turns[{t}]")
-                if not speaker.strip():
-                    raise InputError(display, N_("is empty"), record=external_id, field=f"turns[{t}].speaker")
-                posts.append(ParsedPost(speaker=speaker, text=text, source_turn_index=t))
-            meta = record.get("meta", {})
-            if not isinstance(meta, dict):
-                raise InputError(display, N_("expected an object"), record=external_id, field="meta")
-            dialogue_language = record.get("language", language)
-            if not isinstance(dialogue_language, str):
-                raise InputError(display, N_("expected a string"), record=external_id, field="language")
-            yield ParsedDialogue(
-                file=display,
-                external_id=external_id,
-                posts=posts,
-                language=dialogue_language,
-                source_meta={"format": "jsonl", "meta": meta},
-            )
+        for line, record in read_json_lines(fh, display):
+            yield parse_jsonl_dialogue(line, record, language=language)
+
+
+def parse_jsonl_dialogue(line: Record, record, *, language: str) -> ParsedDialogue:
+    """One line's dialogue; errors name the line until the dialogue's id is read, then the dialogue."""
+    at = line.at(line.field(record, "id", (str, int)))
+    turns = at.field(record, "turns", list)
+    if not turns:
+        raise at.error(N_("has no turns"), "turns")
+    posts = []
+    for t, turn in enumerate(turns):
+        speaker = at.field(turn, "speaker", str, f"turns[{t}]")
+        if not speaker.strip():
+            raise at.error(N_("is empty"), f"turns[{t}].speaker")
+        posts.append(ParsedPost(speaker=speaker, text=at.field(turn, "text", str, f"turns[{t}]"), source_turn_index=t))
+    return ParsedDialogue(
+        file=line.file,
+        external_id=at.id,
+        posts=posts,
+        language=at.field(record, "language", str) if "language" in record else language,
+        source_meta={"format": "jsonl", "meta": at.field(record, "meta", dict) if "meta" in record else {}},
+    )

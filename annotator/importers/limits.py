@@ -3,7 +3,7 @@
 A record that passes ``check_record`` can be written: every string fits its column, holds no NUL
 (PostgreSQL refuses it in text and in jsonb) and no lone surrogate (it cannot be encoded as
 UTF-8), every integer fits its column, and source metadata is plain JSON that is neither nested
-deeper than ``MAX_NESTING`` nor holds a non-finite number. Each failure is an ``InputError``
+deeper than ``scoring.input.MAX_NESTING`` nor holds a non-finite number. Each failure is an ``InputError``
 naming the file, the record and the field, like any other import error.
 
 Archives (zips of DBDC logs, the NLPCC workbook, uploaded runs) are opened with the limits the
@@ -12,14 +12,12 @@ settings give (``archive_limits``).
 
 from __future__ import annotations
 
-import math
-
 from django.conf import settings
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 from annotator.models import Dialogue, GoldCount, Judgement, Membership, Post
-from scoring.errors import N_, InputError
 from scoring.files import ArchiveLimits
+from scoring.input import Record, text_problem
 
 from .base import ParsedDialogue
 
@@ -41,7 +39,6 @@ VALUE = _max_length(Judgement, "value")
 TURN_INDEX = _int_range(Post, "source_turn_index")
 UNIT = _int_range(Judgement, "unit")
 COUNT = _int_range(GoldCount, "count")
-MAX_NESTING = 64  # levels of lists and objects in source metadata
 
 
 def archive_limits() -> ArchiveLimits:
@@ -53,104 +50,28 @@ def archive_limits() -> ArchiveLimits:
     )
 
 
-def text_problem(value: str, max_length: int | None = None) -> str | None:
-    """Why ``value`` cannot be stored in a text column, or None.
-
-    >>> text_problem("a\\x00b")
-    'contains a NUL character (at position 1)'
-    >>> text_problem("x" * 41, 40)
-    'is 41 characters long; at most 40 fit'
-    """
-    if "\x00" in value:
-        return f"contains a NUL character (at position {value.index(chr(0))})"
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return f"contains a lone surrogate (U+{ord(value[exc.start]):04X} at position {exc.start}), not valid Unicode"
-    if max_length is not None and len(value) > max_length:
-        return f"is {len(value)} characters long; at most {max_length} fit"
-    return None
-
-
-def check_text(value: str, *, file: str, record: str | None, field: str, max_length: int | None = None) -> str:
-    problem = text_problem(value, max_length)
-    if problem:
-        raise InputError(file, problem, record=record, field=field)
-    return value
-
-
-def check_int(value: int, bounds: tuple[int, int], *, file: str, record: str | None, field: str) -> int:
-    low, high = bounds
-    if not low <= value <= high:
-        raise InputError(
-            file,
-            N_("%(value)s is outside %(low)s..%(high)s"),
-            record=record,
-            field=field,
-            params={"value": value, "low": low, "high": high},
-        )
-    return value
-
-
-def check_json(value, *, file: str, record: str | None, field: str) -> None:
-    """Plain, storable JSON: strings and keys as ``check_text``, finite numbers, at most ``MAX_NESTING`` deep.
-
-    Iterative, so a deeply nested value is reported, not a RecursionError.
-    """
-    stack = [(value, field, 0)]
-    while stack:
-        item, path, depth = stack.pop()
-        if isinstance(item, str):
-            check_text(item, file=file, record=record, field=path)
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise InputError(
-                file, N_("%(item)s is not a finite number"), record=record, field=path, params={"item": item}
-            )
-        elif isinstance(item, (dict, list)):
-            if depth >= MAX_NESTING:
-                raise InputError(
-                    file,
-                    N_("is nested more than %(MAX_NESTING)s levels deep"),
-                    record=record,
-                    field=path,
-                    params={"MAX_NESTING": MAX_NESTING},
-                )
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    if not isinstance(key, str):
-                        raise InputError(file, N_("has a key that is not a string"), record=record, field=path)
-                    check_text(key, file=file, record=record, field=f"{path}.{key[:40]!r}")
-                    stack.append((child, f"{path}.{key[:40]}", depth + 1))
-            else:
-                stack.extend((child, f"{path}[{i}]", depth + 1) for i, child in enumerate(item))
-        elif not (item is None or isinstance(item, (bool, int, float))):
-            raise InputError(
-                file, N_("%(type)s is not JSON"), record=record, field=path, params={"type": type(item).__name__}
-            )
-
-
 def check_record(parsed: ParsedDialogue) -> ParsedDialogue:
     """Every value of a parsed dialogue fits the database (see the module's docstring)."""
-    file = parsed.file
-    record = parsed.external_id
-    problem = text_problem(record, EXTERNAL_ID)
+    problem = text_problem(parsed.external_id, EXTERNAL_ID)
     if problem:  # the id itself cannot name the record: show its start
-        raise InputError(file, problem, record=repr(record[:40].replace("\x00", "\\x00")), field="id")
-    check_text(parsed.language, file=file, record=record, field="language", max_length=LANGUAGE)
-    check_json(parsed.source_meta, file=file, record=record, field="metadata")
+        shown = repr(parsed.external_id[:40].replace("\x00", "\\x00"))
+        raise Record(parsed.file, shown).error(problem[0], "id", **problem[1])
+    at = Record(parsed.file, parsed.external_id)
+    at.check_text(parsed.language, "language", max_length=LANGUAGE)
+    at.check_json(parsed.source_meta, "metadata")
     for i, post in enumerate(parsed.posts):
-        check_text(post.speaker, file=file, record=record, field=f"posts[{i}].speaker", max_length=SPEAKER)
-        check_text(post.text, file=file, record=record, field=f"posts[{i}].text")
+        at.check_text(post.speaker, f"posts[{i}].speaker", max_length=SPEAKER)
+        at.check_text(post.text, f"posts[{i}].text")
         if post.source_turn_index is not None:
-            check_int(post.source_turn_index, TURN_INDEX, file=file, record=record, field=f"posts[{i}].turn-index")
-        check_json(post.source_meta, file=file, record=record, field=f"posts[{i}]")
+            at.check_int(post.source_turn_index, f"posts[{i}].turn-index", TURN_INDEX)
+        at.check_json(post.source_meta, f"posts[{i}]")
     for j in parsed.judgements:
-        check_text(j.annotator, file=file, record=record, field=f"{j.field} (annotator)", max_length=ANNOTATOR_KEY)
-        check_text(j.value, file=file, record=record, field=j.field, max_length=VALUE)
-        check_int(j.unit, UNIT, file=file, record=record, field=j.field)
+        at.check_text(j.annotator, f"{j.field} (annotator)", max_length=ANNOTATOR_KEY)
+        at.check_text(j.value, j.field, max_length=VALUE)
+        at.check_int(j.unit, j.field, UNIT)
         if j.extra is not None:  # the fields beside the value: named from the value's parent (its annotation)
-            check_json(j.extra, file=file, record=record, field=j.field.rsplit(".", 1)[0])
+            at.check_json(j.extra, j.field.rsplit(".", 1)[0])
     for g in parsed.gold_counts:
-        check_int(g.count, COUNT, file=file, record=record, field=g.field)
-        check_int(g.n_annotators, COUNT, file=file, record=record, field=g.field)
+        at.check_int(g.count, g.field, COUNT)
+        at.check_int(g.n_annotators, g.field, COUNT)
     return parsed

@@ -14,9 +14,10 @@ from pathlib import Path
 from annotator.presets import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR
 from scoring.errors import N_
 from scoring.files import check_archive
+from scoring.input import Record
 
 from .base import InputError, ParsedDialogue, ParsedGoldCount, ParsedPost
-from .limits import EXTERNAL_ID, archive_limits, check_text
+from .limits import EXTERNAL_ID, archive_limits
 
 QUESTION, REPLY, SYSTEM, N_ANNOTATORS, NONE_OF_ABOVE = "问题", "回答", "机器人", "参与总人数", "以上均不选"
 COUNT_COLUMNS = [(NLPCC_SEVERE_ERROR[0], NLPCC_SEVERE_ERROR[2])] + [(key, col) for key, _a, _q, col in NLPCC_QUESTIONS]
@@ -76,7 +77,7 @@ def _read_rows(workbook, display: str, language: str) -> Iterator[ParsedDialogue
 
 
 def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display: str, language: str) -> ParsedDialogue:
-    record = f"row {row_number}"
+    at = Record(display, f"row {row_number}")
 
     def cell(name: str):
         index = col.get(name)
@@ -85,23 +86,17 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
     def count(name: str, field: str) -> int:
         value = cell(name)
         if not _is_whole(value) or value < 0:
-            raise InputError(
-                display,
-                N_("expected a non-negative whole count, got %(value)s"),
-                record=record,
-                field=field,
-                params={"value": repr(value)},
-            )
+            raise at.error(N_("expected a non-negative whole count, got %(value)s"), field, value=repr(value))
         return int(value)
 
     question, reply, system = cell(QUESTION), cell(REPLY), cell(SYSTEM)
     for name, value in ((QUESTION, question), (REPLY, reply), (SYSTEM, system)):
         if value is None or str(value).strip() == "":
-            raise InputError(display, N_("is empty"), record=record, field=name)
-    check_text(str(system), file=display, record=record, field=SYSTEM, max_length=EXTERNAL_ID - 5)
+            raise at.error(N_("is empty"), name)
+    at.check_text(str(system), SYSTEM, max_length=EXTERNAL_ID - 5)
     n = count(N_ANNOTATORS, N_ANNOTATORS)
     if n == 0:
-        raise InputError(display, N_("must be at least 1"), record=record, field=N_ANNOTATORS)
+        raise at.error(N_("must be at least 1"), N_ANNOTATORS)
     external_id = f"{system}-{row_number:04d}"
     item = ParsedDialogue(
         file=display,
@@ -115,13 +110,7 @@ def parse_nlpcc_row(row: tuple, col: dict[str, int], *, row_number: int, display
     for key, column in COUNT_COLUMNS:
         yes = count(column, column)
         if yes > n:
-            raise InputError(
-                display,
-                N_("%(yes)s yes answers but only %(n)s annotators"),
-                record=external_id,
-                field=column,
-                params={"yes": yes, "n": n},
-            )
+            raise at.at(external_id).error(N_("%(yes)s yes answers but only %(n)s annotators"), column, yes=yes, n=n)
         item.gold_counts.append(ParsedGoldCount(key, 1, "yes", yes, n, column))
         item.gold_counts.append(ParsedGoldCount(key, 1, "no", n - yes, n, column))
     return item
@@ -173,13 +162,7 @@ def _summary_count(row: tuple, index: int, *, display: str, record: str, field: 
     if value is None:
         return None
     if not _is_whole(value):
-        raise InputError(
-            display,
-            N_("expected a whole count, got %(value)s"),
-            record=record,
-            field=field,
-            params={"value": repr(value)},
-        )
+        raise Record(display, record).error(N_("expected a whole count, got %(value)s"), field, value=repr(value))
     return int(value)
 
 

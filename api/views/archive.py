@@ -17,8 +17,8 @@ from annotator.services.imports import upload_check_size
 from annotator.services.projects import membership_add
 from api import serializers as s
 from api.errors import FormatIsAParameter
-from scoring.app.selectors.project_archive import project_archive_chunks
-from scoring.app.services.project_archive import project_archive_import
+from scoring.app.archive.export import project_archive_chunks
+from scoring.app.archive.restore import project_archive_import
 
 
 class ProjectArchive(APIView):

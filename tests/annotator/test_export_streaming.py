@@ -17,8 +17,8 @@ from annotator.exporters.stc3 import stc3_records
 from annotator.exporters.stream import LazyList, json_chunks
 from annotator.presets import PRESETS
 from annotator.services.judgements import judgements_save
-from scoring.app.selectors import project_archive as archive_module
-from scoring.app.selectors.project_archive import ARCHIVE_JSON, ARCHIVE_MEMBER, project_archive, project_archive_data
+from scoring.app.archive import export as archive_module
+from scoring.app.archive.export import ARCHIVE_JSON, ARCHIVE_MEMBER, project_archive, project_archive_data
 from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = pytest.mark.django_db

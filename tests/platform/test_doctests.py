@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("scoring", "annotator", "api", "config")
 # helpers whose docstring examples are their tests (the scoring library's modules: tests/scoring/test_docstrings.py)
 EXAMPLED = [
-    "annotator.services.units",
+    "annotator.units",
     "annotator.selectors.annotation",
     "annotator.selectors.structure",
     "annotator.templatetags.annotator_time",

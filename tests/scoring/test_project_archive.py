@@ -18,9 +18,9 @@ from annotator.presets import PRESETS, RunScheme
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add, membership_remove
+from scoring.app.archive.export import ARCHIVE_MEMBER, project_archive, project_archive_data
+from scoring.app.archive.restore import project_archive_import
 from scoring.app.models import Run, RunStatus
-from scoring.app.selectors.project_archive import ARCHIVE_MEMBER, project_archive, project_archive_data
-from scoring.app.services.project_archive import project_archive_import
 from scoring.app.services.runs.scoring import run_score
 from scoring.app.services.runs.upload import run_upload
 from scoring.errors import InputError

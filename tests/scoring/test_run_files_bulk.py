@@ -5,7 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.errors import InputError
-from scoring.run_files import _distribution, _distributions, read_stc3_run
+from scoring.input import Record
+from scoring.run_files import read_stc3_run
+from scoring.run_files.stc3 import _distribution, _distributions
 
 GOLD = {"d1": ["customer", "helpdesk"], "d2": ["customer"]}
 SCALE = ["-2", "-1", "0", "1", "2"]
@@ -87,7 +89,7 @@ def test_bulk_distributions_equal_one_object_at_a_time(objs, same_shape):
     rows = []
     for obj in objs:
         try:
-            rows.append(_distribution(obj, CUSTOMER, source="run.json", record="d", field="nugget[0]"))
+            rows.append(_distribution(obj, CUSTOMER, at=Record("run.json", "d"), field="nugget[0]"))
         except InputError:
             assert got is None
             return

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotator.management.output import chunks_write
 from annotator.models import Project
-from scoring.app.selectors.project_archive import project_archive_chunks
+from scoring.app.archive.export import project_archive_chunks
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.app.services.project_archive import project_archive_import_path
+from scoring.app.archive.restore import project_archive_import_path
 from scoring.errors import InputError
 
 

@@ -1,17 +1,8 @@
-"""A project's full archive, for backup and for moving it to another instance.
+"""Writing a project's archive (the selector side: it reads the database and writes nothing).
 
-The community formats (``annotator.exporters``) keep what the research needs; the archive keeps
-everything a team would lose without it: the project and its criteria and guidelines, the members
-(by username) with their roles, every dialogue and post with the source metadata, every assignment
-with its times, status and queue position, every judgement (submitted or draft) with its time, the
-reorderings, the published gold counts, and the runs with their scores (and, for a run not scored
-yet, its uploaded files). Derived statistics are not kept: they are recomputed on the first visit
-of the dashboard.
-
-The archive is a zip holding one ``archive.json``; the same data gives the same bytes (sorted keys,
-fixed member timestamp, rows in the order the database holds them), so importing an archive and
-exporting again reproduces it exactly. Nothing refers to a database id: dialogues by their external
-id, people by username, criteria by key, assignments by their position in the archive.
+The same data gives the same bytes (sorted keys, fixed member timestamp, rows in the order the
+database holds them), so importing an archive and exporting again reproduces it exactly. Large
+parts are read a chunk of rows at a time as the zip is streamed (``project_archive_chunks``).
 """
 
 from __future__ import annotations
@@ -24,11 +15,8 @@ import numpy as np
 
 from annotator.exporters.stream import LazyList, json_chunks, zip_chunks
 from annotator.models import Assignment, Criterion, GoldCount, Judgement, Membership, Post, Project
+from scoring.app.archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, ARCHIVE_VERSION
 from scoring.app.models import Run
-
-ARCHIVE_FORMAT = "dialeval-project-archive"
-ARCHIVE_VERSION = 1
-ARCHIVE_MEMBER = "archive.json"
 
 
 def _time(value) -> str | None:
