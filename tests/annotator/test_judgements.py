@@ -135,9 +135,9 @@ def test_reordering_is_checked_against_the_constraints(make_project, make_user, 
 
 def test_saves_record_their_times_and_every_row_of_a_large_item(item, monkeypatch):
     # given saves split over several INSERT statements (the batch size shrunk to 2 rows)
-    from annotator.services import judgements
+    from annotator.services.judgements import rows
 
-    monkeypatch.setattr(judgements, "INSERT_BATCH", 2)
+    monkeypatch.setattr(rows, "INSERT_BATCH", 2)
     judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE[:3], seconds=4)
     item.refresh_from_db()
     first_started = item.started_at
