@@ -12,6 +12,7 @@ probability outside [0, 1], and probabilities whose sum differs from 1 by more t
 from __future__ import annotations
 
 import contextlib
+import json  # noqa: F401  (the example below)
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,6 +187,14 @@ def read_dbdc_run(
     ``dialogue_turns`` (optional) maps every dialogue of the collection to all its turn indices.
     What is accepted and refused: the module's docstring. ``strict`` also requires a file for every
     gold dialogue.
+
+    Examples
+    --------
+    >>> labels = {"dialogue-id": "d1", "turns": [{"turn-index": 1, "labels": [
+    ...     {"breakdown": "X", "prob-O": 0.1, "prob-T": 0.2, "prob-X": 0.7}]}]}
+    >>> run = read_dbdc_run([("d1.labels.json", json.dumps(labels))], gold_turns={"d1": [1]})
+    >>> run.dialogue, run.turn.tolist(), run.label.tolist(), run.p.tolist()
+    (['d1'], [1], [2], [[0.1, 0.2, 0.7]])
     """
     rows = _Rows()
     names = []

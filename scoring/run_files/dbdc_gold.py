@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json  # noqa: F401  (the example below)
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -33,6 +34,16 @@ def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
     A turn is annotated when it is not a user turn (speaker ``U``) and its ``annotations`` list
     is not empty (the script skips the others, such as the opening system prompt of DBDC3's
     English logs); its counts are the numbers of O, T and X labels.
+
+    Examples
+    --------
+    >>> log = {"dialogue-id": "d1", "turns": [
+    ...     {"turn-index": 0, "speaker": "S", "annotations": []},
+    ...     {"turn-index": 1, "speaker": "U"},
+    ...     {"turn-index": 2, "speaker": "S", "annotations": [{"breakdown": "O"}, {"breakdown": "X"}]}]}
+    >>> gold = read_dbdc_gold([("d1.log.json", json.dumps(log))])
+    >>> gold.turns, gold.dialogue_turns, gold.counts[("d1", 2)].tolist()
+    ({'d1': [2]}, {'d1': [0, 1, 2]}, [1, 0, 1])
     """
     gold = DBDCGold({}, {}, {})
     for name, raw in files:

@@ -14,13 +14,17 @@ import re
 import pytest
 
 LIBRARY = sorted(
-    f"scoring.{m.name}" for m in pkgutil.iter_modules(importlib.import_module("scoring").__path__) if not m.ispkg
+    m.name
+    for m in pkgutil.walk_packages(importlib.import_module("scoring").__path__, "scoring.")
+    if not m.ispkg and not m.name.startswith("scoring.app.") and not m.name.rsplit(".", 1)[1].startswith("_")
 )
-# the measures and models; scoring/run_files.py, files.py and errors.py read input files, and runs.py,
+# the measures and models; scoring/run_files/, input.py, files.py and errors.py read input files, and runs.py,
 # memory.py and metric_names.py hold the run files' records, a size estimate and the measures' names
 MODULES = [
     "scoring.aggregation",
-    "scoring.agreement",
+    "scoring.agreement.alpha",
+    "scoring.agreement.kappa",
+    "scoring.agreement.raters",
     "scoring.breakdown",
     "scoring.correlation",
     "scoring.gold",

@@ -1,0 +1,22 @@
+"""What every coefficient shares: which units can be paired, and what an undefined coefficient gives."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _pairable(counts) -> np.ndarray:
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2:
+        raise ValueError(f"counts must be units x categories, got shape {counts.shape}")
+    if (counts < 0).any() or not np.isfinite(counts).all():
+        raise ValueError("counts must be finite and non-negative")
+    return counts[counts.sum(axis=1) >= 2]
+
+
+def _undefined(on_undefined: str, why: str) -> float:
+    if on_undefined == "raise":
+        raise ValueError(f"undefined: {why}")
+    if on_undefined != "nan":
+        raise ValueError(f"on_undefined must be 'nan' or 'raise', got {on_undefined!r}")
+    return float("nan")
