@@ -17,6 +17,7 @@ from annotator.models import (
     AssignmentStatus,
     Reordering,
 )
+from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.services.judgements.checks import check_complete, check_conflicts, reordering_problems
 from annotator.services.judgements.errors import Given, SubmissionError
@@ -116,7 +117,7 @@ def judgements_save(
             now,
         )
         if submit:
-            if assignment.training_required:
+            if assignment.training_required and is_training(assignment):  # only a training item can reach a pass
                 qualification_pass_record(project=project, user=user)
             statistics_request_on_commit(project_id=project.pk)
     return assignment
