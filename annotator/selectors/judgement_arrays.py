@@ -220,14 +220,14 @@ def _read_shapes(posts) -> _Shapes:
     return _Shapes(speaker_of_post, speaker_of_block, shapes)
 
 
-def _asked(columns: _Columns, criterion: Criterion, reading: _Reading) -> _Columns:
+def _asked(columns: _Columns, criterion: Criterion, reading: _Reading, asked: dict[int, set[int]]) -> _Columns:
     """Step 2: the rows on units the criterion asks about (``required_units`` of each dialogue's shape,
     looked up once per unit, not per row). Under ``UnitRule.EVERY`` every stored judgement is on an asked
-    unit (saves and imports check it), so nothing is looked up."""
+    unit (saves and imports check it), so nothing is looked up. ``asked`` caches each dialogue's asked units
+    for the criterion, shared by its judgements and its counts."""
     if reading.rule == UnitRule.EVERY or not len(columns.unit):
         return columns
     keys = columns.keys
-    asked: dict[int, set[int]] = {}
     dropped = []
     for key in np.unique(keys).tolist():
         dialogue_id, unit = key >> 32, key & 0xFFFFFFFF
@@ -244,8 +244,9 @@ def _asked(columns: _Columns, criterion: Criterion, reading: _Reading) -> _Colum
 def _assembled(criterion: Criterion, reading: _Reading) -> CriterionJudgements:
     """Step 3: one criterion's arrays: its units (the judged or counted (dialogue, unit) pairs, sorted),
     annotators, long-form judgements and per-unit counts."""
-    judged = _asked(reading.judged.where(reading.judged.criterion == criterion.pk), criterion, reading)
-    counted = _asked(reading.counted.where(reading.counted.criterion == criterion.pk), criterion, reading)
+    asked: dict[int, set[int]] = {}
+    judged = _asked(reading.judged.where(reading.judged.criterion == criterion.pk), criterion, reading, asked)
+    counted = _asked(reading.counted.where(reading.counted.criterion == criterion.pk), criterion, reading, asked)
     values = reading.scales[criterion.pk]
     unit_keys, inverse = np.unique(np.concatenate([judged.keys, counted.keys]), return_inverse=True)
     inverse = inverse.reshape(-1)
