@@ -112,7 +112,9 @@ def study_update(*, study: Study, confirm_time_limit: bool = False, **settings) 
     if unknown:
         raise TypeError(f"unknown study settings: {', '.join(sorted(unknown))}")
     minutes = settings.get("time_limit_minutes")
-    if minutes is not None and minutes != study.time_limit_minutes and not confirm_time_limit:
+    stored = Study.objects.filter(pk=study.pk).values_list("time_limit_minutes", flat=True).first()
+    if minutes is not None and minutes != stored and not confirm_time_limit:  # (a form may have set it already)
+        study.time_limit_minutes = stored
         change = time_limit_change(study=study, minutes=minutes)
         if change.working:
             raise StudyError(StudyError.UNCONFIRMED, change.summary)
