@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from annotator.input_errors import input_error_text
-from annotator.services.judgements import ConflictError, SubmissionError
+from annotator.services.judgements import ConflictError, ItemClosed, SubmissionError
 from scoring.errors import InputError
 
 
@@ -34,6 +34,8 @@ def exception_handler(exc, context):
             },
             status=status.HTTP_409_CONFLICT,
         )
+    if isinstance(exc, ItemClosed):  # a study participant's save after their time (and its grace)
+        return Response({"detail": str(exc), "code": exc.code}, status=status.HTTP_410_GONE)
     if isinstance(exc, SubmissionError):
         return Response({"detail": str(exc), "problems": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)

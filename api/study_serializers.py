@@ -7,11 +7,14 @@ from annotator.services.studies import SETTINGS_FIELDS
 
 
 class StudyIn(serializers.ModelSerializer):
-    """A study's settings. ``completion_code`` left out (or empty) on creation: a random one."""
+    """A study's settings. ``completion_code`` left out (or empty) on creation: a random one.
+    ``confirm_time_limit``: change the time limit although participants are at work (their deadline moves)."""
+
+    confirm_time_limit = serializers.BooleanField(required=False, default=False, write_only=True)
 
     class Meta:
         model = Study
-        fields = list(SETTINGS_FIELDS)
+        fields = [*SETTINGS_FIELDS, "confirm_time_limit"]
         extra_kwargs = {"completion_code": {"required": False, "allow_blank": True}}
 
 

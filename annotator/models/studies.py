@@ -7,6 +7,10 @@ URL the platform expects. A ``Participant`` binds a platform's participant id (P
 API token; their items are ordinary assignments. Unfinished items of a participant who ran out of
 time go to the next participant: the draft is kept as a ``ReleasedItem`` (not counted anywhere).
 
+A participant is bound to what only they have (see docs/studies.md): the first visit's browser (a
+signed cookie), the platform's per-session value of that visit (Prolific's ``SESSION_ID``, MTurk's
+``assignmentId``, kept in ``platform``) or their ``return_code``, shown to them on their pages.
+
 Re-exported by ``annotator.models``, like every model of the app.
 """
 
@@ -24,6 +28,8 @@ from annotator.models.projects import Project
 
 TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 random bits
 CODE_ALPHABET = string.ascii_uppercase + string.digits
+RETURN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: read off a screen and typed again
+RETURN_CODE_LENGTH = 10  # 50 random bits
 
 
 def study_token_new() -> str:
@@ -34,6 +40,11 @@ def study_token_new() -> str:
 def completion_code_new() -> str:
     """A fresh completion code: 8 random capitals and digits (the lead may set the platform's own)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+
+
+def return_code_new() -> str:
+    """A fresh return code: 10 characters of 32 that cannot be misread, 50 random bits."""
+    return "".join(secrets.choice(RETURN_CODE_ALPHABET) for _ in range(RETURN_CODE_LENGTH))
 
 
 parameter_name_validator = RegexValidator(
@@ -101,6 +112,11 @@ class Participant(models.Model):
     platform = models.JSONField(
         default=dict, blank=True, help_text="The platform's other ids from the first visit (STUDY_ID, hitId...)."
     )
+    return_code = models.CharField(
+        max_length=16,
+        default=return_code_new,
+        help_text="Shown to the participant: with it, their id opens the study in another browser.",
+    )
     created_at = models.DateTimeField(auto_now_add=True, help_text="The first visit.")
     consented_at = models.DateTimeField(null=True, blank=True)
     allocated_at = models.DateTimeField(null=True, blank=True, help_text="Items given; the time limit runs from here.")
@@ -123,6 +139,9 @@ class ReleasedItem(models.Model):
 
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="released_items")
     dialogue = models.ForeignKey(Dialogue, on_delete=models.CASCADE, related_name="released_items")
+    assignment_number = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="The released assignment's id: a late save to it is told why it is gone."
+    )
     status = models.CharField(max_length=20, help_text="The assignment's status when it was released.")
     started_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(default=0)

@@ -1,17 +1,26 @@
-"""Reads for crowdsourced studies: places left, where a participant stands, the lead's participant table."""
+"""Reads for crowdsourced studies: places left, where a participant stands, their clock, the lead's
+participant table.
+
+The time limit: a participant's *deadline* is ``allocated_at`` plus the study's limit; their page's
+saves are taken until the deadline plus the grace (``STUDY_SAVE_GRACE_SECONDS``, ``saves_end``), and
+their unfinished items are released only after that, so an answer given in time is saved or refused
+with the reason, never lost between the two."""
 
 from __future__ import annotations
 
 import csv
 import io
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import quote
 
 import numpy as np
+from django.conf import settings
 from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from annotator.models import (
     Assignment,
@@ -28,6 +37,9 @@ from annotator.models import (
 ID_PARAMETERS = ("PROLIFIC_PID", "workerId", "participant")
 # The platform's other ids kept from the first visit (Prolific's, then MTurk's).
 PLATFORM_PARAMETERS = ("STUDY_ID", "SESSION_ID", "assignmentId", "hitId")
+# The platform's value for one visit of one participant (Prolific's session, MTurk's assignment): a second
+# browser that brings the first visit's value is the same participant coming back.
+SESSION_PARAMETERS = ("SESSION_ID", "assignmentId")
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"  # MTurk's assignmentId while a worker previews a HIT
 MAX_ID_LENGTH = 200
 
@@ -59,6 +71,106 @@ def visit_ids(*, study: Study, query) -> VisitIds:
     return VisitIds(None, None, platform, preview)
 
 
+def save_grace() -> timedelta:
+    """How long after the deadline a participant's page's saves are still taken (a save in flight or retried)."""
+    return timedelta(seconds=settings.STUDY_SAVE_GRACE_SECONDS)
+
+
+def participant_deadline(allocated_at: datetime | None, time_limit_minutes: int | None) -> datetime | None:
+    """When the participant's time runs out (None before they have items, or for someone in no study)."""
+    if allocated_at is None or time_limit_minutes is None:
+        return None
+    return allocated_at + timedelta(minutes=time_limit_minutes)
+
+
+def saves_end(allocated_at: datetime | None, time_limit_minutes: int | None) -> datetime | None:
+    """The last moment a participant's save is taken: the deadline plus the grace."""
+    deadline = participant_deadline(allocated_at, time_limit_minutes)
+    return None if deadline is None else deadline + save_grace()
+
+
+def release_cutoff(study: Study, now: datetime) -> datetime:
+    """Participants given their items before this have passed their deadline and its grace: releasable."""
+    return now - timedelta(minutes=study.time_limit_minutes) - save_grace()
+
+
+def time_over_message() -> str:
+    return gettext(
+        "Your time for this study has run out: this answer was not saved. The answers you saved in time are kept."
+    )
+
+
+def released_message() -> str:
+    return gettext(
+        "Your time for this study ran out and this item went to another participant: this answer was not saved. "
+        "The answers you saved in time are kept."
+    )
+
+
+def released_item_of(*, user, assignment_id: int) -> ReleasedItem | None:
+    """The released copy of the user's former assignment ``assignment_id`` (gone to another participant)."""
+    if not user.is_authenticated:
+        return None
+    return ReleasedItem.objects.filter(participant__user=user, assignment_number=assignment_id).first()
+
+
+@dataclass(frozen=True)
+class ParticipantClock:
+    """What a participant's item page shows of their study: the deadline (server time), the server's
+    time now (the page's clock follows it), the grace, the return code and the study's page."""
+
+    deadline: datetime
+    now: datetime
+    grace_seconds: int
+    return_code: str
+    study_url: str
+
+    @property
+    def saves_end(self) -> datetime:
+        return self.deadline + timedelta(seconds=self.grace_seconds)
+
+
+def participant_clock(*, user, project: Project, now: datetime | None = None) -> ParticipantClock | None:
+    """The clock of ``user``'s participation in a study of ``project`` (None for anyone else)."""
+    found = (
+        Participant.objects.filter(user=user, study__project=project)
+        .values_list("allocated_at", "study__time_limit_minutes", "return_code", "study__token")
+        .first()
+    )
+    if found is None or found[0] is None:
+        return None
+    allocated_at, minutes, code, token = found
+    return ParticipantClock(
+        participant_deadline(allocated_at, minutes),
+        now or timezone.now(),
+        settings.STUDY_SAVE_GRACE_SECONDS,
+        code,
+        reverse("study", args=[token]),
+    )
+
+
+def return_code_typed(text: str) -> str:
+    """A return code as typed: letters and digits only, in capitals (spaces and dashes dropped)."""
+    return "".join(c for c in text.upper() if c.isascii() and c.isalnum())[:32]
+
+
+def visit_binds(
+    *, participant: Participant, browser_participant: int | None, platform: dict[str, str], return_code: str = ""
+) -> bool:
+    """Whether a visit with ``participant``'s id may act as them: the browser is theirs (the signed
+    cookie of an earlier visit names them), the visit brings the platform's per-session value of their
+    first visit (``SESSION_PARAMETERS``), or the return code shown to them. An id alone never does:
+    platform ids are semi-public (MTurk worker ids) or guessable (a lead's sequential ids)."""
+    if browser_participant == participant.pk:
+        return True
+    for name in SESSION_PARAMETERS:
+        first, now = participant.platform.get(name), platform.get(name)
+        if first and now and secrets.compare_digest(str(first), str(now)):
+            return True
+    typed = return_code_typed(return_code)
+    return bool(typed) and secrets.compare_digest(typed, participant.return_code)
+
+
 @dataclass(frozen=True)
 class Places:
     """How many more participants the study takes.
@@ -66,7 +178,7 @@ class Places:
     ``full``: participants who can still get ``per_participant`` items each; ``leftover``: items that
     remain after them (they go to later participants as shorter sets); ``missing``: native assignments
     the project still lacks for K per dialogue; ``held_by_expired``: unfinished items of participants past
-    the time limit, released when the next participant arrives (or the lead releases them).
+    the time limit and its grace, released when the next participant arrives (or the lead releases them).
     """
 
     full: int
@@ -114,10 +226,32 @@ def study_places(*, study: Study, now: datetime | None = None) -> Places:
     return Places(full, missing - full * n, missing, n, _held_by_expired(project, now or timezone.now()))
 
 
+def opening_without_places(*, project: Project, items_per_participant: int) -> str | None:
+    """Why a study of ``project`` with ``items_per_participant`` would open with no (whole) place, in
+    words for the lead's form; None when it has at least one."""
+    places = study_places(study=Study(project=project, items_per_participant=items_per_participant))
+    if places.full:
+        return None
+    if not places.missing:
+        return gettext(
+            "With these settings the study opens with 0 places: every dialogue already has its K = %(k)s "
+            "annotators (or the project has no dialogues yet)."
+        ) % {"k": project.annotators_per_dialogue}
+    return ngettext(
+        "With these settings the study opens with 0 places: %(missing)s item still lacks annotators, fewer than "
+        "the %(n)s items per participant, so participants would get shorter sets. Lower the items per participant, "
+        "or confirm below.",
+        "With these settings the study opens with 0 places: %(missing)s items still lack annotators, fewer than "
+        "the %(n)s items per participant, so participants would get shorter sets. Lower the items per participant, "
+        "or confirm below.",
+        places.missing,
+    ) % {"missing": places.missing, "n": items_per_participant}
+
+
 def _held_by_expired(project: Project, now: datetime) -> int:
     count = 0
     for study in Study.objects.filter(project=project).only("pk", "time_limit_minutes"):
-        cutoff = now - timedelta(minutes=study.time_limit_minutes)
+        cutoff = release_cutoff(study, now)
         count += (
             Assignment.objects.filter(
                 annotator__study_participant__study=study,
@@ -128,6 +262,58 @@ def _held_by_expired(project: Project, now: datetime) -> int:
             .count()
         )
     return count
+
+
+@dataclass(frozen=True)
+class TimeLimitChange:
+    """Whom a new time limit affects: the participants at work (items given, some unfinished, not
+    released), their unfinished items, and how many of them the new limit puts past their deadline
+    at once (their unfinished items are released after the grace)."""
+
+    old_minutes: int
+    new_minutes: int
+    working: int
+    items: int
+    past_new_limit: int
+
+    @property
+    def summary(self) -> str:
+        text = ngettext(
+            "Changing the time limit from %(old)s to %(new)s minutes moves the deadline of %(working)s participant "
+            "at work (%(items)s unfinished items).",
+            "Changing the time limit from %(old)s to %(new)s minutes moves the deadline of %(working)s participants "
+            "at work (%(items)s unfinished items).",
+            self.working,
+        ) % {"old": self.old_minutes, "new": self.new_minutes, "working": self.working, "items": self.items}
+        if self.past_new_limit:
+            text += " " + ngettext(
+                "%(n)s of them is past the new limit at once: their unfinished items go to other participants.",
+                "%(n)s of them are past the new limit at once: their unfinished items go to other participants.",
+                self.past_new_limit,
+            ) % {"n": self.past_new_limit}
+        return text
+
+
+def time_limit_change(*, study: Study, minutes: int, now: datetime | None = None) -> TimeLimitChange:
+    """Whom changing ``study``'s time limit to ``minutes`` affects (see ``TimeLimitChange``)."""
+    now = now or timezone.now()
+    unfinished = Assignment.objects.filter(
+        annotator_id=OuterRef("user_id"), dialogue__project_id=study.project_id
+    ).exclude(status=AssignmentStatus.SUBMITTED)
+    working = list(
+        Participant.objects.filter(study=study, allocated_at__isnull=False, released_at=None)
+        .filter(Exists(unfinished))
+        .values_list("user_id", "allocated_at")
+    )
+    items = (
+        Assignment.objects.filter(annotator_id__in=[u for u, _a in working], dialogue__project_id=study.project_id)
+        .exclude(status=AssignmentStatus.SUBMITTED)
+        .count()
+        if working
+        else 0
+    )
+    past = sum(participant_deadline(allocated, minutes) < now for _u, allocated in working)
+    return TimeLimitChange(study.time_limit_minutes, minutes, len(working), items, past)
 
 
 def study_by_token(*, token: str) -> Study | None:
@@ -182,9 +368,7 @@ def completion_url(study: Study, participant: Participant) -> str | None:
 def participant_state(*, participant: Participant, now: datetime | None = None) -> ParticipantState:
     """Where ``participant`` stands (``Stage``), their progress and the item to continue with."""
     study = participant.study
-    deadline = (
-        participant.allocated_at + timedelta(minutes=study.time_limit_minutes) if participant.allocated_at else None
-    )
+    deadline = participant_deadline(participant.allocated_at, study.time_limit_minutes)
 
     def state(stage, total=0, done=0, next_item=None):
         url = completion_url(study, participant) if stage == Stage.COMPLETE else None
@@ -246,7 +430,7 @@ def study_participants(*, study: Study) -> list[dict]:
         r = released.get(p.pk, {})
         items, submitted = w.get("items", 0), w.get("submitted", 0)
         finished = w.get("last") if items and submitted == items and not r else None
-        deadline = p.allocated_at + timedelta(minutes=study.time_limit_minutes) if p.allocated_at else None
+        deadline = participant_deadline(p.allocated_at, study.time_limit_minutes)
         if finished:
             status = "finished"
         elif r or p.released_at:

@@ -8,18 +8,21 @@ back that up. The items are the ``items_per_participant`` dialogues that most la
 dialogue never gets more than K (``Project.annotators_per_dialogue``) native assignments, counting
 every annotator's, and with balanced needs every dialogue ends with exactly K.
 
-The time limit runs from the moment a participant's items are given. Past it, the unfinished items
-are released: each draft is kept as a ``ReleasedItem`` and the assignment deleted, so the dialogue
-lacks an annotator again and the next participant gets it. Releasing takes the participants and
-assignments with ``select_for_update(skip_locked=True)``: a participant whose item is being saved at
-that moment is left for the next sweep, and two sweeps never release the same item twice.
+The time limit runs from the moment a participant's items are given. Past it and the grace after it
+(``STUDY_SAVE_GRACE_SECONDS``: their page's saves are taken until then), the unfinished items are
+released: each draft is kept as a ``ReleasedItem`` and the assignment deleted, so the dialogue lacks an
+annotator again and the next participant gets it. Releasing takes the participants and assignments
+with ``select_for_update(skip_locked=True)``: a participant whose item is being saved at that moment is
+left for the next sweep (the save, checked under the same row lock, lands first), and two sweeps never
+release the same item twice. A save that comes after the grace is refused (``ItemClosed``) with the
+reason, and one to a released item finds its released copy (``assignment_number``) to say why.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from datetime import timedelta
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -42,6 +45,7 @@ from annotator.models import (
 )
 from annotator.models.studies import completion_code_new, study_token_new
 from annotator.presets import PRESETS
+from annotator.selectors.studies import release_cutoff, time_limit_change
 from annotator.services.quality_items import quality_assignments_create
 
 SETTINGS_FIELDS = (
@@ -57,11 +61,13 @@ SETTINGS_FIELDS = (
 
 class StudyError(ValueError):
     """A refused study action. ``reason`` says which: ``closed`` (no new participants), ``full`` (no items
-    left), ``preset`` (the project's scheme cannot run as a study)."""
+    left), ``preset`` (the project's scheme cannot run as a study), ``unconfirmed`` (a change of the time
+    limit that affects participants at work, not confirmed)."""
 
     CLOSED = "closed"
     FULL = "full"
     PRESET = "preset"
+    UNCONFIRMED = "unconfirmed"
 
     def __init__(self, reason: str, message: str):
         self.reason = reason
@@ -96,11 +102,22 @@ def study_create(*, project: Project, name: str, **settings) -> Study:
     return study
 
 
-def study_update(*, study: Study, **settings) -> Study:
-    """Change a study's settings (``SETTINGS_FIELDS``); participants who started keep their items."""
+def study_update(*, study: Study, confirm_time_limit: bool = False, **settings) -> Study:
+    """Change a study's settings (``SETTINGS_FIELDS``); participants who started keep their items.
+
+    A new time limit applies to the participants at work too (their deadline moves): while some are at
+    work it needs ``confirm_time_limit``, else ``StudyError`` ``unconfirmed`` says whom it affects.
+    """
     unknown = set(settings) - set(SETTINGS_FIELDS)
     if unknown:
         raise TypeError(f"unknown study settings: {', '.join(sorted(unknown))}")
+    minutes = settings.get("time_limit_minutes")
+    stored = Study.objects.filter(pk=study.pk).values_list("time_limit_minutes", flat=True).first()
+    if minutes is not None and minutes != stored and not confirm_time_limit:  # (a form may have set it already)
+        study.time_limit_minutes = stored
+        change = time_limit_change(study=study, minutes=minutes)
+        if change.working:
+            raise StudyError(StudyError.UNCONFIRMED, change.summary)
     for name, value in settings.items():
         setattr(study, name, value)
     study.full_clean()
@@ -145,17 +162,29 @@ def _participant_create(*, study: Study, external_id: str, platform: dict[str, s
 
 
 def participant_arrive(*, study: Study, external_id: str, platform: dict[str, str] | None = None) -> Participant:
+    """``participant_enter``'s participant."""
+    return participant_enter(study=study, external_id=external_id, platform=platform).participant
+
+
+@dataclass(frozen=True)
+class Entry:
+    participant: Participant
+    created: bool  # this visit made the participant (the one the first visit's browser is bound to)
+
+
+def participant_enter(*, study: Study, external_id: str, platform: dict[str, str] | None = None) -> Entry:
     """The study's participant with the platform id ``external_id``: the one from an earlier visit, or new.
 
     A new participant gets a user of their own (unusable password, no API token) who is an annotator of
     the project; ``platform`` keeps the platform's other ids of the first visit. New participants come
     only while the study is open and some dialogue lacks annotators, if need be once the items of
     participants past the time limit are released (``StudyError`` ``closed`` or ``full``). Two visits
-    with one id at once make one participant (the unique constraint decides).
+    with one id at once make one participant (the unique constraint decides; only its winner is
+    ``created``).
     """
     found = Participant.objects.filter(study=study, external_id=external_id).select_related("user").first()
     if found is not None:
-        return found
+        return Entry(found, False)
     if not study.is_open:
         raise StudyError(StudyError.CLOSED, gettext("This study is closed: it takes no new participants."))
     if not _open_items(study.project):
@@ -163,12 +192,12 @@ def participant_arrive(*, study: Study, external_id: str, platform: dict[str, st
         if not _open_items(study.project):
             raise StudyError(StudyError.FULL, gettext("Every place in this study is taken."))
     try:
-        return _participant_create(study=study, external_id=external_id, platform=dict(platform or {}))
+        return Entry(_participant_create(study=study, external_id=external_id, platform=dict(platform or {})), True)
     except IntegrityError:
         found = Participant.objects.filter(study=study, external_id=external_id).select_related("user").first()
         if found is None:
             raise
-        return found
+        return Entry(found, False)
 
 
 def participant_start(*, participant_id: int, now=None) -> Participant:
@@ -223,7 +252,7 @@ def _neediest_dialogues(project: Project, n: int, rng: random.Random) -> list[in
 
 
 def studies_release_expired(*, project: Project, now=None) -> int:
-    """Release the unfinished items of the project's participants whose time limit has passed.
+    """Release the unfinished items of the project's participants whose time limit and grace have passed.
 
     Returns the number of items released. Safe to run at any time and twice at once (see the module
     docstring); participant arrivals run it before handing out items.
@@ -240,7 +269,7 @@ def _release_expired(project: Project, now) -> int:
         status=AssignmentStatus.SUBMITTED
     )
     for study in Study.objects.filter(project=project):
-        cutoff = now - timedelta(minutes=study.time_limit_minutes)
+        cutoff = release_cutoff(study, now)
         expired = (
             Participant.objects.select_for_update(skip_locked=True)
             .filter(study=study, allocated_at__lt=cutoff, released_at=None)
@@ -273,6 +302,7 @@ def _release(participant: Participant, project: Project, now) -> int:
         ReleasedItem(
             participant=participant,
             dialogue_id=a.dialogue_id,
+            assignment_number=a.pk,
             status=a.status,
             started_at=a.started_at,
             seconds_spent=a.seconds_spent,

@@ -4,6 +4,11 @@ The autosave endpoint (``draft``: GET the item's saved state, POST changes) and 
 answer JSON to the page's script, including a JSON 401 when the session has ended, so that a fetch
 never follows a redirect to the login page; a plain form post that finds the person signed out is
 sent to the login page with the item (never the POST-only URL) as the page to come back to.
+
+A study participant's page shows the time left (``static/js/study_timer.js``); a save after their
+time limit and its grace, or to an item released to another participant, answers 410 with
+``{"detail", "code": "time_over" | "released"}`` so that the page can say why, and the item's page
+itself sends them to the study's page, which says where they stand.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,8 +35,8 @@ from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
-from annotator.selectors.studies import participant_home
-from annotator.services.judgements import ConflictError, Given, SubmissionError, judgements_save
+from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
+from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
 
 SIGNED_OUT = gettext_noop("You were signed out: sign in again (your answers are kept).")
 
@@ -51,8 +56,19 @@ def queue(request, slug: str):
 @login_required
 def annotate(request, assignment_id: int):
     """The item's page. ``no-store``: Back after a submission asks the server again and shows the
-    submitted, read-only item instead of a stale editable copy."""
-    assignment = own_assignment(request, assignment_id)
+    submitted, read-only item instead of a stale editable copy. A study participant's item past their
+    time (and its grace), or released to someone else, sends them to the study's page, which says why."""
+    try:
+        assignment = own_assignment(request, assignment_id)
+    except Http404:
+        released = released_item_of(user=request.user, assignment_id=assignment_id)
+        if released is None:
+            raise
+        return redirect("study", token=released.participant.study.token)
+    project = assignment.dialogue.project
+    clock = participant_clock(user=request.user, project=project)
+    if clock and assignment.status != AssignmentStatus.SUBMITTED and clock.now > clock.saves_end:
+        return redirect(clock.study_url)
     errors = request.session.pop(f"submit-errors:{assignment_id}", None) or {}
     page = annotation_page(assignment)
     neighbours = annotator_queue(project=assignment.dialogue.project, user=request.user)
@@ -67,6 +83,7 @@ def annotate(request, assignment_id: int):
             "missing": errors.get("missing", []),
             "read_only": assignment.status == AssignmentStatus.SUBMITTED,
             "queue": neighbours,
+            "study_clock": clock,
         },
     )
 
@@ -209,6 +226,19 @@ def _refusal(assignment_id: int, exc: SubmissionError) -> JsonResponse:
     )
 
 
+def _closed(request, assignment_id: int, exc: ItemClosed | None = None) -> JsonResponse | None:
+    """410 for a study participant's save that comes too late (``exc``) or to an item released to another
+    participant; None when ``assignment_id`` is no released item of the user's (then it is a plain 404)."""
+    if exc is None:
+        if released_item_of(user=request.user, assignment_id=assignment_id) is None:
+            return None
+        exc = ItemClosed(ItemClosed.RELEASED, released_message())
+    detail = str(exc)
+    return JsonResponse(
+        {"ok": False, "reason": exc.code, "code": exc.code, "detail": detail, "problems": [detail]}, status=410
+    )
+
+
 def _saved(request, saved: Assignment, sent_version: int | None, **extra) -> JsonResponse:
     body = {
         "ok": True,
@@ -229,7 +259,7 @@ def _saved(request, saved: Assignment, sent_version: int | None, **extra) -> Jso
 def draft(request, assignment_id: int):
     """Autosave. GET: the saved state (version, answers, a fresh CSRF token). POST (JSON): merge the
     changes; 409 on a conflict or once the item is submitted, 400 on invalid values, 401 signed out,
-    403 once the annotator was removed from the project."""
+    403 once the annotator was removed from the project, 410 for a study participant out of time."""
     try:
         own_assignment(request, assignment_id)
         if request.method == "GET":
@@ -237,6 +267,13 @@ def draft(request, assignment_id: int):
         data = _json_object(request)
         given = _changes_from_json(data) if "changes" in data else _changes_from_form(data)
         saved = judgements_save(assignment_id=assignment_id, user=request.user, **given)
+    except Http404:
+        closed = _closed(request, assignment_id)
+        if closed is None:
+            raise
+        return closed
+    except ItemClosed as exc:
+        return _closed(request, assignment_id, exc)
     except MembershipEnded as exc:
         return JsonResponse({"ok": False, "reason": "removed", "problems": [str(exc)]}, status=403)
     except SubmissionError as exc:
@@ -252,6 +289,11 @@ def submit(request, assignment_id: int):
     is_json = request.content_type == "application/json"
     try:
         assignment = own_assignment(request, assignment_id)
+    except Http404:
+        closed = _closed(request, assignment_id)
+        if closed is None:
+            raise
+        return closed if is_json else redirect("annotate", assignment_id=assignment_id)
     except MembershipEnded as exc:
         if is_json:
             return JsonResponse({"ok": False, "reason": "removed", "problems": [str(exc)]}, status=403)
@@ -262,6 +304,8 @@ def submit(request, assignment_id: int):
     try:
         given = _changes_from_json(_json_object(request)) if is_json else _changes_from_form(request.POST)
         saved = judgements_save(assignment_id=assignment.pk, user=request.user, submit=True, **given)
+    except ItemClosed as exc:
+        return _closed(request, assignment_id, exc) if is_json else redirect("annotate", assignment_id=assignment_id)
     except MembershipEnded as exc:
         if is_json:
             return JsonResponse({"ok": False, "reason": "removed", "problems": [str(exc)]}, status=403)
@@ -299,6 +343,8 @@ def _keep_as_draft(request, assignment: Assignment, given: dict) -> None:
     for order in (given["reordering"], None):
         try:
             judgements_save(assignment_id=assignment.pk, user=request.user, **dict(given, reordering=order))
+            return
+        except ItemClosed:
             return
         except SubmissionError:
             continue

@@ -4,6 +4,10 @@
 are rate-limited per client address), signs them in and comes back to ``/study/<token>/``, which
 then shows what the participant stands at: the consent text and guidelines, the next item, the
 completion code (and the way back to the platform), or a page that explains why there is no work.
+
+The first visit binds its browser to the participant with a signed cookie; a later visit with the
+same id signs in only from that browser, or with the platform's per-session value of the first visit,
+or with the participant's return code (``visit_binds``); the browser it signs in is then bound too.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from contextlib import suppress
 from django.conf import settings
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
@@ -24,12 +29,16 @@ from annotator.selectors.studies import (
     participant_of,
     participant_state,
     study_by_token,
+    visit_binds,
     visit_ids,
 )
-from annotator.services.studies import StudyError, participant_arrive, participant_start
+from annotator.services.studies import StudyError, participant_enter, participant_start
 
 MESSAGE = "annotator/study_message.html"
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
+BROWSER_COOKIE = "study-{study}"  # the participant this browser is bound to, signed (path /study/)
+BROWSER_SALT = "annotator.views.study.browser"
+BROWSER_MAX_AGE = 365 * 24 * 3600  # a study's time limit is at most a year
 
 
 class NewParticipantThrottle(SimpleRateThrottle):
@@ -74,6 +83,7 @@ def study_entry(request, token: str):
     if request.method == "GET" and _signed_in_as_someone_else(request):
         return _message(request, study, "signed_in", account=request.user.get_username())
     participant = Participant.objects.filter(study=study, external_id=ids.external_id).select_related("user").first()
+    created = False
     if participant is None:
         if not study.is_open:
             return _message(request, study, Stage.CLOSED)
@@ -81,12 +91,45 @@ def study_entry(request, token: str):
         if not throttle.allow_request(request, None):
             return _message(request, study, "busy", status=429, wait=round(throttle.wait() or 60))
         try:
-            participant = participant_arrive(study=study, external_id=ids.external_id, platform=ids.platform)
+            entry = participant_enter(study=study, external_id=ids.external_id, platform=ids.platform)
         except StudyError as exc:
             return _message(request, study, exc.reason)
+        participant, created = entry.participant, entry.created
     if request.user != participant.user:
+        typed = request.POST.get("return_code", "") if request.method == "POST" else ""
+        bound = created or visit_binds(
+            participant=participant,
+            browser_participant=_browser_participant(request, study),
+            platform=ids.platform,
+            return_code=typed,
+        )
+        if not bound:
+            return _message(request, study, "bound_elsewhere", status=403, code_refused=bool(typed))
         login(request, participant.user, backend=SESSION_BACKEND)
-    return redirect("study", token=token)
+    response = redirect("study", token=token)
+    _bind_browser(response, study, participant)
+    return response
+
+
+def _browser_participant(request, study) -> int | None:
+    """The participant this browser's signed cookie binds it to in ``study`` (None: none, or forged)."""
+    value = request.get_signed_cookie(
+        BROWSER_COOKIE.format(study=study.pk), default=None, salt=BROWSER_SALT, max_age=BROWSER_MAX_AGE
+    )
+    return int(value) if value and value.isdigit() else None
+
+
+def _bind_browser(response, study, participant: Participant) -> None:
+    response.set_signed_cookie(
+        BROWSER_COOKIE.format(study=study.pk),
+        str(participant.pk),
+        salt=BROWSER_SALT,
+        max_age=BROWSER_MAX_AGE,
+        path=reverse("study", args=["-"])[: -len("-/")],  # every token's link: the cookie outlives a new link
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 def _signed_in_as_someone_else(request) -> bool:
@@ -104,7 +147,7 @@ def _participant_page(request, participant: Participant, *, consent_error: str =
         return render(
             request,
             "annotator/study_consent.html",
-            {"study": study, "project": study.project, "consent_error": consent_error},
+            {"study": study, "project": study.project, "participant": participant, "consent_error": consent_error},
             status=400 if consent_error else 200,
         )
     if state.stage == Stage.COMPLETE:

@@ -13,7 +13,12 @@ from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
 from annotator.models import Participant, Study
-from annotator.selectors.studies import study_participants, study_participants_csv, study_places
+from annotator.selectors.studies import (
+    opening_without_places,
+    study_participants,
+    study_participants_csv,
+    study_places,
+)
 from annotator.services.studies import (
     SETTINGS_FIELDS,
     StudyError,
@@ -41,13 +46,11 @@ def study_link(request, study: Study) -> str:
 def study_list(request, slug: str):
     """The project's studies, and the form that opens a new one."""
     project = lead_project(request, slug)
-    form = StudyForm(request.POST or None, initial={"name": f"{project.name} study"})
+    confirm = ("open_without_places",) if request.POST.get("open_without_places") else ()
+    form = StudyForm(request.POST or None, initial={"name": f"{project.name} study"}, confirm=confirm)
     if request.method == "POST" and form.is_valid():
-        try:
-            study = study_create(project=project, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS})
-        except StudyError as exc:
-            form.add_error(None, str(exc))
-        else:
+        study, form = _study_open_from(project, form)
+        if study is not None:
             messages.success(
                 request,
                 gettext("Opened the study %(name)s: give its link to the recruiting platform.") % {"name": study.name},
@@ -62,23 +65,54 @@ def study_list(request, slug: str):
     )
 
 
+def _study_open_from(project, form: StudyForm) -> tuple[Study | None, StudyForm]:
+    """Open the study of a valid form; a study with no place opens only once the lead confirms (the form,
+    refused, says so and shows the box), and a refused study says why on the form."""
+    no_places = opening_without_places(
+        project=project, items_per_participant=form.cleaned_data["items_per_participant"]
+    )
+    if no_places and not form.cleaned_data.get("open_without_places"):
+        form = StudyForm(form.data, confirm=("open_without_places",))
+        form.is_valid()
+        form.add_error(None, no_places)
+        return None, form
+    try:
+        return study_create(project=project, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS}), form
+    except StudyError as exc:
+        form.add_error(None, str(exc))
+        return None, form
+
+
 @login_required
 def study_manage(request, slug: str, study_id: int):
     """A study: its link (with the query strings for Prolific and MTurk), settings, places, participants."""
     study = _study(request, slug, study_id)
-    form = StudyForm(request.POST or None, instance=study)
+    confirm = ("confirm_time_limit",) if request.POST.get("confirm_time_limit") else ()
+    form = StudyForm(request.POST or None, instance=study, confirm=confirm)
     if request.method == "POST" and form.is_valid():
-        study_update(study=study, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS})
-        messages.success(request, gettext("Saved the study's settings."))
-        return redirect("lead_study", slug=slug, study_id=study.pk)
+        settings = {f: form.cleaned_data[f] for f in SETTINGS_FIELDS}
+        try:
+            study_update(study=study, confirm_time_limit=bool(form.cleaned_data.get("confirm_time_limit")), **settings)
+        except StudyError as exc:  # a new time limit for participants at work: say whom it affects, and ask
+            study.refresh_from_db()
+            form = StudyForm(request.POST, instance=study, confirm=("confirm_time_limit",))
+            form.is_valid()
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, gettext("Saved the study's settings."))
+            return redirect("lead_study", slug=slug, study_id=study.pk)
     if request.method == "POST":
         study.refresh_from_db()  # show the stored settings beside the refused form
+    places = study_places(study=study)
     context = {
         "project": study.project,
         "study": study,
         "form": form,
         "link": study_link(request, study),
-        "places": study_places(study=study),
+        "places": places,
+        "no_places": None
+        if places.full
+        else opening_without_places(project=study.project, items_per_participant=study.items_per_participant),
         "participants": study_participants(study=study),
     }
     return render(request, "annotator/study_manage.html", context, status=400 if form.errors else 200)

@@ -12,7 +12,8 @@ from rest_framework.views import APIView
 from annotator.access import require_qualified
 from annotator.models import Assignment
 from annotator.selectors.assignments import own_assignment_detail, own_assignments
-from annotator.services.judgements import Given, judgements_save
+from annotator.selectors.studies import released_item_of, released_message
+from annotator.services.judgements import Given, ItemClosed, judgements_save
 from api import serializers as s
 
 
@@ -68,5 +69,7 @@ class AssignmentJudgements(APIView):
                 submit=data["submit"],
             )
         except Assignment.DoesNotExist:
+            if released_item_of(user=request.user, assignment_id=pk) is not None:  # gone to another participant
+                raise ItemClosed(ItemClosed.RELEASED, released_message()) from None
             raise Http404(gettext("no such assignment of yours")) from None
         return Response(s.AssignmentOut(saved).data)

@@ -61,15 +61,18 @@ class StudyList(APIView):
     def post(self, request, slug: str):
         given = s.StudyIn(data=request.data)
         given.is_valid(raise_exception=True)
+        settings = dict(given.validated_data)
+        settings.pop("confirm_time_limit", None)
         try:
-            study = study_create(project=request.project, **given.validated_data)
+            study = study_create(project=request.project, **settings)
         except (StudyError, ModelValidationError) as exc:
             raise _refused(exc) from None
         return Response(_out(request, study), status=status.HTTP_201_CREATED)
 
 
 class StudyDetail(APIView):
-    """A study with its link and places left (GET); change its settings (PATCH)."""
+    """A study with its link and places left (GET); change its settings (PATCH). A new time limit while
+    participants are at work needs ``confirm_time_limit: true``; without it, 400 says whom it affects."""
 
     permission_classes = [IsProjectLead]
 
@@ -83,11 +86,12 @@ class StudyDetail(APIView):
         given = s.StudyIn(study, data=request.data, partial=True)
         given.is_valid(raise_exception=True)
         settings = dict(given.validated_data)
+        confirm = settings.pop("confirm_time_limit", False)
         if "completion_code" in settings and not settings["completion_code"]:
             del settings["completion_code"]  # empty: keep the code
         try:
-            study = study_update(study=study, **settings)
-        except ModelValidationError as exc:
+            study = study_update(study=study, confirm_time_limit=confirm, **settings)
+        except (StudyError, ModelValidationError) as exc:
             raise _refused(exc) from None
         return Response(_out(request, study))
 

@@ -32,3 +32,6 @@ API_THROTTLE_RATES = {
 }
 # Crowdsourced studies: new participants a client address may create (DRF's rate syntax, per s/m/h/d).
 STUDY_PARTICIPANTS_RATE = env_str("STUDY_PARTICIPANTS_RATE", "20/hour")
+# Seconds after a participant's time limit during which their page's saves are still taken (a save in flight
+# or retried at the deadline); their unfinished items are released only after it.
+STUDY_SAVE_GRACE_SECONDS = env_int("STUDY_SAVE_GRACE_SECONDS", 120)

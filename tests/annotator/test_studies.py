@@ -117,7 +117,7 @@ def test_work_starts_after_consent_with_the_quota_of_items(tmp_path):
     assert participant.consented_at and participant.allocated_at
 
 
-def test_a_returning_participant_continues_on_another_device_and_never_gets_a_second_set(tmp_path):
+def test_a_returning_participant_continues_on_another_device_and_never_gets_a_second_set(tmp_path, settings):
     _work, study = study_on_new_project(tmp_path, dialogues=6, k=2, items_per_participant=2)
     first_device = Client()
     arrive(first_device, study, **PROLIFIC)
@@ -125,9 +125,9 @@ def test_a_returning_participant_continues_on_another_device_and_never_gets_a_se
     participant = Participant.objects.get(study=study)
     items = list(Assignment.objects.filter(annotator=participant.user).order_by("queue_rank", "pk"))
     judgements_save(assignment_id=items[0].pk, user=participant.user, values=all_yes(items[0]), submit=True)
-    # when the same id comes back on another device (a new session), with a new SESSION_ID
+    # when the same id comes back on another device (a new session) from the same Prolific submission
     other_device = Client()
-    response = arrive(other_device, study, **dict(PROLIFIC, SESSION_ID="se-2"))
+    response = arrive(other_device, study, **PROLIFIC)
     # then it is the same participant, taken to the item left to do, and consenting again gives nothing new
     assert Participant.objects.filter(study=study).count() == 1
     assert response.redirect_chain[-1] == (reverse("annotate", args=[items[1].pk]), 302)
@@ -135,6 +135,61 @@ def test_a_returning_participant_continues_on_another_device_and_never_gets_a_se
     participant_start(participant_id=participant.pk)
     assert Assignment.objects.filter(annotator=participant.user).count() == 2
     assert participant_arrive(study=study, external_id=PROLIFIC["PROLIFIC_PID"]).pk == participant.pk
+    # and the first device, signed out meanwhile, comes back by its cookie alone (no platform value)
+    del first_device.cookies[settings.SESSION_COOKIE_NAME]  # (Client.logout() would drop every cookie)
+    again = arrive(first_device, study, PROLIFIC_PID=PROLIFIC["PROLIFIC_PID"])
+    assert again.redirect_chain[-1] == (reverse("annotate", args=[items[1].pk]), 302)
+
+
+def test_a_participant_id_alone_does_not_sign_in_from_another_browser(tmp_path, settings):
+    # given a Prolific participant who started in their browser
+    _work, study = study_on_new_project(tmp_path, dialogues=6, k=2, items_per_participant=2)
+    owner = Client()
+    arrive(owner, study, **PROLIFIC)
+    consent(owner, study)
+    participant = Participant.objects.get(study=study)
+    # when someone else opens the link with that id alone, or with another submission's SESSION_ID
+    for query in ({"PROLIFIC_PID": PROLIFIC["PROLIFIC_PID"]}, dict(PROLIFIC, SESSION_ID="se-guess")):
+        stranger = Client()
+        refused = arrive(stranger, study, **query)
+        # then they are refused with a page that says what to do, and are not signed in
+        assert refused.status_code == 403
+        assert "This participant id has started in another browser" in refused.content.decode()
+        assert "_auth_user_id" not in stranger.session
+        assert stranger.get(link(study)).context["kind"] == "no_id"
+    # a wrong return code is refused too, and says so
+    stranger = Client()
+    url = f"{link(study)}?PROLIFIC_PID={PROLIFIC['PROLIFIC_PID']}"
+    wrong = stranger.post(url, {"return_code": "WRONGCODE2"})
+    assert wrong.status_code == 403 and "That return code is not right" in wrong.content.decode()
+    assert "_auth_user_id" not in stranger.session
+    # the participant's own code (as typed: lower case, with a dash) signs the new browser in and binds it
+    code = participant.return_code
+    typed = f"{code[:5].lower()}-{code[5:]}"
+    assert stranger.post(url, {"return_code": typed}).status_code == 302
+    assert int(stranger.session["_auth_user_id"]) == participant.user_id
+    del stranger.cookies[settings.SESSION_COOKIE_NAME]
+    assert arrive(stranger, study, PROLIFIC_PID=PROLIFIC["PROLIFIC_PID"]).context["user"] == participant.user
+    # a forged cookie (not signed by the server) binds nothing
+    forger = Client()
+    forger.cookies[f"study-{study.pk}"] = str(participant.pk)
+    assert arrive(forger, study, PROLIFIC_PID=PROLIFIC["PROLIFIC_PID"]).status_code == 403
+    # the participant sees their return code before they start and on every item page
+    newcomer = Client()
+    arrive(newcomer, study, PROLIFIC_PID="newcomer")
+    fresh = Participant.objects.get(external_id="newcomer")
+    assert fresh.return_code in newcomer.get(link(study)).content.decode()
+    consent(newcomer, study)
+    item = Assignment.objects.filter(annotator=fresh.user).first()
+    assert fresh.return_code in newcomer.get(reverse("annotate", args=[item.pk])).content.decode()
+
+
+def test_an_mturk_worker_comes_back_with_the_same_assignment_id_but_not_with_the_worker_id_alone(tmp_path):
+    _work, study = study_on_new_project(tmp_path, dialogues=6, k=2)
+    arrive(Client(), study, workerId="A1WORKER", assignmentId="3AS", hitId="3HIT")
+    assert arrive(Client(), study, workerId="A1WORKER", assignmentId="3AS", hitId="3HIT").status_code == 200
+    assert arrive(Client(), study, workerId="A1WORKER").status_code == 403
+    assert arrive(Client(), study, workerId="A1WORKER", assignmentId="OTHER").status_code == 403
 
 
 def test_mturk_generic_and_custom_parameters_and_the_mturk_preview(tmp_path):
@@ -214,8 +269,9 @@ def test_participants_reach_nothing_but_their_own_queue(tmp_path):
 def test_new_participants_are_rate_limited_per_client_address(tmp_path, settings):
     settings.STUDY_PARTICIPANTS_RATE = "3/hour"
     _work, study = study_on_new_project(tmp_path, dialogues=10, k=3)
-    for i in range(3):
-        assert arrive(Client(REMOTE_ADDR="10.1.1.1"), study, PROLIFIC_PID=f"p{i}").status_code == 200
+    browsers = [Client(REMOTE_ADDR="10.1.1.1") for _i in range(3)]
+    for i, browser in enumerate(browsers):
+        assert arrive(browser, study, PROLIFIC_PID=f"p{i}").status_code == 200
     # the fourth new id from the same address is turned away with a page, and nobody is created
     busy = arrive(Client(REMOTE_ADDR="10.1.1.1"), study, PROLIFIC_PID="p3")
     assert busy.status_code == 429 and "Too many new participants" in busy.content.decode()
@@ -224,7 +280,7 @@ def test_new_participants_are_rate_limited_per_client_address(tmp_path, settings
     forged = arrive(Client(REMOTE_ADDR="10.1.1.1", HTTP_X_FORWARDED_FOR="1.2.3.4"), study, PROLIFIC_PID="p4")
     assert forged.status_code == 429
     # returning participants are not counted, and another address may start
-    assert arrive(Client(REMOTE_ADDR="10.1.1.1"), study, PROLIFIC_PID="p0").status_code == 200
+    assert arrive(browsers[0], study, PROLIFIC_PID="p0").status_code == 200
     assert arrive(Client(REMOTE_ADDR="10.2.2.2"), study, PROLIFIC_PID="p3").status_code == 200
     assert Participant.objects.filter(study=study).count() == 4
 
@@ -308,8 +364,12 @@ def test_unfinished_items_are_released_after_the_time_limit_kept_as_drafts_and_g
     judgements_save(assignment_id=first.pk, user=abandoned.user, values=all_yes(first), submit=True)
     judgements_save(assignment_id=second.pk, user=abandoned.user, values=all_yes(second)[:2], seconds=40)
     assert "Every place is taken" in arrive(Client(), study, PROLIFIC_PID="early-bird").content.decode()
-    # when the time limit has passed and a new participant arrives
+    # within the grace after the time limit nothing is released yet: a save in flight still lands
     Participant.objects.filter(pk=abandoned.pk).update(allocated_at=timezone.now() - timedelta(minutes=31))
+    assert study_places(study=study).held_by_expired == 0
+    assert "Every place is taken" in arrive(Client(), study, PROLIFIC_PID="early-bird").content.decode()
+    # when the time limit and its grace have passed and a new participant arrives
+    Participant.objects.filter(pk=abandoned.pk).update(allocated_at=timezone.now() - timedelta(minutes=33))
     assert study_places(study=study).held_by_expired == 1
     newcomer = Client()
     arrive(newcomer, study, PROLIFIC_PID="next")
@@ -328,7 +388,16 @@ def test_unfinished_items_are_released_after_the_time_limit_kept_as_drafts_and_g
     # the first participant is told the time ran out; their released item can no longer be saved
     timed_out = arrive(gone, study, PROLIFIC_PID="gone")
     assert "The time for this study has run out" in timed_out.content.decode()
-    assert gone.post(reverse("submit", args=[second.pk]), {"j:severe_error:1": "no"}).status_code == 404
+    posted = gone.post(reverse("submit", args=[second.pk]), {"j:severe_error:1": "no"}, follow=True)
+    assert posted.redirect_chain[-1] == (link(study), 302)
+    assert "The time for this study has run out" in posted.content.decode()
+    for url in (reverse("draft", args=[second.pk]), reverse("submit", args=[second.pk])):
+        late = gone.post(url, {"changes": {"j:severe_error:1": "no"}}, content_type="application/json")
+        assert late.status_code == 410 and late.json()["code"] == "released"
+        assert "went to another participant" in late.json()["detail"]
+    # while someone else's item stays a plain 404
+    theirs = Assignment.objects.get(annotator=taker.user)
+    assert gone.post(reverse("draft", args=[theirs.pk]), {}, content_type="application/json").status_code == 404
     with pytest.raises(Assignment.DoesNotExist):
         judgements_save(assignment_id=second.pk, user=abandoned.user, values=all_yes(second))
 

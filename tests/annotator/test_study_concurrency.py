@@ -9,13 +9,13 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotator.models import Assignment, AssignmentStatus, Participant, ReleasedItem
+from annotator.models import Assignment, AssignmentStatus, Judgement, Participant, ReleasedItem
 from annotator.selectors.studies import Stage, participant_state
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.studies import participant_arrive, participant_start, studies_release_expired
@@ -119,7 +119,7 @@ def test_an_abandoned_participants_items_are_released_after_the_time_limit_and_r
     )
     abandoned = crowd[:3]
     Participant.objects.filter(pk__in=[p.pk for p in abandoned]).update(
-        allocated_at=timezone.now() - timedelta(minutes=21)
+        allocated_at=timezone.now() - timedelta(minutes=23)  # past the limit and its grace
     )
     # when ten newcomers arrive at once while the lead also releases expired items, twice
     newcomers = [participant_visit(study, f"new-{i}", f"10.9.0.{i}") for i in range(10)]
@@ -142,3 +142,53 @@ def test_an_abandoned_participants_items_are_released_after_the_time_limit_and_r
     assert_k_per_dialogue(work.project, 2)
     assert all(p.released_at for p in Participant.objects.filter(pk__in=[p.pk for p in abandoned]))
     assert all(Assignment.objects.filter(annotator=p.user).exclude(status="submitted").count() == 0 for p in abandoned)
+
+
+def test_an_item_being_saved_in_the_grace_is_not_released_under_the_save_and_its_answer_goes_with_the_released_copy(
+    tmp_path, settings
+):
+    # given a participant 30 s past the time limit: within the grace, their page's saves are still taken
+    settings.STUDY_SAVE_GRACE_SECONDS = 120
+    work, study = study_on_new_project(tmp_path, dialogues=2, k=1, items_per_participant=1, time_limit_minutes=10)
+    participant = participant_start(participant_id=participant_arrive(study=study, external_id="slow").pk)
+    Participant.objects.filter(pk=participant.pk).update(
+        allocated_at=timezone.now() - timedelta(minutes=10, seconds=30)
+    )
+    item = Assignment.objects.get(annotator=participant.user)
+    saving, released_once = threading.Event(), threading.Event()
+    outcome: dict = {}
+
+    def slow_save():  # a save whose transaction is still open (the row locked) while the release runs
+        try:
+            with transaction.atomic():
+                judgements_save(assignment_id=item.pk, user=participant.user, values=[Given("severe_error", 1, "no")])
+                saving.set()
+                released_once.wait(timeout=60)
+            outcome["saved"] = True
+        finally:
+            connection.close()
+
+    def release():  # a sweep on a clock past the grace
+        try:
+            saving.wait(timeout=60)
+            outcome["during"] = studies_release_expired(
+                project=work.project, now=timezone.now() + timedelta(seconds=settings.STUDY_SAVE_GRACE_SECONDS)
+            )
+        finally:
+            released_once.set()
+            connection.close()
+
+    threads = [threading.Thread(target=slow_save), threading.Thread(target=release)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    # then the sweep left the item being saved alone, and the save landed
+    assert outcome == {"saved": True, "during": 0}
+    assert Judgement.objects.filter(assignment_id=item.pk).count() == 1
+    # the next sweep releases it with the answer saved in time in the released copy
+    later = timezone.now() + timedelta(seconds=settings.STUDY_SAVE_GRACE_SECONDS)
+    assert studies_release_expired(project=work.project, now=later) == 1
+    kept = ReleasedItem.objects.get(participant=participant)
+    assert kept.assignment_number == item.pk
+    assert kept.judgements == [{"criterion": "severe_error", "unit": 1, "value": "no"}]

@@ -2,13 +2,14 @@
 locks and writes, and the ``errors`` a refused save raises."""
 
 from annotator.services.judgements.checks import reordering_problems
-from annotator.services.judgements.errors import Conflict, ConflictError, Given, SubmissionError
+from annotator.services.judgements.errors import Conflict, ConflictError, Given, ItemClosed, SubmissionError
 from annotator.services.judgements.save import assignment_reopen, judgements_save
 
 __all__ = [
     "Conflict",
     "ConflictError",
     "Given",
+    "ItemClosed",
     "SubmissionError",
     "assignment_reopen",
     "judgements_save",

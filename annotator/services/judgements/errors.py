@@ -1,4 +1,5 @@
-"""What a save brings (``Given``) and why one is refused (``SubmissionError``, ``ConflictError``)."""
+"""What a save brings (``Given``) and why one is refused (``SubmissionError``, ``ConflictError``,
+``ItemClosed``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,19 @@ class Conflict:
     unit: int
     stored: str  # the value saved elsewhere ("" for none; the order as JSON for the reordering)
     given: str  # the value this save brought
+
+
+class ItemClosed(Exception):
+    """A study participant's item that takes no more saves, and why (``code``): ``time_over``, the time
+    limit and its grace have passed; ``released``, the item went to another participant after that.
+    Nothing of the save is stored; what was saved in time is kept (with the released copy)."""
+
+    TIME_OVER = "time_over"
+    RELEASED = "released"
+
+    def __init__(self, code: str, message: str):
+        self.code = code
+        super().__init__(message)
 
 
 class ConflictError(SubmissionError):

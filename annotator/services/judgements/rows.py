@@ -3,8 +3,12 @@ removed in batches, the stored values read back."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django.core.exceptions import PermissionDenied
 from django.db import connection
+from django.utils.dateparse import parse_datetime
+from django.utils.timezone import is_aware, make_aware
 
 from annotator.access import NOT_QUALIFIED, MembershipEnded
 from annotator.models import (
@@ -13,9 +17,11 @@ from annotator.models import (
     Dialogue,
     Judgement,
     Membership,
+    Participant,
     Project,
     QualityItem,
     QualityItemKind,
+    Study,
 )
 from annotator.selectors.qualification import may_open
 
@@ -28,9 +34,12 @@ LOCK_SQL = """
            a.shown_order, a.version, d.external_id AS dialogue_external_id, d.project_id AS dialogue_project_id,
            p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active,
            EXISTS (SELECT 1 FROM {quality_item} q JOIN {dialogue} qd ON qd.id = q.dialogue_id
-                   WHERE qd.project_id = d.project_id AND q.kind = %s) AS training_required
+                   WHERE qd.project_id = d.project_id AND q.kind = %s) AS training_required,
+           pt.allocated_at AS study_allocated_at, s.time_limit_minutes AS study_time_limit_minutes
     FROM {assignment} a JOIN {dialogue} d ON d.id = a.dialogue_id JOIN {project} p ON p.id = d.project_id
     LEFT JOIN {membership} m ON m.project_id = d.project_id AND m.user_id = a.annotator_id
+    LEFT JOIN {participant} pt ON pt.user_id = a.annotator_id
+    LEFT JOIN {study} s ON s.id = pt.study_id AND s.project_id = d.project_id
     WHERE a.id = %s AND a.annotator_id = %s AND NOT a.imported{lock}
 """
 
@@ -40,7 +49,9 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
     and project attached; ``Assignment.DoesNotExist`` otherwise, ``MembershipEnded`` when the
     user is no longer an active member of the project, and ``PermissionDenied`` for a real item of a
     project with training items before the user qualified (``may_open``; only then asked, the row's
-    own query having said whether the project has training items).
+    own query having said whether the project has training items). For a study participant's item the
+    row also brings ``study_allocated_at`` and ``study_time_limit_minutes`` (None otherwise), which the
+    save checks against the time limit under the same lock.
 
     Plain SQL for the reason ``judgements_write`` gives: compiling the equivalent ORM query (select_related,
     only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
@@ -52,6 +63,8 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
         project=Project._meta.db_table,
         membership=Membership._meta.db_table,
         quality_item=QualityItem._meta.db_table,
+        participant=Participant._meta.db_table,
+        study=Study._meta.db_table,
         lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
     )
     found = list(Assignment.objects.raw(sql, [QualityItemKind.TRAINING, assignment_id, user.pk]))
@@ -73,6 +86,12 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
         [assignment.dialogue_project_id, assignment.project_slug, assignment.project_preset],
     )
     assignment.dialogue = dialogue
+    allocated = assignment.study_allocated_at
+    if isinstance(allocated, str):  # SQLite hands extra columns of a raw query over as text or naive UTC
+        allocated = parse_datetime(allocated)
+    if allocated is not None and not is_aware(allocated):
+        allocated = make_aware(allocated, UTC)
+    assignment.study_allocated_at = allocated
     if assignment.training_required and not may_open(assignment=assignment, user=user):
         raise PermissionDenied(NOT_QUALIFIED)
     return assignment

@@ -19,8 +19,9 @@ from annotator.models import (
 )
 from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
+from annotator.selectors.studies import saves_end, time_over_message
 from annotator.services.judgements.checks import check_complete, check_conflicts, reordering_problems
-from annotator.services.judgements.errors import Given, SubmissionError
+from annotator.services.judgements.errors import Given, ItemClosed, SubmissionError
 from annotator.services.judgements.rows import assignment_lock_own, judgements_write, stored_values
 from annotator.services.qualification import qualification_pass_record
 from annotator.units import (
@@ -53,11 +54,17 @@ def judgements_save(
     elsewhere since are compared with each ``base`` (see the module docstring). On any problem nothing
     is saved: ``SubmissionError`` lists the problems, ``ConflictError`` the conflicts. A submitted
     assignment is read-only until a lead reopens it, except that repeating the identical submission
-    succeeds (a retried request). Returns the assignment with its new ``version``.
+    succeeds (a retried request). A study participant's unsubmitted item takes saves until the time
+    limit's end plus the grace (``saves_end``), checked under the row lock that the release of expired
+    items also takes: a save lands before the release or is refused with ``ItemClosed``, never lost.
+    Returns the assignment with its new ``version``.
     """
     values = list(values)
     with transaction.atomic():
         assignment = assignment_lock_own(assignment_id, user)
+        end = saves_end(assignment.study_allocated_at, assignment.study_time_limit_minutes)
+        if end is not None and timezone.now() > end and assignment.status != AssignmentStatus.SUBMITTED:
+            raise ItemClosed(ItemClosed.TIME_OVER, time_over_message())
         project = assignment.dialogue.project
         criteria = project_criteria(project.pk)
         shape = dialogue_shape(assignment.dialogue_id)
