@@ -22,31 +22,29 @@ pytestmark = pytest.mark.django_db
 
 TURNS = '[{"speaker": "customer", "text": "hi"}, {"speaker": "helpdesk", "text": "hello"}]'
 
+
+def line(meta: str = "{}", dialogue_id: str = '"d1"') -> str:
+    """One JSON Lines dialogue, its id and ``meta`` given as JSON source (escapes kept as written)."""
+    return '{"id": ' + dialogue_id + ', "turns": ' + TURNS + ', "meta": ' + meta + "}"
+
+
+SURROGATE = "contains a lone surrogate (U+DC80 at position 1), not valid Unicode"
 HOSTILE_IMPORTS = {
     "int-5001-digits": (
-        '{"id": "d1", "turns": %s, "meta": {"n": %s}}' % (TURNS, "7" * 5001),
+        line('{"n": ' + "7" * 5001 + "}"),
         "c.jsonl: dialogue d1: field meta.n: is an integer of 5001 digits; at most 308 are read",
     ),
-    "nan": (
-        '{"id": "d1", "turns": %s, "meta": {"score": NaN}}' % TURNS,
-        "c.jsonl: dialogue d1: field meta.score: NaN is not a finite number",
-    ),
+    "nan": (line('{"score": NaN}'), "c.jsonl: dialogue d1: field meta.score: NaN is not a finite number"),
     "infinity": (
-        '{"id": "d1", "turns": %s, "meta": {"w": [1, -Infinity]}}' % TURNS,
+        line('{"w": [1, -Infinity]}'),
         "c.jsonl: dialogue d1: field meta.w[1]: -Infinity is not a finite number",
     ),
-    "overflow-to-infinity": (
-        '{"id": "d1", "turns": %s, "meta": {"w": 1e400}}' % TURNS,
-        "c.jsonl: dialogue d1: field meta.w: 1e400 is not a finite number",
-    ),
+    "overflow-to-infinity": (line('{"w": 1e400}'), "c.jsonl: dialogue d1: field meta.w: 1e400 is not a finite number"),
     "nul-in-id": (
-        '{"id": "d1\\u0000", "turns": %s}' % TURNS,
+        line(dialogue_id='"d1\\u0000"'),
         "c.jsonl: dialogue line 1: field id: contains a NUL character (at position 2)",
     ),
-    "surrogate-in-key": (
-        '{"id": "d1", "turns": %s, "meta": {"k\\udc80": 1}}' % TURNS,
-        "c.jsonl: dialogue d1: field meta.'k\\udc80': contains a lone surrogate (U+DC80 at position 1), not valid Unicode",
-    ),
+    "surrogate-in-key": (line('{"k\\udc80": 1}'), f"c.jsonl: dialogue d1: field meta.'k\\udc80': {SURROGATE}"),
 }
 
 
@@ -149,7 +147,9 @@ def test_a_hostile_run_is_rejected_and_score_again_rejects_it_again(
     upload = io.BytesIO(content)
     upload.name = "run.json"
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(f"/projects/{project.slug}/runs/", {"name": "hostile", "files": [upload], "alpha": "0.5"})
+        response = client.post(
+            f"/projects/{project.slug}/runs/", {"name": "hostile", "files": [upload], "alpha": "0.5"}
+        )
     assert response.status_code == 302
     run = Run.objects.get(project=project, name="hostile")
     assert run.status == RunStatus.FAILED and run.error == message
@@ -177,3 +177,71 @@ def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED
     assert run.error == "run.json: dialogue d1\\x00: dialogue d1\\x00\\udfff is not in the project"
+
+
+def test_a_failed_recomputation_records_its_message_storable(make_project, monkeypatch):
+    from scoring.app.models import StatisticsJob
+    from scoring.app.services.jobs import statistics_job_run
+
+    project = make_project("stc3", slug="hostile-stats")
+    StatisticsJob.objects.create(project=project, pending=True)
+
+    def crash(**_kwargs):
+        raise ValueError("d1\x00\udc80")
+
+    monkeypatch.setattr("scoring.app.services.jobs.statistics_recompute", crash)
+    with pytest.raises(ValueError):
+        statistics_job_run(project_id=project.pk)
+    job = StatisticsJob.objects.get(project=project)
+    assert not job.pending and job.finished_at is not None
+    assert job.last_error == "the statistics could not be computed (ValueError: d1\\x00\\udc80)"
+
+
+# --- through the real worker ---------------------------------------------------------------------------
+
+
+@pytest.mark.worker
+@pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database")
+@pytest.mark.django_db(transaction=True)
+def test_hostile_uploads_through_the_real_worker_end_failed(celery_worker_process, make_project, make_user, tmp_path):
+    """The API answers 202 while the worker reads; every hostile file ends failed with its message."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from tests.waiting import wait_for
+
+    imports = make_project("dch1", slug="hostile-w")
+    runs = make_project("stc3", slug="hostile-wr")
+    dialogues_import(project=runs, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    lead = make_user("hostile-w-lead")
+    for project in (imports, runs):
+        membership_add(project=project, user=lead, role="lead")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=lead).key}")
+    batches = {}
+    for case, (line, message) in HOSTILE_IMPORTS.items():
+        upload = io.BytesIO(line.encode())
+        upload.name = "c.jsonl"
+        answer = api.post("/api/projects/hostile-w/dialogues/import/", {"file": upload, "format": "jsonl"})
+        assert answer.status_code in (202, 400), answer.content
+        batches[case] = (answer.json()["id"], message)
+    uploaded = {}
+    for case, (content, message) in HOSTILE_RUNS.items():
+        upload = io.BytesIO(content)
+        upload.name = "run.json"
+        answer = api.post("/api/projects/hostile-wr/runs/", {"name": case, "files": [upload]}, format="multipart")
+        assert answer.status_code == 202, answer.content
+        uploaded[case] = (answer.json()["id"], message)
+
+    def ended() -> bool:
+        return not ImportBatch.objects.filter(status__in=[ImportStatus.PENDING, ImportStatus.RUNNING]).exists() and (
+            not Run.objects.filter(status=RunStatus.PENDING).exists()
+        )
+
+    assert wait_for(ended, 60)
+    for case, (batch_id, message) in batches.items():
+        batch = ImportBatch.objects.get(pk=batch_id)
+        assert (batch.status, batch.error) == (ImportStatus.FAILED, f"Nothing was imported. {message}"), case
+    for case, (run_id, message) in uploaded.items():
+        shown = api.get(f"/api/projects/hostile-wr/runs/{run_id}/").json()
+        assert (shown["status"], shown["error"]) == ("failed", message), case
