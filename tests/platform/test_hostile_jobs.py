@@ -81,6 +81,16 @@ def test_a_hostile_import_is_refused_naming_file_record_and_field(
     assert "Nothing was imported." in page and "c.jsonl" in page
 
 
+def test_the_longest_integer_read_is_stored_and_read_back_exactly(lead_client, django_capture_on_commit_callbacks):
+    """308 digits, read exactly by the standard library (a byte order mark makes orjson refuse the file)."""
+    project, client = lead_client
+    longest = int("7" * 308)
+    raw = "\ufeff".encode() + line('{"n": ' + str(longest) + ', "k": -' + str(longest) + "}").encode()
+    upload_import(client, "c.jsonl", raw, django_capture_on_commit_callbacks)
+    assert ImportBatch.objects.get(project=project).status == ImportStatus.DONE
+    assert project.dialogues.get().source_meta["meta"] == {"n": longest, "k": -longest}
+
+
 def test_the_refusal_is_shown_in_the_readers_language(lead_client, django_capture_on_commit_callbacks):
     project, client = lead_client
     line, _message = HOSTILE_IMPORTS["int-5001-digits"]
