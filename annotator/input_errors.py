@@ -12,16 +12,21 @@ from contextlib import suppress
 
 from django.utils.translation import gettext
 
-from scoring.errors import InputError
+from scoring.errors import InputError, storable_message
 
 
 def input_error_detail(error: InputError) -> dict:
-    """What is stored of an error: where it is, its English message, and its template with parameters."""
+    """What is stored of an error: where it is, its English message, and its template with parameters
+    (texts made storable: a record named by an id that holds a NUL is still stored)."""
+
+    def storable(text: str | None) -> str | None:
+        return None if text is None else storable_message(str(text), 1000)
+
     return {
-        "file": error.file,
-        "record": error.record,
-        "field": error.field,
-        "message": error.message,
+        "file": storable(error.file),
+        "record": storable(error.record),
+        "field": storable(error.field),
+        "message": storable_message(error.message),
         "template": error.template,
         "params": error.params,
     }

@@ -46,15 +46,41 @@ MAX_NESTING = 64  # levels of lists and objects a stored JSON value may have
 def load_json(raw: bytes | str, file: str, *, record: str | None = None):
     """The JSON document in ``raw``, parsed by orjson (several times faster on a run of thousands of dialogues).
 
-    orjson reads a subset of what the standard library reads (not ``NaN``, ``Infinity``, integers beyond
-    64 bits, lone surrogates, a byte order mark) and gives terser messages: anything it refuses is read
-    again by ``json``, so what is accepted, the values read and the messages stay those of the standard
-    library. Bytes are decoded as ``json.loads`` decodes them (UTF-8, with or without a byte order mark).
+    orjson reads a subset of what the standard library reads (not ``NaN``, ``Infinity``, numbers beyond a
+    double, lone surrogates, a byte order mark) and gives terser messages: anything it refuses is read
+    again by ``json``, so that the messages stay those of the standard library (orjson reads an integer
+    beyond 64 bits as the nearest double, where ``json`` reads it exactly). Bytes are decoded as
+    ``json.loads`` decodes them (UTF-8, with or without a byte order mark).
+
+    What no database column or message can hold is refused here, naming the record and the field
+    (``json_problem``): ``NaN`` and ``Infinity`` (and numbers too large for a double), integers of more
+    than ``MAX_INTEGER_DIGITS`` digits, and strings (values or keys) holding a NUL or a lone surrogate.
+
+    >>> load_json(b'[{"id": "d1", "p": NaN}]', "run.json")
+    Traceback (most recent call last):
+    ...
+    scoring.errors.InputError: run.json: dialogue d1: field p: NaN is not a finite number
+    >>> load_json(b'{"a": ["\\\\u0000"]}', "x.json", record="line 2")
+    Traceback (most recent call last):
+    ...
+    scoring.errors.InputError: x.json: dialogue line 2: field a[0]: contains a NUL character (at position 0)
     """
     try:
-        return orjson.loads(raw)
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        pass
+        data = _load_standard(raw, file, record)
+    else:  # orjson refuses lone surrogates and non-finite numbers itself; a NUL can only be escaped
+        if (b"\\u0000" if isinstance(raw, bytes) else "\\u0000") not in raw:
+            return data
+    problem = json_problem(data)
+    if problem is not None:
+        path, template, params = problem
+        where, field = _record_of(data, path)
+        raise InputError(file, template, record=where or record, field=field or None, params=params)
+    return data
+
+
+def _load_standard(raw: bytes | str, file: str, record: str | None):
     if isinstance(raw, bytes):
         try:
             raw = raw.decode(json.detect_encoding(raw))
@@ -66,11 +92,101 @@ def load_json(raw: bytes | str, file: str, *, record: str | None = None):
                 params={"reason": exc.reason, "start": exc.start},
             ) from None
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_Refused.constant, parse_float=_read_float, parse_int=_read_int)
     except json.JSONDecodeError as exc:
         raise InputError(file, N_("malformed JSON: %(exc)s"), record=record, params={"exc": exc}) from None
     except RecursionError:
         raise InputError(file, N_("malformed JSON: nested too deeply to read"), record=record) from None
+
+
+MAX_INTEGER_DIGITS = 308  # as many as the largest double has: a longer integer is no measurement or id
+
+
+class _Refused:
+    """A number the reader refuses, left where it was read so that ``json_problem`` names its field."""
+
+    __slots__ = ("params", "template")
+
+    def __init__(self, template: str, params: dict):
+        self.template, self.params = template, params
+
+    @classmethod
+    def constant(cls, name: str) -> _Refused:
+        return cls(N_("%(item)s is not a finite number"), {"item": name})
+
+
+def _read_float(text: str) -> float | _Refused:
+    value = float(text)
+    return value if math.isfinite(value) else _Refused.constant(text[:40])
+
+
+def _read_int(text: str) -> int | _Refused:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        message = N_("is an integer of %(digits)s digits; at most %(max_digits)s are read")
+        return _Refused(message, {"digits": digits, "max_digits": MAX_INTEGER_DIGITS})
+    return int(text)
+
+
+def json_problem(value) -> tuple[list, str, dict] | None:
+    """The first value in a parsed document that cannot be stored: its path (keys and indices), a message
+    template and its parameters; None if there is none. Iterative (a deep document is no RecursionError).
+
+    >>> path, template, params = json_problem({"a": [1, "ok", {"b\\ud800": 2}]})
+    >>> path, params
+    (['a', 2, 'b\\ud800'], {'code': 'D800', 'position': 1})
+    """
+    stack: list[tuple[object, list]] = [(value, [])]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                return path, *problem
+        elif isinstance(item, _Refused):
+            return path, item.template, item.params
+        elif isinstance(item, list):
+            stack.extend((child, [*path, i]) for i, child in reversed(list(enumerate(item))))
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                problem = text_problem(key)
+                if problem:
+                    return [*path, key], *problem
+                stack.append((child, [*path, key]))
+    return None
+
+
+RECORD_KEYS = ("id", "dialogue-id")  # the fields that name a record (a dialogue) in the files read
+
+
+def _record_of(data, path: list) -> tuple[str | None, str]:
+    """The record a path points into (the dialogue whose id is read, when it can be), and the field in it.
+
+    >>> _record_of([{"id": "d1"}, {"id": "d2", "a": [{"b": 1}]}], [1, "a", 0, "b"])
+    ('d2', 'a[0].b')
+    >>> _record_of([{"id": "d\\x00"}], [0, "id"])
+    (None, '[0].id')
+    """
+    holder, rest = data, path
+    if path and isinstance(path[0], int) and isinstance(data, list):
+        holder, rest = data[path[0]], path[1:]
+    if isinstance(holder, dict) and not (len(rest) == 1 and rest[0] in RECORD_KEYS):
+        ids = [holder[key] for key in RECORD_KEYS if key in holder]
+        if ids and (is_kind(ids[0], int) or (isinstance(ids[0], str) and not text_problem(ids[0], 200))):
+            return str(ids[0]), _field(rest)
+    return None, _field(path)
+
+
+def _field(path: list) -> str:
+    """``a[0].b`` from ``["a", 0, "b"]``; keys are cut to 40 characters and shown safely."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            key = part[:40] if not text_problem(part) else repr(part[:40])
+            text += f".{key}" if text else key
+    return text
 
 
 def read_json_lines(lines: Iterable[bytes], file: str) -> Iterator[tuple[Record, object]]:

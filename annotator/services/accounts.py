@@ -17,11 +17,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from rest_framework.authtoken.models import Token
 
-from annotator.models import AccountSettings, Membership, Project
+from annotator.models import AccountSettings, Membership, Project, Role
 from annotator.services.projects import membership_add
 
 
@@ -73,6 +74,20 @@ def account_findable(*, user: AbstractBaseUser) -> bool:
     return AccountSettings.objects.filter(user=user, findable_by_leads=True).exists()
 
 
+def accounts_addable(*, actor: AbstractBaseUser | None) -> QuerySet:
+    """The existing accounts ``actor`` may make members of a project - by adding them on the members page
+    or by restoring an archive that names them: those whose owners agreed to be found by leads, the
+    actor's own, and the members of the projects the actor leads. Staff, and the operator running a
+    command (``actor`` None), may add any account.
+    """
+    users = get_user_model().objects.all()
+    if actor is None or actor.is_staff:
+        return users
+    led = Membership.objects.filter(user=actor, role=Role.LEAD, active=True).values("project_id")
+    own = Membership.objects.filter(project_id__in=led).values("user_id")
+    return users.filter(Q(account_settings__findable_by_leads=True) | Q(pk=actor.pk) | Q(pk__in=own))
+
+
 def account_settings_save(*, user: AbstractBaseUser, findable_by_leads: bool) -> AccountSettings:
     """The user's own choice: may project leads add them to projects by their exact username?"""
     stored, _created = AccountSettings.objects.update_or_create(
@@ -106,8 +121,9 @@ NOT_ADDABLE = (
 def membership_add_account(
     *, project: Project, actor: AbstractBaseUser, username: str, password: str, role: str
 ) -> Membership:
-    """A lead adds a member by exact username: an existing account if its owner agreed to be found
-    by leads (staff may add any account), or else a new account with ``password``.
+    """A lead adds a member by exact username: an existing account the lead may add (``accounts_addable``:
+    its owner agreed to be found by leads, or it is a member of a project the lead leads; staff may add
+    any account), or else a new account with ``password``.
 
     A lead who is not staff learns nothing about accounts that did not agree: the answer for them
     is the same as for a username nobody has. Usernames of new accounts pass Django's username
@@ -115,7 +131,7 @@ def membership_add_account(
     """
     User = get_user_model()
     existing = User.objects.filter(username=username).first()
-    if existing is not None and (actor.is_staff or account_findable(user=existing)):
+    if existing is not None and accounts_addable(actor=actor).filter(pk=existing.pk).exists():
         return membership_add(project=project, user=existing, role=role)
     if not password:
         raise ValidationError({"username": NOT_ADDABLE})

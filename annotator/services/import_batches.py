@@ -8,12 +8,21 @@ recompute after an import and after a removal (``statistics_request_on_commit``)
 
 from __future__ import annotations
 
+import logging
 import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db import DEFAULT_DB_ALIAS, InterfaceError, OperationalError, connection, connections, transaction
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    connections,
+    transaction,
+)
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -24,6 +33,9 @@ from annotator.selectors.imports import ImportBatchContents, import_batch_conten
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
 from config import enqueue
 from scoring.app.services.schedule import statistics_request_on_commit
+from scoring.errors import crash_text, storable_message
+
+log = logging.getLogger(__name__)
 
 
 class ImportBatchError(ValueError):
@@ -127,6 +139,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
         return batch
     progress = _BatchProgress(batch.pk)
     failure: InputError | None = None
+    crash: Exception | None = None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / batch.file_names
@@ -146,20 +159,36 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
     except (OperationalError, InterfaceError):
         ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.RUNNING).update(status=ImportStatus.PENDING)
         raise
+    except Exception as exc:  # a reader or a write crashed on this input: refused, never left running
+        log.exception("import %s (%s) failed", batch.pk, batch.file_names)
+        crash = exc
     finally:
         progress.close()
     if failure is not None:
-        ImportBatch.objects.filter(pk=batch_id).update(
-            status=ImportStatus.FAILED,
-            error=f"Nothing was imported. {failure}",
-            error_detail=input_error_detail(failure),
-            finished_at=timezone.now(),
+        _batch_fail(batch_id, f"Nothing was imported. {failure}", input_error_detail(failure))
+    elif crash is not None:
+        _batch_fail(
+            batch_id, f"Nothing was imported. {batch.file_names}: the file could not be read ({crash_text(crash)})"
         )
     else:
         statistics_request_on_commit(project_id=batch.project_id)
     ImportBatch.objects.filter(pk=batch_id).update(source=None)
     batch.refresh_from_db()
     return batch
+
+
+def _batch_fail(batch_id: int, message: str, detail: dict | None = None) -> None:
+    """Mark the batch refused with ``message`` (made storable); if even that cannot be stored, with the
+    message alone, so that the batch always ends refused."""
+    done = {"status": ImportStatus.FAILED, "finished_at": timezone.now()}
+    try:
+        with transaction.atomic():  # a savepoint: a refused write leaves the connection usable
+            ImportBatch.objects.filter(pk=batch_id).update(
+                error=storable_message(message), error_detail=detail or {}, **done
+            )
+    except (DatabaseError, ValueError, TypeError):
+        log.exception("import %s: its error could not be stored with its details", batch_id)
+        ImportBatch.objects.filter(pk=batch_id).update(error=storable_message(message), error_detail={}, **done)
 
 
 @dataclass(frozen=True)

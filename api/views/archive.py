@@ -36,7 +36,11 @@ class ProjectArchive(APIView):
 
 
 class ArchiveImport(APIView):
-    """Create a project from an archive (staff and leads), optionally under another ``slug``; you become its lead."""
+    """Create a project from an archive (staff and leads), optionally under another ``slug``; you become its lead.
+
+    The people it names become members only if you could add them on the members page; the others
+    become imported annotators, their judgements kept under their archived names, and no superuser
+    gets a role."""
 
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [CanCreateProjects]
@@ -49,7 +53,10 @@ class ArchiveImport(APIView):
         upload_check_size(name=upload.name, size=upload.size)
         with transaction.atomic():
             project = project_archive_import(
-                raw=upload.read(), display=upload.name, slug=given.validated_data.get("slug") or None
+                raw=upload.read(),
+                display=upload.name,
+                slug=given.validated_data.get("slug") or None,
+                actor=request.user,
             )
             membership_add(project=project, user=request.user, role=Role.LEAD)
         return Response(s.ArchiveOut({"slug": project.slug}).data, status=status.HTTP_201_CREATED)

@@ -237,6 +237,70 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
             stop_worker(rescuer)
 
 
+def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_now(tmp_path, settings):
+    """SIGKILL the heavy worker that holds the delayed models' estimate: the lead's *Recompute now* sends it
+    again once it is overdue, and the statistics carry the estimate (not after Redis's visibility timeout)."""
+    from django.test import Client
+
+    from config.celery import app
+    from scoring.app.services.jobs import statistics_job_run
+    from tests.factories import breakdown_project, submit_all
+
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    work = breakdown_project(tmp_path, dialogues=4, annotators=2, k=2, slug="estimate-takeover")
+    for person in work.annotators:
+        submit_all(person, work.project, lambda a, k, u: "O")
+    project = work.project
+    settings.MODEL_ESTIMATE_DELAY_SECONDS = 2
+    settings.STATISTICS_DEBOUNCE_SECONDS = 1
+    quick = {"MODEL_ESTIMATE_DELAY_SECONDS": "1", "STATISTICS_TAKEOVER_GRACE_SECONDS": "1"}
+    routes = app.conf.task_routes
+
+    def route(table) -> None:
+        app.conf.task_routes = table
+        app.amqp.flush_routes()  # Celery caches its routing table and router: rebuild them
+        app.amqp.__dict__.pop("router", None)
+
+    queue = {"queue": "estimate-takeover"}
+    route({"scoring.app.tasks.estimate_model_reliability": queue, "scoring.app.tasks.recompute_statistics": queue})
+    log = tmp_path / "doomed-heavy.log"
+    doomed = start_worker(database_url(), log, queue="estimate-takeover", name="doomed-heavy", env=quick)
+    rescuer = None
+    try:
+        # given statistics that wait for the estimate, and the heavy worker holding it until its countdown ends
+        assert statistics_job_run(project_id=project.pk).payload["reliability"]["models_pending"] is True
+        assert wait_for(lambda: "estimate_model_reliability" in log.read_text() and "received" in log.read_text(), 30)
+        # when it is killed (no chance to give the message back) and another worker starts
+        os.kill(doomed.pid, signal.SIGKILL)
+        doomed.wait(timeout=30)
+        rescue_log = tmp_path / "rescuer.log"
+        queues = "estimate-takeover,heavy"  # the rescuer's own estimate request goes to the heavy queue
+        rescuer = start_worker(database_url(), rescue_log, queue=queues, name="rescue-heavy", env=quick)
+        job = StatisticsJob.objects.get(project=project)
+        assert job.models_pending
+        overdue = job.models_due_at + timedelta(seconds=1.5)
+        while timezone.now() <= overdue:
+            time.sleep(0.2)
+        # and the lead asks to recompute (the statistics are unchanged: only the estimate is missing)
+        client = Client()
+        client.force_login(work.lead)
+        assert client.post(f"/projects/{project.slug}/dashboard/recompute/").status_code == 302
+        # then the estimate is taken over and the statistics carry it within seconds
+
+        def estimated() -> bool:
+            stored = ProjectStatistics.objects.get(project=project)
+            return stored.payload["reliability"]["models_pending"] is False
+
+        assert wait_for(estimated, 60), rescue_log.read_text()[-3000:]
+    finally:
+        route(routes)
+        if doomed.poll() is None:
+            doomed.kill()
+        if rescuer is not None:
+            stop_worker(rescuer)
+
+
 def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     celery_worker_process, make_project, make_user, tmp_path
 ):

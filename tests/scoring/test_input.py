@@ -97,8 +97,37 @@ def test_undecodable_json_names_the_file_and_record(raw, message, japanese):
 
 
 def test_a_byte_order_mark_and_standard_library_json_are_read():
-    assert load_json(b'\xef\xbb\xbf{"a": NaN}', "a.json")["a"] != 0  # NaN: read by the standard library
+    assert load_json(b'\xef\xbb\xbf{"a": 1e20}', "a.json") == {"a": 1e20}  # read by the standard library
     assert load_json('{"a": 1}', "a.json") == {"a": 1}
+    # the longest integer read: exactly, by the standard library (orjson refuses what a byte order mark precedes)
+    assert load_json(b"\xef\xbb\xbf[" + b"7" * 308 + b"]", "a.json") == [int("7" * 308)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b'{"a": NaN}', "a.json: field a: NaN is not a finite number"),
+        (
+            b'\xef\xbb\xbf[{"id": 3, "p": [Infinity]}]',
+            "a.json: dialogue 3: field p[0]: Infinity is not a finite number",
+        ),
+        (b'[{"id": "x", "p": -1e999}]', "a.json: dialogue x: field p: -1e999 is not a finite number"),
+        (
+            b'{"dialogue-id": "x", "n": -' + b"1" * 5001 + b"}",
+            "a.json: dialogue x: field n: is an integer of 5001 digits",
+        ),
+        (b'[{"id": "a\\u0000"}]', "a.json: field [0].id: contains a NUL character (at position 1)"),
+        (
+            '[{"id": "a", "t": "\\ud83d"}]',
+            "a.json: dialogue a: field t: contains a lone surrogate (U+D83D at position 0)",
+        ),
+    ],
+    ids=["nan", "infinity", "overflow", "long-integer", "nul", "surrogate"],
+)
+def test_values_no_column_can_hold_are_refused_naming_record_and_field(raw, message):
+    with pytest.raises(InputError) as refused:
+        load_json(raw, "a.json")
+    assert str(refused.value).startswith(message)
 
 
 def test_json_lines_name_the_line_of_a_bad_record():

@@ -4,6 +4,7 @@
   transaction) and an uploaded file's import
 - ``batch_writer``: the checks against the project and the writes of a batch of dialogues
 - ``copy_rows``: the bulk inserts (PostgreSQL's COPY)
+- ``annotators``: accounts and memberships of imported annotators (known only by a name)
 - ``progress``: the counts reported while an import runs
 - ``uploads``: the size limit of uploaded files
 

@@ -3,11 +3,8 @@ there) and writes them in bulk, creating the source's annotators as needed."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 from django.db.models import Max
 from django.utils import timezone
 
@@ -20,18 +17,14 @@ from annotator.models import (
     Membership,
     Post,
     Project,
-    Role,
 )
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.import_fit import dialogue_fit_check
+from annotator.services.imports.annotators import imported_annotators_create
 from annotator.services.imports.copy_rows import assignments_insert, judgements_insert, posts_insert
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
-
-
-def _safe_username(text: str) -> str:
-    return re.sub(r"[^\w.@+-]", "_", text)[:100]
 
 
 class BatchWriter:
@@ -130,38 +123,10 @@ class BatchWriter:
         missing = [k for k in dict.fromkeys(keys) if k not in self.annotators]
         if not missing:
             return
-        User = get_user_model()
-        prefix = f"{self.project.slug}.imported."
-        # usernames hold 150 characters: room for the suffix that tells two truncated keys apart
-        wanted = {k: (prefix + _safe_username(k))[:140] for k in missing}
-        taken = set(User.objects.filter(username__in=wanted.values()).values_list("username", flat=True))
-        users = []
-        for key in missing:
-            username = wanted[key]
-            suffix = 2
-            while username in taken:
-                username = f"{wanted[key]}-{suffix}"
-                suffix += 1
-            taken.add(username)
-            users.append(User(username=username, password=make_password(None), first_name=f"Imported {key}"[:150]))
-        created = User.objects.bulk_create(users)
-        if any(u.pk is None for u in created):  # backends that cannot return ids from bulk inserts
-            by_name = dict(User.objects.filter(username__in=[u.username for u in users]).values_list("username", "pk"))
-            for u in created:
-                u.pk = by_name[u.username]
-        Membership.objects.bulk_create(
-            Membership(
-                project=self.project,
-                user_id=user.pk,
-                role=Role.ANNOTATOR,
-                imported=True,
-                source_key=key,
-                rank=self.next_rank + i,
-            )
-            for i, (key, user) in enumerate(zip(missing, created))
+        self.annotators.update(
+            imported_annotators_create(project=self.project, keys=missing, first_rank=self.next_rank)
         )
         self.next_rank += len(missing)
-        self.annotators.update({key: user.pk for key, user in zip(missing, created)})
         self.annotators_created += len(missing)
 
     def write(self, batch: list[ParsedDialogue]) -> None:

@@ -6,8 +6,14 @@ choices, text that fits its column (``annotator.importers.limits``), references 
 the dialogue's units. A bad archive raises ``InputError`` naming the file, the record and the field
 (``scoring.input``).
 
-People are matched by username: an existing account is reused, a missing one is created without a
-usable password (an administrator sets one, or the person resets it). Times are kept as archived.
+People are matched by username as the members page adds them (``accounts_addable``): an existing
+account the importing lead may add (its owner agreed to be found by leads, or it is a member of a
+project the lead leads; any account for staff and for ``manage.py import_project``) becomes a member
+with the archived role; a missing one is created without a usable password (an administrator sets
+one, or the person resets it). Any other existing account - and a superuser always: no import grants
+a superuser a role - is left alone: the person becomes an imported annotator of the new project
+(``annotator.services.imports.annotators``) whose judgements are kept under the archived name.
+Times are kept as archived.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, connection, transaction
 
 from annotator.models import (
@@ -37,7 +44,9 @@ from annotator.models import (
 )
 from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
+from annotator.services.accounts import accounts_addable
 from annotator.services.blocks import utterance_blocks
+from annotator.services.imports.annotators import imported_annotators_create
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.app.archive import ARCHIVE_MEMBER
 from scoring.app.archive.reader import archive_document
@@ -53,13 +62,18 @@ def _max(model, column: str) -> int:
     return model._meta.get_field(column).max_length
 
 
-def project_archive_import(*, raw: bytes, display: str = "archive", slug: str | None = None) -> Project:
-    """Create the archived project (under ``slug`` if given) with everything in it, or raise ``InputError``."""
+def project_archive_import(
+    *, raw: bytes, display: str = "archive", slug: str | None = None, actor: AbstractBaseUser | None = None
+) -> Project:
+    """Create the archived project (under ``slug`` if given) with everything in it, or raise ``InputError``.
+
+    ``actor`` is the lead importing it (None: the operator, ``manage.py import_project``); the people the
+    archive names are mapped as the module's docstring says."""
     document = archive_document(raw, display)
     r = Record(f"{display}:{ARCHIVE_MEMBER}")
     try:
         with transaction.atomic():
-            return _import(r, document, slug)
+            return _import(r, document, slug, actor)
     except DatabaseError as exc:  # a constraint the checks above did not foresee: still a clear refusal
         first_line = (str(exc).splitlines() or [""])[0]
         raise InputError(display, N_("cannot be stored: %(exc)s"), params={"exc": first_line}) from None
@@ -77,7 +91,7 @@ def _slug(r: Record, meta: dict, slug: str | None) -> str:
     return slug
 
 
-def _import(r: Record, document: dict, slug: str | None) -> Project:
+def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser | None) -> Project:
     meta = r.field(document, "project", dict)
     slug = _slug(r, meta, slug)
     preset = r.field(meta, "preset", str, "project")
@@ -94,8 +108,7 @@ def _import(r: Record, document: dict, slug: str | None) -> Project:
     project.created_at = r.time(meta, "created_at", "project")
     Project.objects.filter(pk=project.pk).update(created_at=project.created_at)
     criteria = _criteria(r, document, project)
-    users = _users(r, document)
-    _members(r, document, project, users)
+    users = _members(r, document, project, actor)
     dialogues, shapes = _dialogues(r, document, project)
     assignments = _assignments(r, document, dialogues, users)
     _judgements(r, document, assignments, criteria, shapes)
@@ -129,39 +142,48 @@ def _criteria(r: Record, document: dict, project: Project) -> dict[str, Criterio
     return {c.key: c for c in Criterion.objects.bulk_create(rows)}
 
 
-def _users(r: Record, document: dict) -> dict[str, int]:
-    """username -> user id for every member and annotator; missing accounts are created without a password."""
+def _members(r: Record, document: dict, project: Project, actor: AbstractBaseUser | None) -> dict[str, int]:
+    """The archived members, and the annotators of its assignments, mapped to accounts as the module's
+    docstring says; username -> user id for each."""
     User = get_user_model()
     limit = User._meta.get_field(User.USERNAME_FIELD).max_length
-    names: dict[str, None] = {}
+    members: dict[str, Membership] = {}
     for i, m in enumerate(r.field(document, "members", list)):
-        names[r.text(m, "username", f"members[{i}]")] = None
+        where = f"members[{i}]"
+        name = r.text(m, "username", where, max_length=limit, non_empty=True)
+        members[name] = Membership(
+            project=project,
+            role=r.choice(m, "role", Role.values, where),
+            imported=r.field(m, "imported", bool, where),
+            source_key=r.text(m, "source_key", where, max_length=_max(Membership, "source_key")),
+            rank=r.integer(m, "rank", where, bounds=INT32),
+            active=r.field(m, "active", bool, where),
+        )
+    names = dict.fromkeys(members)
     for i, a in enumerate(r.field(document, "assignments", list)):
-        names[r.text(a, "annotator", f"assignments[{i}]")] = None
-    for name in names:
-        r.check_text(name, "username", max_length=limit)
-        if not name.strip():
-            raise r.error(N_("a username is empty"), "username")
+        names[r.text(a, "annotator", f"assignments[{i}]", max_length=limit, non_empty=True)] = None
     existing = dict(User.objects.filter(username__in=list(names)).values_list("username", "pk"))
+    mappable = accounts_addable(actor=actor).filter(pk__in=existing.values(), is_superuser=False)
+    live = set(mappable.values_list("username", flat=True))
     missing = [n for n in names if n not in existing]
     User.objects.bulk_create(User(username=n, password=make_password(None)) for n in missing)
     existing.update(User.objects.filter(username__in=missing).values_list("username", "pk"))
-    return existing
-
-
-def _members(r: Record, document: dict, project: Project, users: dict[str, int]) -> None:
-    Membership.objects.bulk_create(
-        Membership(
-            project=project,
-            user_id=users[r.field(m, "username", str, f"members[{i}]")],
-            role=r.choice(m, "role", Role.values, f"members[{i}]"),
-            imported=r.field(m, "imported", bool, f"members[{i}]"),
-            source_key=r.text(m, "source_key", f"members[{i}]", max_length=_max(Membership, "source_key")),
-            rank=r.integer(m, "rank", f"members[{i}]", bounds=INT32),
-            active=r.field(m, "active", bool, f"members[{i}]"),
-        )
-        for i, m in enumerate(r.field(document, "members", list))
-    )
+    live.update(missing)
+    users = {n: existing[n] for n in live}
+    for name, membership in members.items():
+        if name in live:
+            membership.user_id = users[name]
+    Membership.objects.bulk_create(m for name, m in members.items() if name in live)
+    # the others: imported annotators under the archived name (an imported member keeps its source key)
+    kept = [n for n in names if n not in live]
+    keys = {n: (members[n].source_key if n in members and members[n].imported and members[n].source_key else n)[:100]
+            for n in kept}  # fmt: skip
+    if len(set(keys.values())) < len(keys):
+        keys = {n: n[:100] for n in kept}
+    rank = max((m.rank for m in members.values()), default=0) + 1
+    ids = imported_annotators_create(project=project, keys=list(keys.values()), first_rank=rank)
+    users.update({n: ids[keys[n]] for n in kept})
+    return users
 
 
 def _posts(at: Record, d: dict) -> list[Post]:

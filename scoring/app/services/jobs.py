@@ -7,12 +7,14 @@ no-op.
 
 from __future__ import annotations
 
+from django.db import InterfaceError, OperationalError
 from django.db.models import F
 from django.utils import timezone
 
 from scoring.app.models import ProjectStatistics, StatisticsJob
 from scoring.app.services.model_reliability import model_reliability_recompute
 from scoring.app.services.statistics import statistics_recompute
+from scoring.errors import crash_text, storable_message
 
 
 def statistics_job_run(*, project_id: int, force: bool = False) -> ProjectStatistics:
@@ -20,11 +22,18 @@ def statistics_job_run(*, project_id: int, force: bool = False) -> ProjectStatis
 
     The job stops being pending before the work starts, so that requests arriving meanwhile schedule
     a new run (this one covers everything committed so far); the duration is recorded for
-    ``schedule.recompute_delay``.
+    ``schedule.recompute_delay``, and a failure's message in ``last_error``.
     """
     started = timezone.now()
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, started_at=started)
-    stored = statistics_recompute(project_id=project_id, force=force)
+    try:
+        stored = statistics_recompute(project_id=project_id, force=force)
+    except (OperationalError, InterfaceError):
+        raise  # transient: the task retries
+    except Exception as exc:  # recorded (storable whatever it says), then raised for the worker's log
+        error = storable_message(f"the statistics could not be computed ({crash_text(exc)})")
+        StatisticsJob.objects.filter(project_id=project_id).update(finished_at=timezone.now(), last_error=error)
+        raise
     finished = timezone.now()
     StatisticsJob.objects.filter(project_id=project_id).update(
         finished_at=finished,

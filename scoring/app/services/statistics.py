@@ -123,7 +123,13 @@ def project_statistics(
 
 
 def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:
-    """Compute and store a project's statistics; skipped when the judgements have not changed."""
+    """Compute and store a project's statistics; skipped when the judgements have not changed.
+
+    Statistics that wait for the models' estimate ask for it either way (``model_reliability_request``):
+    a request while one is queued adds nothing, and one queued so long ago that its worker must have died
+    is taken over (``schedule.model_estimate_request``), so that a submission or *Recompute now* also
+    rescues an estimate lost with a killed heavy worker.
+    """
     project = Project.objects.get(pk=project_id)
     checked = timezone.now()  # before reading: a request made later may not be covered
     fingerprint = judgements_fingerprint(project)
@@ -132,7 +138,15 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
         unchecked = Q(checked_at__lt=checked) | Q(checked_at__isnull=True)  # never move it back (a slower run)
         if ProjectStatistics.objects.filter(unchecked, pk=current.pk).update(checked_at=checked):
             current.checked_at = checked
-        return current
+        stored = current
+    else:
+        stored = _statistics_store(project, fingerprint, checked)
+    if stored.payload.get("reliability", {}).get("models_pending", False):
+        model_reliability_request(project_id=project.pk, automatic=True)
+    return stored
+
+
+def _statistics_store(project: Project, fingerprint: str, checked) -> ProjectStatistics:
     judgements = project_judgements(project)
     n = sum(len(data.value) for data in judgements.values())  # the judgements the statistics are computed from
     payload = project_statistics(project, judgements, fingerprint=fingerprint)
@@ -149,8 +163,6 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
                 "checked_at": checked,
             },
         )
-    if payload["reliability"]["models_pending"]:
-        model_reliability_request(project_id=project.pk, automatic=True)
     return stored
 
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ from config import enqueue
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.runs.scoring import run_scheme, run_score
-from scoring.errors import N_, InputError
+from scoring.errors import N_, InputError, crash_text, storable_message
 from scoring.files import check_archives
 
 log = logging.getLogger(__name__)
@@ -155,13 +155,19 @@ def run_score_stored(*, run_id: int) -> Run:
         raise  # transient: the task retries
     except Exception as exc:  # a reader crashed on this input: the run is rejected, never left pending
         log.exception("run %s (%s) could not be scored", run.pk, run.name)
-        return _reject(run, f"{run.source_name}: the run could not be read ({type(exc).__name__}: {exc})")
+        return _reject(run, f"{run.source_name}: the run could not be read ({crash_text(exc)})")
     comparisons_refresh(project=run.project)
     return scored
 
 
 def _reject(run: Run, message: str) -> Run:
-    """Mark the run rejected with ``message``; its files stay, so that a lead can score it again."""
-    Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=message[:5000])
+    """Mark the run rejected with ``message`` (made storable: a dialogue id may hold a NUL); its files stay,
+    so that a lead can score it again. Should even that fail, the run is rejected with a plain message."""
+    try:
+        with transaction.atomic():  # a savepoint: a refused write leaves the connection usable
+            Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=storable_message(message))
+    except (DatabaseError, ValueError):
+        log.exception("run %s (%s): its error could not be stored", run.pk, run.name)
+        Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error="The run could not be read.")
     run.refresh_from_db()
     return run
