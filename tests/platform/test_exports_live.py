@@ -1,0 +1,72 @@
+"""Every export endpoint, for a project of every preset, through ``manage.py runserver`` - what
+``scripts/serve.sh`` runs. Django's test client takes a header that is not a plain ``str`` (the
+``SourceFilter.ALL`` enum once was); wsgiref refuses it, and every gold export answered 500 there."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+
+import pytest
+
+from annotator.exporters import DISTRIBUTION_FORMATS, EXPORT_FORMATS
+from annotator.presets import PRESETS
+from tests.factories import project_with_submissions
+from tests.live_server import runserver, token_session
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FITS = {"stc3": {"stc3"}, "dbdc": {"dbdc"}}  # the community formats each preset exports; distributions fit all
+
+
+def parsed(fmt: str, body: bytes):
+    """The export read as its format is read, so that an empty or broken body fails."""
+    if fmt in ("stc3", "distributions-json"):
+        return json.loads(body)
+    if fmt == "distributions-csv":
+        return list(csv.reader(io.StringIO(body.decode("utf-8"))))[1:]
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        return archive.namelist()
+
+
+def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
+    works = {preset: project_with_submissions(preset, slug=f"live-{preset}") for preset in PRESETS}
+    with runserver(tmp_path / "runserver.log") as url:
+        for preset, work in works.items():
+            session = token_session(work.lead)
+            base = f"{url}/api/projects/{work.project.slug}"
+            for fmt in EXPORT_FORMATS:
+                answer = session.get(f"{base}/export/", params={"format": fmt}, timeout=120)
+                if fmt in DISTRIBUTION_FORMATS or fmt in FITS.get(preset, set()):
+                    assert answer.status_code == 200, (preset, fmt, answer.text[:500])
+                    assert parsed(fmt, answer.content), (preset, fmt)
+                    assert answer.headers["X-Annotators-Source"] == "all"
+                    assert not any(h.startswith("X-Annotators-Incl") for h in answer.headers)
+                else:  # refused, with a message naming the formats that fit
+                    assert answer.status_code == 400, (preset, fmt, answer.text[:500])
+                    message = answer.json()["format"][0]
+                    assert f"cannot be exported as {fmt}" in message and "distributions-json" in message
+            who = session.get(f"{base}/export/annotators/", timeout=60)
+            assert who.status_code == 200
+            assert {p.username for p in work.annotators} <= set(who.json()["included"]), who.text  # with imported ones
+            archive = session.get(f"{base}/archive/", timeout=120)
+            assert archive.status_code == 200 and zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+            stats = session.get(f"{base}/stats/", timeout=300)
+            assert stats.status_code == 200, (preset, stats.text[:500])
+
+
+def test_a_wrong_format_is_refused_in_the_readers_language(tmp_path):
+    work = project_with_submissions("dbdc", slug="live-ja")
+    with runserver(tmp_path / "runserver.log") as url:
+        session = token_session(work.lead)
+        answer = session.get(
+            f"{url}/api/projects/live-ja/export/",
+            params={"format": "stc3"},
+            headers={"Accept-Language": "ja"},
+            timeout=60,
+        )
+    assert answer.status_code == 400
+    message = answer.json()["format"][0]
+    assert "stc3" in message and "cannot be exported" not in message  # translated, still naming the format
