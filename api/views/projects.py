@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.db.models import Count
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -17,8 +19,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
-from dataclasses import asdict
-
 from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, ExportFormatMismatch, export_gold_chunks
 from annotator.filenames import attachment
 from annotator.models import ImportStatus
@@ -26,8 +26,8 @@ from annotator.selectors.imports import import_batch_status, import_batches_of
 from annotator.selectors.population import annotators_included, population_of
 from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, projects_with_role
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
-from api import serializers as s
 from api import quality_serializers as q
+from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request

@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
 from scoring.app.models import Run
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.runs.scoring import run_score
 from scoring.app.services.statistics import project_statistics
 from scoring.errors import InputError
@@ -249,7 +250,15 @@ def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path)
     stc3 = make_project("stc3")
     same = {f"d{i}": {"A.nmd": 0.25} for i in range(12)}
     for name in "xyz":
-        Run.objects.create(project=stc3, name=name, kind="stc3", status=RunStatus.SCORED, scores={}, per_dialogue=same)
+        Run.objects.create(
+            project=stc3,
+            name=name,
+            kind="stc3",
+            status=RunStatus.SCORED,
+            scores={},
+            per_dialogue=same,
+            gold_fingerprint=judgements_fingerprint(stc3),
+        )
     assert comparisons_refresh(project=stc3, trials=200) == 1
     # then the undefined figures are null
     stored = RunComparison.objects.get(project=stc3, metric="A.nmd").payload

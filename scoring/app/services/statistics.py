@@ -31,6 +31,7 @@ from scoring.app.services.model_reliability import model_reliability_request, mo
 from scoring.app.services.nlpcc_summary import nlpcc_summary
 from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.reliability import reliability_summary
+from scoring.app.services.schedule import runs_rescore_request
 from scoring.app.services.uch_summary import uch_summary
 from scoring.gold import group_indices, merge_counts
 
@@ -151,6 +152,7 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
         )
     if payload["reliability"]["models_pending"]:
         model_reliability_request(project_id=project.pk, automatic=True)
+    runs_rescore_request(project_id=project.pk, fingerprint=fingerprint)  # a new gold: stale runs scored again
     return stored
 
 
