@@ -13,8 +13,12 @@ import pytest
 
 from annotator.exporters import DISTRIBUTION_FORMATS, EXPORT_FORMATS
 from annotator.presets import PRESETS
+from annotator.services.demo import DEMO_DIR
+from scoring.app.services.runs.scoring import run_score
 from tests.factories import project_with_submissions
+from tests.fixtures.dbdc_runs import file_pairs, log_files, write_run
 from tests.live_server import runserver, token_session
+from tests.reference_scoring import random_stc3_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,8 +35,25 @@ def parsed(fmt: str, body: bytes):
         return archive.namelist()
 
 
+def scored_run(work, tmp_path) -> int | None:
+    """A run scored on the project, for the presets whose runs the tests can write; its id."""
+    project = work.project
+    if project.preset == "stc3":
+        dialogues = json.loads((DEMO_DIR / "stc3.json").read_text(encoding="utf-8"))
+        files = [("sys.json", json.dumps(random_stc3_run(dialogues)).encode())]
+        return run_score(project=project, files=files, name="sys").pk
+    if project.preset == "dbdc":
+        folder = write_run(log_files(DEMO_DIR / "dbdc"), tmp_path / "dbdc-run", "random", every_system_turn=True)
+        return run_score(project=project, files=file_pairs(folder), name="sys").pk
+    if project.preset == "coherence":
+        return run_score(project=project).pk  # the annotators' reorderings
+    return None
+
+
 def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
     works = {preset: project_with_submissions(preset, slug=f"live-{preset}") for preset in PRESETS}
+    runs = {preset: scored_run(work, tmp_path) for preset, work in works.items()}
+    assert sum(r is not None for r in runs.values()) == 3
     with runserver(tmp_path / "runserver.log") as url:
         for preset, work in works.items():
             session = token_session(work.lead)
@@ -55,6 +76,14 @@ def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
             assert archive.status_code == 200 and zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
             stats = session.get(f"{base}/stats/", timeout=300)
             assert stats.status_code == 200, (preset, stats.text[:500])
+            if runs[preset] is not None:  # a run's scores per dialogue, as JSON and as CSV
+                per_dialogue = f"{base}/runs/{runs[preset]}/per-dialogue/"
+                as_json = session.get(per_dialogue, timeout=60)
+                assert as_json.status_code == 200 and as_json.json(), (preset, as_json.text[:500])
+                as_csv = session.get(per_dialogue, params={"format": "csv"}, timeout=60)
+                assert as_csv.status_code == 200 and len(as_csv.text.splitlines()) > 1, (preset, as_csv.text[:500])
+                listed = session.get(f"{base}/runs/", timeout=60).json()["results"]
+                assert [r["stale"] for r in listed] == [False], (preset, listed)
 
 
 def test_a_wrong_format_is_refused_in_the_readers_language(tmp_path):
