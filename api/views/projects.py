@@ -212,7 +212,12 @@ class ProjectExport(APIView):
             OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True),
             OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
         ],
-        responses={200: OpenApiResponse(OpenApiTypes.BINARY)},
+        responses={
+            200: OpenApiResponse(OpenApiTypes.BINARY),
+            400: OpenApiResponse(
+                OpenApiTypes.OBJECT, description="a format that does not fit the preset, or a bad parameter"
+            ),
+        },
     )
     def get(self, request, slug: str):
         project = request.project
