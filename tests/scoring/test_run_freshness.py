@@ -124,3 +124,13 @@ def test_including_the_annotator_again_is_another_change(board, busy_workers):
     AnnotatorExclusion.objects.filter(project=board.project).delete()
     current = judgements_fingerprint(board.project)
     assert not Run.objects.filter(project=board.project, gold_fingerprint=current).exists()
+
+
+def test_comparisons_computed_before_the_gold_changed_are_not_shown(board, client, busy_workers):
+    """Three runs current again but the comparisons not yet refreshed (the worker between the two): the page
+    says the comparisons are being recomputed instead of showing p-values of the earlier scores."""
+    exclude(board)
+    Run.objects.filter(project=board.project).update(gold_fingerprint=judgements_fingerprint(board.project))
+    client.force_login(board.lead)
+    page = client.get("/projects/fresh/runs/").content.decode()
+    assert 'id="comparisons-stale"' in page and 'id="matrix-heading"' not in page
