@@ -6,6 +6,8 @@ from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS
 from annotator.importers import FORMATS
 from annotator.models import AssignmentStatus, Criterion, Dialogue, ImportStatus, Post, Project
 from scoring.app.models import Run
+from scoring.app.selectors.fingerprint import judgements_fingerprint
+from scoring.app.selectors.run_freshness import run_stale_reason
 
 
 class TokenIn(serializers.Serializer):
@@ -187,6 +189,12 @@ class ConflictsOut(serializers.Serializer):
 
 
 class RunOut(serializers.ModelSerializer):
+    """A run; ``stale`` when its scores were computed against an earlier gold than the current one (they are
+    being scored again; the comparisons leave it out meanwhile), with the reason in ``stale_reason``."""
+
+    stale = serializers.SerializerMethodField()
+    stale_reason = serializers.SerializerMethodField()
+
     class Meta:
         model = Run
         fields = [
@@ -201,7 +209,20 @@ class RunOut(serializers.ModelSerializer):
             "created_at",
             "queued_at",
             "scored_at",
+            "stale",
+            "stale_reason",
         ]
+
+    def _reason(self, run: Run) -> str | None:
+        if "gold_fingerprint" not in self.context:  # once per response, also for a list
+            self.context["gold_fingerprint"] = judgements_fingerprint(run.project)
+        return run_stale_reason(run, self.context["gold_fingerprint"])
+
+    def get_stale(self, run: Run) -> bool:
+        return self._reason(run) is not None
+
+    def get_stale_reason(self, run: Run) -> str | None:
+        return self._reason(run)
 
 
 class RunIn(serializers.Serializer):

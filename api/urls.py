@@ -24,6 +24,11 @@ urlpatterns = [
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),
+    path(
+        "projects/<slug:slug>/export/annotators/",
+        projects.ProjectExportAnnotators.as_view(),
+        name="api-export-annotators",
+    ),
     path("projects/<slug:slug>/archive/", archive.ProjectArchive.as_view(), name="api-archive"),
     path("projects/<slug:slug>/runs/", runs.RunListCreate.as_view(), name="api-runs"),
     path("projects/<slug:slug>/runs/<id:pk>/", runs.RunDetail.as_view(), name="api-run"),

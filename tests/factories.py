@@ -99,6 +99,22 @@ def first_allowed_values(assignment) -> list[Given]:
     return given
 
 
+def project_with_submissions(preset: str, *, slug: str | None = None) -> ProjectWithWork:
+    """A ``preset`` project (``project_with_work``, two annotators) whose every item is submitted with the
+    first allowed values (and, for reordering presets, the order as shown)."""
+    work = project_with_work(preset, slug=slug, annotators=2)
+    for person in work.annotators:
+        for assignment in work.assignments_of(person):
+            judgements_save(
+                assignment_id=assignment.pk,
+                user=person,
+                values=first_allowed_values(assignment),
+                reordering=list(assignment.shown_order) if PRESETS[preset].reordering else None,
+                submit=True,
+            )
+    return work
+
+
 def nlpcc_dialogues_file(path, n: int):
     """``n`` two-turn NLPCC dialogues (a user's post, a system's reply) as JSON lines at ``path``."""
     import json

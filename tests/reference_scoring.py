@@ -97,14 +97,19 @@ def random_stc3_run(dialogues: list[dict], seed: int = 0) -> list[dict]:
     import random
 
     rng = random.Random(seed)
+
+    def distribution(labels) -> dict:
+        """Random probabilities over ``labels`` that sum to 1, as a run file must give them."""
+        weights = {v: rng.random() for v in labels}
+        total = sum(weights.values())
+        return {v: w / total for v, w in weights.items()}
+
     run = []
     for d in dialogues:
         record = {
             "id": d["id"],
-            "quality": {k: {v: rng.random() for v in QUALITY_SCALE} for k in "ASE"},
-            "nugget": [
-                {v: rng.random() for v in (CUSTOMER if t["sender"] == "customer" else HELPDESK)} for t in d["turns"]
-            ],
+            "quality": {k: distribution(QUALITY_SCALE) for k in "ASE"},
+            "nugget": [distribution(CUSTOMER if t["sender"] == "customer" else HELPDESK) for t in d["turns"]],
         }
         run.append(record)
     return run

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.utils.translation import gettext
+
 from annotator.models import Project
+from annotator.presets import PRESETS
 
 from .dbdc import export_dbdc_zip_chunks
 from .distributions import AGGREGATIONS, export_distributions_csv_chunks, export_distributions_json_chunks
@@ -22,6 +25,31 @@ EXPORT_FORMATS = {
 DISTRIBUTION_FORMATS = ("distributions-json", "distributions-csv")
 
 
+class ExportFormatMismatch(ValueError):
+    """The format does not fit the project's preset (a DBDC project asked for as STC-3 JSON); the message
+    is translated and names the formats that fit."""
+
+
+def export_formats_of(project: Project) -> list[str]:
+    """The formats that fit the project: the distributions always, a community format (``stc3``, ``dbdc``)
+    when the preset takes it as its own (``PresetSpec.formats``, the formats *Detect* imports as it)."""
+    own = PRESETS[project.preset].formats
+    return [f for f in EXPORT_FORMATS if f in DISTRIBUTION_FORMATS or f in own]
+
+
+def export_format_check(*, project: Project, fmt: str) -> None:
+    """Raise ``ExportFormatMismatch`` if ``fmt`` does not fit the project's preset."""
+    fitting = export_formats_of(project)
+    if fmt in EXPORT_FORMATS and fmt not in fitting:
+        raise ExportFormatMismatch(
+            gettext(
+                "A %(preset)s project cannot be exported as %(format)s: its criteria and speakers are not that "
+                "format's. Choose one of: %(formats)s."
+            )
+            % {"preset": gettext(PRESETS[project.preset].label), "format": fmt, "formats": ", ".join(fitting)}
+        )
+
+
 def export_gold(*, project: Project, fmt: str, aggregation: str = "votes") -> bytes:
     """The project's gold data in ``fmt`` (one of ``EXPORT_FORMATS``) as bytes; the distribution formats hold
     vote shares or, with ``aggregation``, a latent-truth model's posteriors (``AGGREGATIONS``)."""
@@ -31,11 +59,13 @@ def export_gold(*, project: Project, fmt: str, aggregation: str = "votes") -> by
 def export_gold_chunks(*, project: Project, fmt: str, aggregation: str = "votes") -> Iterator[bytes]:
     """``export_gold`` as chunks of bytes produced as they are written (rows read a chunk of dialogues at a
     time), for streamed responses and files. Bad arguments, and a model that cannot be fitted, raise
-    ``ValueError`` here, before the first chunk."""
+    ``ValueError`` here, before the first chunk; a format that does not fit the preset raises
+    ``ExportFormatMismatch`` (a ``ValueError``)."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
+    export_format_check(project=project, fmt=fmt)
     if fmt in DISTRIBUTION_FORMATS:
         return EXPORT_FORMATS[fmt][0](project, aggregation)
     if aggregation != "votes":

@@ -46,7 +46,7 @@ def population_of(project: Project) -> Population:
         .order_by("dialogue_id")
         .values_list("dialogue_id", flat=True)
     )
-    return Population(source or SourceFilter.ALL, tuple(excluded), tuple(items))
+    return Population(source or SourceFilter.ALL.value, tuple(excluded), tuple(items))  # plain str, as stored
 
 
 def gold_judgements(project: Project, population: Population | None = None) -> QuerySet[Judgement]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.db.models import Count
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -17,13 +19,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
-from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, export_gold_chunks
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, ExportFormatMismatch, export_gold_chunks
 from annotator.filenames import attachment
 from annotator.models import ImportStatus
 from annotator.selectors.imports import import_batch_status, import_batches_of
-from annotator.selectors.population import annotators_included
+from annotator.selectors.population import annotators_included, population_of
 from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, projects_with_role
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
+from api import quality_serializers as q
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.services.payloads import StatisticsPayload
@@ -194,7 +197,12 @@ class ProjectStatsRecompute(APIView):
 
 
 class ProjectExport(APIView):
-    """Gold data: the same bytes as ``manage.py export_gold`` (leads)."""
+    """Gold data: the same bytes as ``manage.py export_gold`` (leads).
+
+    A format that does not fit the project's preset (STC-3 JSON of a DBDC project) answers 400 naming the
+    formats that do. Who the export includes is at ``export/annotators/`` (a list of hundreds of names does
+    not fit in a header); ``X-Annotators-Source`` says which judgements count (``all``, ``imported``, ``own``).
+    """
 
     content_negotiation_class = FormatIsAParameter
     permission_classes = [IsProjectLead]
@@ -204,7 +212,12 @@ class ProjectExport(APIView):
             OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True),
             OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
         ],
-        responses={200: OpenApiResponse(OpenApiTypes.BINARY)},
+        responses={
+            200: OpenApiResponse(OpenApiTypes.BINARY),
+            400: OpenApiResponse(
+                OpenApiTypes.OBJECT, description="a format that does not fit the preset, or a bad parameter"
+            ),
+        },
     )
     def get(self, request, slug: str):
         project = request.project
@@ -214,13 +227,23 @@ class ProjectExport(APIView):
         _fn, content_type, extension = EXPORT_FORMATS[fmt]
         try:
             chunks = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation)
+        except ExportFormatMismatch as exc:
+            raise ValidationError({"format": [str(exc)]}) from None
         except ValueError as exc:
             raise ValidationError({"aggregation": [str(exc)]}) from None
         # streamed: the rows are read a chunk of dialogues at a time as the body is sent
         response = StreamingHttpResponse(chunks, content_type=content_type)
         response["Content-Disposition"] = attachment(f"{project.slug}-{fmt}.{extension}")
-        included = annotators_included(project)
-        response["X-Annotators-Source"] = included.source
-        response["X-Annotators-Included"] = ";".join(included.included)
-        response["X-Annotators-Excluded"] = ";".join(e["annotator"] for e in included.excluded)
+        response["X-Annotators-Source"] = str(population_of(project).source)  # WSGI takes plain str only
         return response
+
+
+class ProjectExportAnnotators(APIView):
+    """Who the gold exports include, by the ids the exported files use (the source's annotator id, else the
+    username), and who is excluded with the reason (leads)."""
+
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(responses=q.PopulationOut)
+    def get(self, request, slug: str):
+        return Response(q.PopulationOut(asdict(annotators_included(request.project))).data)

@@ -18,6 +18,7 @@ from api import serializers as s
 from api.errors import FormatIsAParameter
 from scoring.app.models import Run
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
+from scoring.app.selectors.run_freshness import with_has_files
 from scoring.app.services.runs.upload import run_delete, run_rescore, run_upload
 
 
@@ -30,8 +31,8 @@ class RunListCreate(generics.ListAPIView):
 
     def get_queryset(self):
         return (
-            Run.objects.filter(project=self.request.project)
-            .defer("source", "per_dialogue")
+            with_has_files(Run.objects.filter(project=self.request.project))
+            .defer("per_dialogue")
             .order_by("created_at", "pk")
         )
 
@@ -57,7 +58,7 @@ class RunDetail(APIView):
 
     @extend_schema(responses=s.RunOut)
     def get(self, request, slug: str, pk: int):
-        run = get_object_or_404(Run.objects.defer("source"), project=request.project, pk=pk)
+        run = get_object_or_404(with_has_files(Run.objects.all()), project=request.project, pk=pk)
         return Response(s.RunOut(run).data)
 
     @extend_schema(responses={204: None})

@@ -33,6 +33,7 @@ CELERY_TASK_ROUTES = {
     "scoring.app.tasks.score_uploaded_run": {"queue": "heavy"},
     "scoring.app.tasks.estimate_model_reliability": {"queue": "heavy"},
     "scoring.app.tasks.refresh_run_comparisons": {"queue": "heavy"},
+    "scoring.app.tasks.rescore_stale_runs": {"queue": "heavy"},
     "annotator.tasks.*": {"queue": "heavy"},
     "*.export_*": {"queue": "exports"},
 }

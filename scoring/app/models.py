@@ -80,7 +80,9 @@ class Run(models.Model):
     kind = models.CharField(max_length=20, choices=RunKind.choices)
     status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.SCORED)
     error = models.TextField(blank=True)
-    source = models.BinaryField(null=True, blank=True, help_text="Uploaded files as a zip, kept until scored.")
+    source = models.BinaryField(
+        null=True, blank=True, help_text="The run's files as a zip, kept to score it again when the gold changes."
+    )
     queued_at = models.DateTimeField(
         null=True, blank=True, help_text="When scoring was last handed to the workers; empty while it could not be."
     )
@@ -96,6 +98,12 @@ class Run(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
+    gold_fingerprint = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="The judgements' fingerprint of the gold the scores were computed against; another than the "
+        "current one means the scores are stale.",
+    )
 
     class Meta:
         ordering = ["project", "created_at"]
@@ -139,6 +147,9 @@ class RunComparison(models.Model):
     payload = models.JSONField()
     error = models.TextField(blank=True, help_text="Why the comparison could not be computed, in the service's words.")
     computed_at = models.DateTimeField()
+    gold_fingerprint = models.CharField(
+        max_length=64, blank=True, help_text="The gold the compared runs were all scored against."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "metric"], name="comparison_unique_metric")]

@@ -7,6 +7,7 @@ from django.db import InterfaceError, OperationalError
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.jobs import model_estimate_job_run, statistics_job_run
+from scoring.app.services.runs.freshness import runs_rescore_stale
 from scoring.app.services.runs.upload import run_score_stored, runs_requeue
 
 TRANSIENT = (OperationalError, InterfaceError)
@@ -46,6 +47,12 @@ def refresh_run_comparisons(self, project_id: int) -> int:
     from annotator.models import Project
 
     return comparisons_refresh(project=Project.objects.get(pk=project_id))
+
+
+@shared_task(bind=True, **RETRY, **limits("heavy"))
+def rescore_stale_runs(self, project_id: int) -> int:
+    """The runs scored against another gold than the current one, scored again (``runs.freshness``)."""
+    return runs_rescore_stale(project_id=project_id)
 
 
 @shared_task(bind=True, **RETRY, **limits("interactive"))

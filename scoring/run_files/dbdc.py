@@ -6,7 +6,8 @@ and listed in ``DBDCRun.ignored`` / ``notes``. Only ``labels[0]`` of a turn is r
 ``InputError`` naming the file, the dialogue and the turn index: an annotated turn without a label,
 a turn labelled twice or out of order (the script reads the turns in order), a turn index the
 dialogue does not have, a ``breakdown`` label other than O, T or X, a missing probability, a
-probability outside [0, 1], and probabilities whose sum differs from 1 by more than 1e-6.
+probability outside [0, 1], and probabilities whose sum differs from 1 by more than
+``PROBABILITY_TOLERANCE`` (the rule of every run format: ``scoring.run_files.distribution``).
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ import numpy as np
 from scoring.errors import N_, InputError
 from scoring.input import Record, load_json
 from scoring.run_files.dbdc_gold import DBDC_LABELS
-
-PROBABILITY_TOLERANCE = 1e-6  # |prob-O + prob-T + prob-X - 1| allowed in a DBDC labels file
+from scoring.run_files.distribution import sum_error, sums_to_one
 
 
 @dataclass(frozen=True)
@@ -102,14 +102,8 @@ def _label(entry: dict, index: int, *, at: Record, field: str) -> tuple[int, lis
         raise at.error(message, f"{field}.labels[0].breakdown", index=index, get=repr(first.get("breakdown")))
     p = [_probability(first, lab, at=at, field=f"{field}.labels[0]", index=index) for lab in DBDC_LABELS]
     total = p[0] + p[1] + p[2]
-    if abs(total - 1.0) > PROBABILITY_TOLERANCE:
-        raise at.error(
-            N_("turn %(index)s: prob-O + prob-T + prob-X = %(total)s, not 1 (within %(PROBABILITY_TOLERANCE)s)"),
-            f"{field}.labels[0]",
-            index=index,
-            total=repr(total),
-            PROBABILITY_TOLERANCE=format(PROBABILITY_TOLERANCE, "g"),
-        )
+    if not sums_to_one(total):
+        raise sum_error(at, f"{field}.labels[0]", total, turn=index)
     return DBDC_LABELS.index(first["breakdown"]), p
 
 

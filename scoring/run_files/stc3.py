@@ -1,5 +1,6 @@
 """The STC-3/DialEval submission: ``[{"id", "quality"?: {KEY: {value: p}}, "nugget"?: [{label: p}, ...]}]``.
 
+Every distribution must sum to 1 (``scoring.run_files.distribution``, the rule of every run format).
 Every distribution is checked in bulk, column by column (``_distributions``); only when one is not valid
 is the file read again, object by object, to name the first bad one (``_distribution``).
 """
@@ -14,6 +15,7 @@ import numpy as np
 
 from scoring.errors import N_
 from scoring.input import Record, load_json
+from scoring.run_files.distribution import sum_error, sums_to_one
 
 SPEAKERS = ("customer", "helpdesk")
 
@@ -46,7 +48,7 @@ def _distribution(obj, labels: Sequence[str], *, at: Record, field: str) -> list
         len(obj) <= len(keys)
         and all(type(v) in (int, float) and v >= 0 and math.isfinite(v) for v in out)
         and obj.keys() <= set(keys)
-        and 0 < sum(out) < math.inf
+        and sums_to_one(sum(out))
     ):
         return [float(v) for v in out]
     for key in obj:
@@ -58,9 +60,7 @@ def _distribution(obj, labels: Sequence[str], *, at: Record, field: str) -> list
             raise at.error(N_("probability %(value)s is not a number"), f"{field}.{key}", value=repr(value))
         if value < 0:
             raise at.error(N_("probability %(value)s is negative"), f"{field}.{key}", value=repr(value))
-    if sum(out) > 0:  # every value finite, and their sum is not
-        raise at.error(N_("probabilities too large: their sum is not a finite number"), field)
-    raise at.error(N_("probabilities sum to zero"), field)
+    raise sum_error(at, field, sum(out))
 
 
 def _distributions(objs: list, labels: Sequence[str]) -> np.ndarray | None:
@@ -85,8 +85,8 @@ def _distributions(objs: list, labels: Sequence[str]) -> np.ndarray | None:
     values = np.array(columns, dtype=float).T
     with np.errstate(over="ignore"):
         sums = values.sum(axis=1)
-    if not (np.isfinite(values).all() and (values >= 0).all() and (sums > 0).all() and np.isfinite(sums).all()):
-        return None  # not a number, negative, all zero, or a sum too large to hold
+    if not (np.isfinite(values).all() and (values >= 0).all() and sums_to_one(sums).all()):
+        return None  # not a number, negative, or not summing to 1
     return values
 
 

@@ -15,27 +15,11 @@ from annotator.exporters.dbdc import dbdc_records
 from annotator.exporters.distributions import CSV_COLUMNS, distribution_records
 from annotator.exporters.stc3 import stc3_records
 from annotator.exporters.stream import LazyList, json_chunks
-from annotator.presets import PRESETS
-from annotator.services.judgements import judgements_save
 from scoring.app.archive import export as archive_module
 from scoring.app.archive.export import ARCHIVE_JSON, ARCHIVE_MEMBER, project_archive, project_archive_data
-from tests.factories import first_allowed_values, project_with_work
+from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db
-
-
-def project_with_submissions(preset: str):
-    work = project_with_work(preset, annotators=2)
-    for person in work.annotators:
-        for assignment in work.assignments_of(person):
-            judgements_save(
-                assignment_id=assignment.pk,
-                user=person,
-                values=first_allowed_values(assignment),
-                reordering=list(assignment.shown_order) if PRESETS[preset].reordering else None,
-                submit=True,
-            )
-    return work
 
 
 def whole_document_bytes(project, fmt: str) -> bytes:

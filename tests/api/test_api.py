@@ -137,10 +137,12 @@ def test_stats_and_export_equal_the_commands(world):
     stats = lead.get("/api/projects/p1/stats/")
     assert stats.status_code == 200 and stats.json() == json.loads(json.dumps(project_statistics(world["project"])))
     assert stats["X-Statistics-Judgements"] == "22"  # d1: 2 x (3 + 3), d2: 2 x (3 + 2)
-    for fmt in ("stc3", "dbdc", "distributions-json", "distributions-csv"):
+    for fmt in ("stc3", "distributions-json", "distributions-csv"):
         response = lead.get(f"/api/projects/p1/export/?format={fmt}")
         assert response.status_code == 200 and response.streaming
         assert response.getvalue() == export_gold(project=world["project"], fmt=fmt)
+    misfit = lead.get("/api/projects/p1/export/?format=dbdc")  # an STC-3 project is no DBDC collection
+    assert misfit.status_code == 400 and "cannot be exported as dbdc" in misfit.json()["format"][0]
     bad = lead.get("/api/projects/p1/export/?format=xml")
     assert bad.status_code == 400 and "format" in bad.json()
 

@@ -9,6 +9,7 @@ import pytest
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 from scoring.app.models import ProjectStatistics, Run, RunComparison
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.statistics import statistics_recompute
 from tests.browser.test_annotation import PASSWORD, login
 from tests.fixtures.collections import stc3_dialogues
@@ -131,6 +132,7 @@ def test_breakdown_leaderboard_fits_1280_px_sorts_and_says_why_significance_is_m
             status="scored",
             scores={"breakdown": scores},
             per_dialogue=per_dialogue,
+            gold_fingerprint=judgements_fingerprint(project),
         )
     comparisons_refresh(project=project, trials=200)
     login(page, live_server, "bd-lead")

@@ -5,53 +5,27 @@ request) and is imported by a worker as a background job."""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import sys
 import time
 
 import pytest
-import requests
-from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
 from annotator.models import Dialogue, ImportBatch, ImportStatus
 from annotator.services.projects import membership_add
-from tests.conftest import ROOT, database_url
+from tests.live_server import csrf, logged_in, serving
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
 
 
 @pytest.fixture
-def gunicorn(tmp_path):
-    port = free_port()
-    env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="config.settings.test")
-    env.pop("GUNICORN_TIMEOUT", None)  # the configuration's own default
-    with open(tmp_path / "gunicorn.log", "w") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py",
-                "--bind", f"127.0.0.1:{port}", "--workers", "1", "config.wsgi:application",
-            ],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            requests.get(f"{url}/accounts/login/", timeout=2)
-            break
-        except requests.ConnectionError:
-            if process.poll() is not None:
-                raise RuntimeError((tmp_path / "gunicorn.log").read_text()) from None
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
-
-
-def csrf(session: requests.Session, url: str) -> str:
-    page = session.get(url, timeout=30)
-    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+def gunicorn(tmp_path, monkeypatch):
+    monkeypatch.delenv("GUNICORN_TIMEOUT", raising=False)  # the configuration's own default
+    argv = [
+        sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py",
+        "--bind", "127.0.0.1:{port}", "--workers", "1", "config.wsgi:application",
+    ]  # fmt: skip
+    with serving(argv, tmp_path / "gunicorn.log") as url:
+        yield url
 
 
 @pytest.mark.worker
@@ -62,13 +36,7 @@ def test_the_stc3_chinese_upload_completes_under_gunicorn(
     project = make_project("stc3", slug="zh")
     lead = make_user("lead")
     membership_add(project=project, user=lead, role="lead")
-    session = requests.Session()
-    token = csrf(session, f"{gunicorn}/accounts/login/")
-    session.post(
-        f"{gunicorn}/accounts/login/",
-        data={"username": "lead", "password": "pw-for-tests-1", "csrfmiddlewaretoken": token},
-        timeout=30,
-    )
+    session = logged_in(gunicorn, "lead")
     token = csrf(session, f"{gunicorn}/projects/zh/manage/")
     with open(stc3_dir / "train_data_cn.json", "rb") as upload:
         response = session.post(

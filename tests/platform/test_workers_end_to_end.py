@@ -354,3 +354,29 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     # ...and beat's sweep, run by the worker, sends the other
     assert requeue_unqueued_runs.delay().get(timeout=60) == 1
     assert wait_for(lambda: Run.objects.get(pk=runs["down-sweep"].pk).status == "scored", 60)
+
+
+def test_an_exclusion_rescores_every_run_on_the_workers(celery_worker_process, make_project, make_user, tmp_path):
+    """Through the API and a real worker: three runs scored; the lead excludes an annotator; the worker's
+    recomputation finds the new gold and the heavy queue scores every run again against it."""
+    from scoring.app.selectors.fingerprint import judgements_fingerprint
+
+    project = make_project("stc3", slug="fresh-e2e")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    client = lead_client(project, make_user)
+    for seed, name in enumerate(["r1", "r2", "r3"]):
+        upload = io.BytesIO(json.dumps(random_stc3_run(stc3_dialogues(), seed=seed)).encode())
+        upload.name = f"{name}.json"
+        sent = client.post("/api/projects/fresh-e2e/runs/", {"name": name, "files": [upload]}, format="multipart")
+        assert sent.status_code == 202, sent.content
+    assert wait_for(lambda: not Run.objects.filter(project=project, status="pending").exists())
+    assert list(Run.objects.filter(project=project).values_list("status", "error")) == [("scored", "")] * 3
+    before = {r.name: r.scores["quality"] for r in Run.objects.filter(project=project)}
+    first = client.get("/api/projects/fresh-e2e/exclusions/").json()["included"][0]
+    excluded = client.post("/api/projects/fresh-e2e/exclusions/", {"annotator": first, "reason": "spam"})
+    assert excluded.status_code == 201, excluded.content
+    current = judgements_fingerprint(project)
+    assert wait_for(lambda: Run.objects.filter(project=project, gold_fingerprint=current).count() == 3)
+    listed = client.get("/api/projects/fresh-e2e/runs/").json()["results"]
+    assert [r["stale"] for r in listed] == [False] * 3 and all(r["status"] == "scored" for r in listed)
+    assert all(r["scores"]["quality"] != before[r["name"]] for r in listed)

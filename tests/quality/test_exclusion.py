@@ -83,9 +83,10 @@ def test_excluding_an_annotator_equals_recomputing_without_them(tmp_path, client
     assert all(spammer.username not in row for row in csv_rows)
     api = api_client(work.lead)
     exported = api.get("/api/projects/excl/export/?format=dbdc")
-    assert (
-        spammer.username in exported["X-Annotators-Excluded"] and spammer.username.encode() not in exported.getvalue()
-    )
+    assert spammer.username.encode() not in exported.getvalue()
+    who = api.get("/api/projects/excl/export/annotators/").json()
+    assert [e["annotator"] for e in who["excluded"]] == [spammer.username] and spammer.username not in who["included"]
+    assert "X-Annotators-Excluded" not in exported and exported["X-Annotators-Source"] == "all"
     # and letting them back in over the API restores the first figures
     assert api.delete(f"/api/projects/excl/exclusions/{spammer.username}/").status_code == 204
     again = statistics_current(project=work.project).payload

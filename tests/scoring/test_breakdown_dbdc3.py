@@ -167,7 +167,7 @@ def test_a_run_of_exactly_the_annotated_turns_and_one_of_every_turn_score_alike(
         ),
         (
             [GOOD[0], (4, "O", [0.5, 0.3, 0.1]), GOOD[2]],
-            r"dialogue h: field turns\[1\]\.labels\[0\]: turn 4: prob-O \+ prob-T \+ prob-X = 0\.9\d*, not 1",
+            r"dialogue h: field turns\[1\]\.labels\[0\]: turn 4: probabilities sum to 0\.9\d*, not 1",
         ),
         (
             [GOOD[0], GOOD[1], (6, "B", [0, 0, 1])],

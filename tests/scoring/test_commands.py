@@ -8,6 +8,7 @@ from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
 from scoring.app.models import Run
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.runs.scoring import run_score
 from scoring.app.services.statistics import project_statistics
 from scoring.errors import InputError
@@ -98,6 +99,14 @@ def test_score_run_matches_the_straightforward_scorer(stc3_project, tmp_path):
         (lambda r: r[1]["nugget"].pop(), r"dialogue d2: field nugget: 1 turn distributions for 2 turns"),
         (lambda r: r[0].update({"id": "zzz"}), r"dialogue zzz: field id: is not in the gold data"),
         (lambda r: r[0]["nugget"][1].update({"CNUG": 0.2}), r"dialogue d1: field nugget\[1\]\.CNUG: unknown label"),
+        (  # the run: a distribution summing to 1.7, which the STC-3 script would have rescaled and scored
+            lambda r: r[1]["quality"].update({"E": {"2": 0.5, "1": 0.5, "0": 0.7}}),
+            r"bad\.json: dialogue d2: field quality\.E: probabilities sum to 1\.7, not 1 \(allowed difference 1e-06\)",
+        ),
+        (
+            lambda r: r[0]["nugget"][0].update({"CNaN": 0.0, "CNUG0": 0.0, "CNUG": 0.0, "CNUG*": 0.5}),
+            r"dialogue d1: field nugget\[0\]: probabilities sum to 0\.5, not 1",
+        ),
     ],
 )
 def test_bad_runs_are_rejected_with_dialogue_and_field(stc3_project, tmp_path, mutate, message):
@@ -241,7 +250,15 @@ def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path)
     stc3 = make_project("stc3")
     same = {f"d{i}": {"A.nmd": 0.25} for i in range(12)}
     for name in "xyz":
-        Run.objects.create(project=stc3, name=name, kind="stc3", status=RunStatus.SCORED, scores={}, per_dialogue=same)
+        Run.objects.create(
+            project=stc3,
+            name=name,
+            kind="stc3",
+            status=RunStatus.SCORED,
+            scores={},
+            per_dialogue=same,
+            gold_fingerprint=judgements_fingerprint(stc3),
+        )
     assert comparisons_refresh(project=stc3, trials=200) == 1
     # then the undefined figures are null
     stored = RunComparison.objects.get(project=stc3, metric="A.nmd").payload

@@ -14,6 +14,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add
 from scoring.app.models import ProjectStatistics, Run, RunComparison
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.compare import comparisons_refresh
 from scoring.metric_names import BREAKDOWN_METRICS
 from tests.factories import project_with_work, user_make
@@ -41,6 +42,7 @@ def breakdown_run(project, name: str, mse: float | None, f1: float | None, per_d
         error="" if mse is not None else "bad.labels.json: dialogue x: field turns: is missing",
         scores={"breakdown": scores} if mse is not None else {},
         per_dialogue=per_dialogue or {},
+        gold_fingerprint=judgements_fingerprint(project),  # scored against the current gold
     )
 
 

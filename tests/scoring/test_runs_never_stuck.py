@@ -50,7 +50,7 @@ def huge_probability() -> bytes:
     [
         ("nested.json", deeply_nested(), "nested too deeply"),
         ("run.zip", zip_with_bad_crc(), "Bad CRC-32"),
-        ("huge.json", huge_probability(), "too large"),
+        ("huge.json", huge_probability(), "probabilities sum to inf, not 1"),
     ],
     ids=["nesting-20000", "zip-bad-crc", "probability-1e308"],
 )

@@ -1,5 +1,6 @@
-"""Reads for the leaderboard: every run with the preset's metrics, sorted and grouped, and the stored
-comparisons (or why they could not be computed)."""
+"""Reads for the leaderboard: every run with the preset's metrics, sorted and grouped, each stale run with
+the reason, and the stored comparisons of the runs scored against the current gold (or why they could not
+be computed)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from annotator.models import Project
 from annotator.presets import PRESETS, LeaderboardColumn
 from scoring.app.models import Run, RunComparison, RunKind, RunStatus
+from scoring.app.selectors.fingerprint import judgements_fingerprint
+from scoring.app.selectors.run_freshness import run_stale_reason, with_has_files
 
 FEATURED, ALL = "main", "all"
 
@@ -27,6 +30,7 @@ class LeaderboardRun:
     notes: list[str]
     cells: list
     scores: dict
+    stale_reason: str | None  # why the scores are not against the current gold; None when they are
 
 
 @dataclass(frozen=True)
@@ -69,15 +73,19 @@ def leaderboard(
         shown = [c for c in columns if c.featured]
     else:
         shown = [c for c in columns if c.group == chosen_group.key]
+    fingerprint = judgements_fingerprint(project)
     runs = [
-        _row(run, shown)
-        for run in Run.objects.filter(project=project).defer("source", "per_dialogue").order_by("created_at", "pk")
+        _row(run, shown, fingerprint)
+        for run in with_has_files(Run.objects.filter(project=project))
+        .defer("per_dialogue")
+        .order_by("created_at", "pk")
     ]
     sort_column = next((c for c in columns if c.key == sort), None)
     order = "worst" if order == "worst" else "best"
     if sort_column is not None:
         runs = _sorted(runs, sort_column, best_first=order == "best")
-    comparisons = list(RunComparison.objects.filter(project=project).order_by("metric"))
+    stored = list(RunComparison.objects.filter(project=project).order_by("metric"))
+    comparisons = [c for c in stored if c.gold_fingerprint == fingerprint]  # older ones compared stale scores
     computed = [c for c in comparisons if not c.error]
     chosen = next((c for c in computed if c.metric == metric), computed[0] if computed else None)
     return {
@@ -90,11 +98,13 @@ def leaderboard(
         "run_scheme": spec.run_scheme,
         "comparisons": comparisons,
         "comparison": chosen,
-        "scored": sum(r.scored and not r.reordering for r in runs),
+        "comparisons_stale": bool(stored) and not comparisons,
+        "scored": sum(r.scored and not r.reordering and r.stale_reason is None for r in runs),
+        "stale": sum(r.stale_reason is not None for r in runs),
     }
 
 
-def _row(run: Run, shown: list[LeaderboardColumn]) -> LeaderboardRun:
+def _row(run: Run, shown: list[LeaderboardColumn], fingerprint: str) -> LeaderboardRun:
     return LeaderboardRun(
         pk=run.pk,
         name=run.name,
@@ -106,6 +116,7 @@ def _row(run: Run, shown: list[LeaderboardColumn]) -> LeaderboardRun:
         notes=list((run.scores or {}).get("notes", [])),
         cells=[_lookup(run.scores, c.key) for c in shown],
         scores=run.scores or {},
+        stale_reason=run_stale_reason(run, fingerprint),
     )
 
 

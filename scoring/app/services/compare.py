@@ -10,20 +10,32 @@ from django.utils import timezone
 
 from annotator.models import Project
 from scoring.app.models import Run, RunComparison, RunKind, RunStatus
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.payloads import json_finite
 from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd
 
 
-def run_matrix(project: Project, metric: str) -> tuple[list[str], list[str], np.ndarray]:
-    """(run names, item ids, items x runs scores) over the dialogues every run has a finite score for."""
-    runs = list(
-        Run.objects.filter(project=project, status=RunStatus.SCORED)
+def comparable_runs(project: Project, fingerprint: str):
+    """The runs a comparison takes: scored (not the reorderings) against the gold of ``fingerprint``. A run
+    scored against an earlier gold is left out until it is scored again (``runs.freshness``)."""
+    return (
+        Run.objects.filter(project=project, status=RunStatus.SCORED, gold_fingerprint=fingerprint)
         .exclude(kind=RunKind.REORDERING)
         .order_by("name")
-        .values_list("name", "per_dialogue")
     )
+
+
+def run_matrix(
+    project: Project, metric: str, fingerprint: str | None = None
+) -> tuple[list[str], list[str], np.ndarray]:
+    """(run names, item ids, items x runs scores) over the dialogues every run scored against the current gold
+    (or that of ``fingerprint``) has a finite score for."""
+    fingerprint = fingerprint or judgements_fingerprint(project)
+    runs = list(comparable_runs(project, fingerprint).values_list("name", "per_dialogue"))
     if len(runs) < 2:
-        raise ValueError(f"project {project.slug} needs at least two scored runs, has {len(runs)}")
+        raise ValueError(
+            f"project {project.slug} needs at least two runs scored against the current gold, has {len(runs)}"
+        )
     items = None
     for _name, per_dialogue in runs:
         have = {
@@ -49,8 +61,9 @@ def runs_compare(
     share: float = 0.2,
     alpha: float = 0.05,
     seed: int = 0,
+    fingerprint: str | None = None,
 ) -> dict:
-    names, items, matrix = run_matrix(project, metric)
+    names, items, matrix = run_matrix(project, metric, fingerprint)
     tukey = tukey_hsd(matrix, trials, seed)
     bootstrap = paired_bootstrap(matrix, trials, seed)
     stability = ranking_stability(matrix, share, stability_trials, seed) if len(items) >= 2 / share else None
@@ -77,15 +90,14 @@ def runs_compare(
 
 
 def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
-    """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored.
+    """Recompute the stored comparison of every per-dialogue metric once three or more runs are scored against
+    the current gold (the others are left out: their scores are stale until they are scored again).
 
     A metric that cannot be compared is stored with the reason (``RunComparison.error``); returns how
-    many were computed."""
-    runs = list(
-        Run.objects.filter(project=project, status=RunStatus.SCORED)
-        .exclude(kind=RunKind.REORDERING)
-        .values_list("per_dialogue", flat=True)
-    )
+    many were computed. Each comparison keeps the gold's fingerprint, so that the leaderboard can tell
+    one computed before the gold changed."""
+    fingerprint = judgements_fingerprint(project)
+    runs = list(comparable_runs(project, fingerprint).values_list("per_dialogue", flat=True))
     RunComparison.objects.filter(project=project).delete()
     if len(runs) < 3:
         return 0
@@ -94,11 +106,17 @@ def comparisons_refresh(*, project: Project, trials: int | None = None) -> int:
     stored = 0
     for metric in metrics:
         try:
-            payload, error = json_finite(runs_compare(project=project, metric=metric, trials=trials)), ""
+            compared = runs_compare(project=project, metric=metric, trials=trials, fingerprint=fingerprint)
+            payload, error = json_finite(compared), ""
         except ValueError as exc:  # kept, so that the page can say why instead of "not computed yet"
             payload, error = {}, str(exc)
         RunComparison.objects.create(
-            project=project, metric=metric, payload=payload, error=error, computed_at=timezone.now()
+            project=project,
+            metric=metric,
+            payload=payload,
+            error=error,
+            computed_at=timezone.now(),
+            gold_fingerprint=fingerprint,
         )
         stored += not error
     return stored

@@ -53,6 +53,7 @@ class AgreementSummary(TypedDict):
 
     n_units: int
     n_annotators: int
+    n_imported_counts: NotRequired[int]  # labels published as counts without annotators (NLPCC)
     fleiss_kappa: float | None
     randolph_kappa: float | None
     krippendorff_alpha: KrippendorffAlphas
@@ -66,6 +67,7 @@ class MeanAndStd(TypedDict):
 
 
 class CriterionStatistics(AgreementSummary):
+    n_labels: int  # the labels the figures are computed from: judgements and imported counts
     pearson_inter_rater: NotRequired[MeanAndStd]
     by_speaker: NotRequired[dict[str, AgreementSummary]]
     merges: NotRequired[dict[str, AgreementSummary]]
@@ -217,6 +219,15 @@ class Population(TypedDict):
     excluded: list[ExcludedAnnotator]
 
 
+class LabelCounts(TypedDict):
+    """What the statistics are computed from (``statistics.label_counts``)."""
+
+    total: int
+    judgements: int
+    imported_counts: int  # labels published as counts, without annotators
+    annotators: int
+
+
 class StatisticsPayload(TypedDict):
     project: str
     criteria: dict[str, CriterionStatistics]
@@ -228,3 +239,4 @@ class StatisticsPayload(TypedDict):
     disputed: list[DisputedUnit]
     reliability: Reliability
     population: Population
+    labels: LabelCounts

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config import enqueue
-from scoring.app.models import StatisticsJob
+from scoring.app.models import Run, RunKind, RunStatus, StatisticsJob
 
 
 def statistics_request(*, project_id: int) -> bool:
@@ -75,6 +75,20 @@ def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
     return False
+
+
+def runs_rescore_request(*, project_id: int, fingerprint: str) -> bool:
+    """Send the re-scoring of the project's runs scored against another gold than ``fingerprint`` (the
+    statistics have just read a new one) to the heavy queue; True if sent. Nothing is sent when every run
+    is current, or when no stale run can be scored again (its files were not kept)."""
+    stale = (
+        Run.objects.filter(project_id=project_id, status=RunStatus.SCORED)
+        .exclude(gold_fingerprint=fingerprint)
+        .filter(Q(source__isnull=False) | Q(kind=RunKind.REORDERING))
+    )
+    if not stale.exists():
+        return False
+    return enqueue.task_send("scoring.app.tasks.rescore_stale_runs", project_id)
 
 
 def statistics_request_on_commit(*, project_id: int) -> None:

@@ -31,6 +31,7 @@ from scoring.app.services.model_reliability import model_reliability_request, mo
 from scoring.app.services.nlpcc_summary import nlpcc_summary
 from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.reliability import reliability_summary
+from scoring.app.services.schedule import runs_rescore_request
 from scoring.app.services.uch_summary import uch_summary
 from scoring.gold import group_indices, merge_counts
 
@@ -68,6 +69,10 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
     values = numeric_values(data.values)
     entry = agreement_summary(counts, criterion.level, values)
     entry["n_annotators"] = len(data.annotators)
+    # what the figures are computed from: every label counted, and those published as counts without annotators
+    # (NLPCC): "0 annotators" beside a kappa of 4,000 counts would contradict it
+    entry["n_labels"] = int(counts.sum())
+    entry["n_imported_counts"] = int(data.unit_counts.sum())
     if criterion.level != "nominal" and len(data.value):
         r = pearson_inter_rater_long(data.unit, data.annotator, values[data.value], n_annotators=len(data.annotators))
         entry["pearson_inter_rater"] = {"mean": r.mean, "std": r.std}
@@ -78,6 +83,7 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
             rows = data.unit_speaker == speaker
             sub = agreement_summary(counts[rows][:, columns], criterion.level, values[columns])
             sub["n_annotators"] = len(np.unique(data.annotator[rows[data.unit]])) if len(data.unit) else 0
+            sub["n_imported_counts"] = int(data.unit_counts[rows].sum())
             entry["by_speaker"][speaker] = sub
     if merges:
         entry["merges"] = {}
@@ -85,6 +91,7 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
             merged = merge_counts(counts, group_indices(data.values, groups))
             sub = agreement_summary(merged, "nominal", np.arange(len(groups), dtype=float))
             sub["n_annotators"] = entry["n_annotators"]
+            sub["n_imported_counts"] = entry["n_imported_counts"]
             entry["merges"][name] = sub
     return entry
 
@@ -119,7 +126,16 @@ def project_statistics(
     payload["reliability"] = reliability_summary(project, judgements, models)
     judged = {int(u) for data in judgements.values() for u in data.annotators.tolist()}
     payload["population"] = asdict(annotators_included(project, by="username", judged=judged))
+    payload["labels"] = label_counts(judgements, n_annotators=len(judged))
     return json_finite(payload)
+
+
+def label_counts(judgements: dict[str, CriterionJudgements], *, n_annotators: int) -> dict:
+    """What every figure is computed from, read from the same arrays: the labels (judgements and imported
+    counts together), the judgements with their annotators, and the counts imported without annotators."""
+    imported = sum(int(data.unit_counts.sum()) for data in judgements.values())
+    given = sum(len(data.value) for data in judgements.values())
+    return {"total": given + imported, "judgements": given, "imported_counts": imported, "annotators": n_annotators}
 
 
 def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStatistics:
@@ -163,6 +179,7 @@ def _statistics_store(project: Project, fingerprint: str, checked) -> ProjectSta
                 "checked_at": checked,
             },
         )
+    runs_rescore_request(project_id=project.pk, fingerprint=fingerprint)  # a new gold: stale runs scored again
     return stored
 
 

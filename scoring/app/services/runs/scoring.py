@@ -5,6 +5,9 @@ Which reader and scorer apply is the preset's ``run_scheme`` (``annotator.preset
 
 from __future__ import annotations
 
+import io
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
@@ -14,6 +17,7 @@ from annotator.importers.limits import archive_limits
 from annotator.models import Project
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run, RunKind, RunStatus
+from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.payloads import json_finite
 from scoring.errors import N_, InputError
 from scoring.files import expand_archives, walk_path
@@ -22,6 +26,26 @@ from scoring.memory import gc_paused
 
 def run_scheme(project: Project) -> RunScheme | None:
     return PRESETS[project.preset].run_scheme
+
+
+def files_zip(files: list[tuple[str, bytes]]) -> bytes:
+    """A run's files as one zip (what ``Run.source`` keeps), every file kept even when two share a name."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        used: set[str] = set()
+        for i, (filename, raw) in enumerate(files):
+            member = Path(filename).name or "run.json"
+            if member in used:
+                member = f"{i:04d}-{member}"
+            used.add(member)
+            archive.writestr(member, raw)
+    return buffer.getvalue()
+
+
+def zip_files(source: bytes) -> list[tuple[str, bytes]]:
+    """The files of a ``files_zip``, in name order."""
+    with zipfile.ZipFile(io.BytesIO(source)) as archive:
+        return [(n, archive.read(n)) for n in sorted(archive.namelist())]
 
 
 def _json_files(files) -> list[tuple[str, bytes]]:
@@ -42,8 +66,11 @@ def run_score(
 
     For coherence projects neither is given and the annotators' reorderings are scored.
     Raises ``InputError`` (naming file, dialogue and field) and saves nothing on bad input.
-    Scoring the same name again replaces the earlier scores.
+    Scoring the same name again replaces the earlier scores. The scores carry the fingerprint of the gold
+    they were computed against (read first: a change meanwhile leaves them marked stale, never the reverse)
+    and the files are kept, so that the run is scored again when the gold changes (``runs.freshness``).
     """
+    fingerprint = judgements_fingerprint(project)
     scheme = run_scheme(project)
     if scheme is None:
         raise InputError(project.slug, N_("this project's preset has no system runs to score"))
@@ -52,7 +79,8 @@ def run_score(
         from scoring.app.services.runs.reorderings import reorderings_score
 
         scores, per_dialogue = reorderings_score(project=project)
-        return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scores, per_dialogue)
+        scored = Scored(scores, per_dialogue, fingerprint, None)
+        return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scored)
     if files is None:
         if path is None:
             raise InputError(project.slug, N_("needs a run file (a path)"))
@@ -74,10 +102,21 @@ def run_score(
             kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
             scores, per_dialogue = stc3_run_score(project=project, files=files, alpha=alpha, strict=strict)
         default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
-        return _save(project, name or default_name, kind, source, options, scores, per_dialogue)
+        scored = Scored(scores, per_dialogue, fingerprint, files_zip(files))
+        return _save(project, name or default_name, kind, source, options, scored)
 
 
-def _save(project: Project, name: str, kind: str, source: str, options: dict, scores: dict, per_dialogue: dict) -> Run:
+@dataclass(frozen=True)
+class Scored:
+    """What scoring a run gives: its scores, per dialogue too, the gold's fingerprint and the files (a zip)."""
+
+    scores: dict
+    per_dialogue: dict
+    gold_fingerprint: str
+    files: bytes | None
+
+
+def _save(project: Project, name: str, kind: str, source: str, options: dict, scored: Scored) -> Run:
     """Store the scores under ``name``, replacing an earlier run of that name.
 
     An update by name, not ``update_or_create``: that would first read the earlier run with its
@@ -87,17 +126,18 @@ def _save(project: Project, name: str, kind: str, source: str, options: dict, sc
         "kind": kind,
         "source_name": source,
         "options": options,
-        "scores": json_finite(scores),
-        "per_dialogue": json_finite(per_dialogue),
+        "scores": json_finite(scored.scores),
+        "per_dialogue": json_finite(scored.per_dialogue),
         "scored_at": timezone.now(),
         "status": RunStatus.SCORED,
         "error": "",
-        "source": None,
+        "source": scored.files,
+        "gold_fingerprint": scored.gold_fingerprint,
     }
     with transaction.atomic():
         if Run.objects.filter(project=project, name=name).update(**fields):
             run = Run.objects.defer("scores", "per_dialogue", "source").get(project=project, name=name)
-            run.scores, run.per_dialogue, run.source = fields["scores"], fields["per_dialogue"], None
+            run.scores, run.per_dialogue, run.source = fields["scores"], fields["per_dialogue"], scored.files
         else:
             run = Run.objects.create(project=project, name=name, **fields)
     return run

@@ -8,9 +8,7 @@ or when a lead opens the leaderboard; the lead can also ask to score a run again
 
 from __future__ import annotations
 
-import io
 import logging
-import zipfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from annotator.services.imports import upload_check_size
 from config import enqueue
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.compare import comparisons_refresh
-from scoring.app.services.runs.scoring import run_scheme, run_score
+from scoring.app.services.runs.scoring import files_zip, run_scheme, run_score, zip_files
 from scoring.errors import N_, InputError, crash_text, storable_message
 from scoring.files import check_archives
 
@@ -41,15 +39,6 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
         raise InputError(name, N_("has no files"), field="files")
     upload_check_size(name=name, size=sum(len(raw) for _f, raw in files))
     check_archives(files, archive_limits())  # a zip bomb is refused now, not by the worker later
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        used: set[str] = set()
-        for i, (filename, raw) in enumerate(files):
-            member = Path(filename).name or "run.json"
-            if member in used:  # keep every file even when two share a name
-                member = f"{i:04d}-{member}"
-            used.add(member)
-            archive.writestr(member, raw)
     kind = RunKind.DBDC if run_scheme(project) == RunScheme.DBDC else RunKind.STC3
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(
@@ -59,7 +48,7 @@ def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], o
                 "kind": kind,
                 "status": RunStatus.PENDING,
                 "error": "",
-                "source": buffer.getvalue(),
+                "source": files_zip(files),
                 "source_name": ", ".join(Path(f).name for f, _r in files)[:500],
                 "queued_at": None,
                 "options": options or {},
@@ -137,8 +126,7 @@ def run_score_stored(*, run_id: int) -> Run:
     run = Run.objects.select_related("project").get(pk=run_id)
     if run.status != RunStatus.PENDING or run.source is None:
         return run
-    with zipfile.ZipFile(io.BytesIO(bytes(run.source))) as archive:
-        files = [(n, archive.read(n)) for n in sorted(archive.namelist())]
+    files = zip_files(bytes(run.source))
     options = run.options or {}
     try:
         scored = run_score(
