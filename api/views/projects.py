@@ -204,7 +204,11 @@ class ProjectExport(APIView):
             OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True),
             OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
         ],
-        responses={200: OpenApiResponse(OpenApiTypes.BINARY)},
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.ANY, description="stc3, distributions-json"),
+            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="dbdc"),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="distributions-csv"),
+        },
     )
     def get(self, request, slug: str):
         project = request.project
