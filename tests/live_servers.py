@@ -4,7 +4,7 @@ objects the demo lacks (a lead who is not staff, a study, a run), and the users'
 
 Production behind its TLS proxy: the proxy on this machine tells the app the request came over HTTPS with
 ``X-Forwarded-Proto`` (believed from loopback, ``TRUSTED_PROXIES``), so the clients here send that header and
-keep the HTTPS-only cookies over the plain-HTTP loopback connection (``LoopbackCookies``); no setting is
+keep the HTTPS-only cookies over the plain-HTTP loopback connection (``LoopbackSession``); no setting is
 switched off for the test.
 """
 
@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from http.cookiejar import DefaultCookiePolicy
 from pathlib import Path
 
 import requests
@@ -105,11 +104,15 @@ def seed_database(db_url: str, settings_module: str = "config.settings.local") -
     return json.loads(found.group(1))
 
 
-class LoopbackCookies(DefaultCookiePolicy):
-    """Send the HTTPS-only cookies over loopback HTTP: the proxy's leg, where the browser's HTTPS ends."""
+class LoopbackSession(requests.Session):
+    """Sends the HTTPS-only cookies over loopback HTTP: the proxy's leg, where the browser's HTTPS ends.
+    (Each request is prepared with the session's cookies made plain; a redirect followed within one call
+    would not carry a cookie set on the way, so the suites follow redirects themselves.)"""
 
-    def return_ok_secure(self, cookie, request) -> bool:
-        return True
+    def prepare_request(self, request):
+        for cookie in self.cookies:
+            cookie.secure = False
+        return super().prepare_request(request)
 
 
 @dataclass
@@ -121,9 +124,8 @@ class LiveServer:
     headers: dict = field(default_factory=dict)  # what the proxy in front adds
 
     def session(self) -> requests.Session:
-        session = requests.Session()
+        session = LoopbackSession()
         session.headers.update(self.headers)
-        session.cookies.set_policy(LoopbackCookies())
         return session
 
     def post_form(self, session: requests.Session, path: str, data: dict, form_page: str) -> requests.Response:

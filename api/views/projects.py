@@ -26,6 +26,7 @@ from annotator.selectors.projects import dialogue_as_shown, dialogues_visible, p
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.schema import ERROR_RESPONSE
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_current
@@ -146,7 +147,7 @@ class ImportDetail(APIView):
     def get(self, request, slug: str, pk: int):
         return Response(s.ImportJobOut(_job(request, self._batch(request, pk))).data)
 
-    @extend_schema(responses={200: s.ImportRemovalOut})
+    @extend_schema(responses={200: s.ImportRemovalOut, 409: ERROR_RESPONSE})
     def delete(self, request, slug: str, pk: int):
         batch = self._batch(request, pk)
         try:

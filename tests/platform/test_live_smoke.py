@@ -202,8 +202,8 @@ def sessions_of(server, seeded: dict) -> dict:
     """A session per role: signed out, an annotator, a lead who is not staff, the demo's superuser (also a lead),
     a study participant who arrived by the study link; API requests carry the user's token."""
     participant, study = server.session(), f"/study/{seeded['study_token']}/"
-    arrived = participant.get(f"{server.url}{study}?PROLIFIC_PID=smoke-1", timeout=60)
-    assert arrived.status_code == 200, arrived.status_code
+    arrived = participant.get(f"{server.url}{study}?PROLIFIC_PID=smoke-1", allow_redirects=False, timeout=60)
+    assert arrived.status_code == 302 and arrived.headers["Location"] == study, arrived.status_code
     started = server.post_form(participant, f"{study}start/", {"consent": "yes"}, study)
     assert started.status_code == 302, started.status_code
     tokens = seeded["tokens"]
