@@ -27,7 +27,7 @@ class ProjectArchive(APIView):
     content_negotiation_class = FormatIsAParameter
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={200: OpenApiResponse(OpenApiTypes.BINARY)})
+    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug: str):
         # streamed: the rows are read a chunk at a time as the zip is sent
         response = StreamingHttpResponse(project_archive_chunks(request.project), content_type="application/zip")

@@ -29,6 +29,7 @@ from annotator.services.import_batches import ImportBatchError, import_batch_cre
 from api import quality_serializers as q
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.schema import ERROR_RESPONSE
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_current
@@ -149,7 +150,7 @@ class ImportDetail(APIView):
     def get(self, request, slug: str, pk: int):
         return Response(s.ImportJobOut(_job(request, self._batch(request, pk))).data)
 
-    @extend_schema(responses={200: s.ImportRemovalOut})
+    @extend_schema(responses={200: s.ImportRemovalOut, 409: ERROR_RESPONSE})
     def delete(self, request, slug: str, pk: int):
         batch = self._batch(request, pk)
         try:
@@ -213,10 +214,9 @@ class ProjectExport(APIView):
             OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
         ],
         responses={
-            200: OpenApiResponse(OpenApiTypes.BINARY),
-            400: OpenApiResponse(
-                OpenApiTypes.OBJECT, description="a format that does not fit the preset, or a bad parameter"
-            ),
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.ANY, description="stc3, distributions-json"),
+            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="dbdc"),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="distributions-csv"),
         },
     )
     def get(self, request, slug: str):

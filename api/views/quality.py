@@ -57,6 +57,14 @@ def _dialogue_id(project, external_id: str) -> int:
     return found
 
 
+def _dialogue_in_path(project, external_id: str) -> int:
+    """The dialogue a URL names: 404 when the project has none of that id (a body naming one answers 400)."""
+    try:
+        return _dialogue_id(project, external_id)
+    except ValidationError:
+        raise Http404(gettext("no such dialogue")) from None
+
+
 def _items(project) -> list[dict]:
     answers: dict[int, list[dict]] = {}
     for item_id, key, unit, value, tolerance in (
@@ -134,7 +142,9 @@ class QualityItemDetail(APIView):
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, slug: str, external_id: str):
-        if not quality_item_remove(project=request.project, dialogue_id=_dialogue_id(request.project, external_id)):
+        if not quality_item_remove(
+            project=request.project, dialogue_id=_dialogue_in_path(request.project, external_id)
+        ):
             raise Http404(gettext("not a control or training item"))
         statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -298,7 +308,7 @@ class AdjudicationDetail(APIView):
     def delete(self, request, slug: str, external_id: str, criterion: str, unit: int):
         if "\x00" in criterion or unit > q.MAX_INT:
             raise Http404(gettext("no such unit"))
-        dialogue_id = _dialogue_id(request.project, external_id)
+        dialogue_id = _dialogue_in_path(request.project, external_id)
         if not adjudication_remove(project=request.project, dialogue_id=dialogue_id, criterion=criterion, unit=unit):
             raise Http404(gettext("no final label for that unit"))
         statistics_request(project_id=request.project.pk)

@@ -78,7 +78,8 @@ class RunPerDialogue(APIView):
     permission_classes = [IsProjectLead]
 
     @extend_schema(
-        parameters=[OpenApiParameter("format", str, enum=["json", "csv"])], responses={200: OpenApiTypes.OBJECT}
+        parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.BINARY},
     )
     def get(self, request, slug: str, pk: int):
         if request.query_params.get("format") == "csv":  # streamed: the scores are not read into the process

@@ -145,7 +145,7 @@ class StudyParticipantsCsv(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={200: OpenApiResponse(OpenApiTypes.BINARY)})
+    @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug: str, study_id: int):
         study = _study(request, study_id)
         response = HttpResponse(study_participants_csv(study=study), content_type="text/csv; charset=utf-8")

@@ -1,0 +1,214 @@
+"""Live server processes for the boundary suites: ``runserver`` as ``scripts/serve.sh`` starts it and gunicorn with
+the production settings, on the test database, seeded as ``serve.sh`` seeds it (``manage.py demo``) plus a few
+objects the demo lacks (a lead who is not staff, a study, a run), and the users' API tokens.
+
+Production behind its TLS proxy: the proxy on this machine tells the app the request came over HTTPS with
+``X-Forwarded-Proto`` (believed from loopback, ``TRUSTED_PROXIES``), so the clients here send that header and
+keep the HTTPS-only cookies over the plain-HTTP loopback connection (``LoopbackSession``); no setting is
+switched off for the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "live-pass-for-smoke-1"  # the users the seed adds (the demo's own have the README's passwords)
+PRODUCTION_ENV = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    "SECRET_KEY": "live-suite-secret-key-not-used-anywhere-else-0123456789abcdef",
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+}
+SEED = """
+import json, django
+django.setup()
+from tests.live_servers import seed
+print("SEEDED " + json.dumps(seed()))
+"""
+
+
+def seed() -> dict:
+    """The demo (``manage.py demo``, as serve.sh runs it) plus a lead who is not staff (``owner``) of every demo
+    project, an outsider, a study with its link (on a project of its own, whose places are free), a scored run and
+    an API token per user; answers their ids."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from annotator.models import Assignment, ImportBatch, Project
+    from annotator.services.demo import DEMO_DIR
+    from annotator.services.imports import dialogues_import
+    from annotator.services.projects import membership_add, project_create
+    from annotator.services.studies import study_create, study_set_open
+    from scoring.app.services.runs.upload import run_upload
+    from tests.reference_scoring import random_stc3_run
+
+    call_command("demo")
+    User = get_user_model()
+    owner = User.objects.create_user("owner", password=PASSWORD)
+    User.objects.create_user("outsider", password=PASSWORD)
+    for project in Project.objects.all():
+        membership_add(project=project, user=owner, role="lead")
+    stc3 = Project.objects.get(slug="demo-stc3")
+    crowd = project_create(slug="smoke-study", preset="stc3", name="Crowd study", annotators_per_dialogue=1)
+    dialogues_import(project=crowd, paths=[DEMO_DIR / "stc3.json"], language="en")  # places left: none assigned
+    membership_add(project=crowd, user=owner, role="lead")
+    study = study_set_open(study=study_create(project=crowd, name="Smoke study"), is_open=True)
+    dialogues = json.loads((DEMO_DIR / "stc3.json").read_text())
+    run = run_upload(project=stc3, name="random", files=[("run.json", json.dumps(random_stc3_run(dialogues)).encode())])
+    ann1, ann2 = User.objects.get(username="ann1"), User.objects.get(username="ann2")
+    mine = Assignment.objects.filter(annotator=ann1, dialogue__project=stc3).order_by("pk").first()
+    dialogue = mine.dialogue
+    criterion = stc3.criteria.order_by("position").first()
+    return {
+        "slug": stc3.slug,
+        "slugs": sorted(Project.objects.values_list("slug", flat=True)),
+        "assignment": mine.pk,
+        "assignments": sorted(Assignment.objects.filter(annotator=ann1).values_list("pk", flat=True)),
+        "others_assignment": Assignment.objects.filter(annotator=ann2, dialogue__project=stc3).first().pk,
+        "dialogue": dialogue.pk,
+        "external_id": dialogue.external_id,
+        "external_ids": sorted(stc3.dialogues.values_list("external_id", flat=True)),
+        "criterion": criterion.key,
+        "user": ann1.pk,
+        "annotator": ann1.username,
+        "batch": ImportBatch.objects.filter(project=stc3).first().pk,
+        "study": study.pk,
+        "study_slug": crowd.slug,
+        "study_token": study.token,
+        "run": run.pk,
+        "tokens": {
+            u.username: Token.objects.get_or_create(user=u)[0].key
+            for u in User.objects.filter(username__in=["lead", "owner", "ann1", "outsider"])
+        },
+    }
+
+
+def seed_database(db_url: str, settings_module: str = "config.settings.local") -> dict:
+    """``seed()`` in a process with the server's settings (so that passwords are hashed as the server checks
+    them), on the test database."""
+    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE=settings_module)
+    done = subprocess.run([sys.executable, "-c", SEED], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    found = re.search(r"^SEEDED (.*)$", done.stdout, re.M)
+    if done.returncode != 0 or not found:
+        raise RuntimeError(f"seeding failed:\n{done.stdout}\n{done.stderr}")
+    return json.loads(found.group(1))
+
+
+class LoopbackSession(requests.Session):
+    """Sends the HTTPS-only cookies over loopback HTTP: the proxy's leg, where the browser's HTTPS ends.
+    (Each request is prepared with the session's cookies made plain; a redirect followed within one call
+    would not carry a cookie set on the way, so the suites follow redirects themselves.)"""
+
+    def prepare_request(self, request):
+        for cookie in self.cookies:
+            cookie.secure = False
+        return super().prepare_request(request)
+
+
+@dataclass
+class LiveServer:
+    kind: str
+    url: str
+    process: subprocess.Popen
+    log: Path
+    headers: dict = field(default_factory=dict)  # what the proxy in front adds
+
+    def session(self) -> requests.Session:
+        session = LoopbackSession()
+        session.headers.update(self.headers)
+        return session
+
+    def post_form(self, session: requests.Session, path: str, data: dict, form_page: str) -> requests.Response:
+        """Post a form as a browser does: the CSRF token from the page that shows it, the Referer of HTTPS."""
+        page = session.get(f"{self.url}{form_page}", timeout=60)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        return session.post(
+            f"{self.url}{path}",
+            data={**data, "csrfmiddlewaretoken": token},
+            headers={"Referer": f"{self.origin}{form_page}"},
+            allow_redirects=False,
+            timeout=60,
+        )
+
+    def login(self, username: str, password: str) -> requests.Session:
+        """A session signed in through the login form, as a browser does (CSRF token, Referer over HTTPS)."""
+        session = self.session()
+        login = "/accounts/login/"
+        answer = self.post_form(session, login, {"username": username, "password": password}, login)
+        assert answer.status_code == 302, f"{username} could not sign in on {self.kind}: {answer.status_code}"
+        return session
+
+    @property
+    def origin(self) -> str:
+        scheme = "https" if self.headers.get("X-Forwarded-Proto") == "https" else "http"
+        return f"{scheme}://{self.url.split('://', 1)[1]}"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=30)
+
+
+def _wait_until_up(server: LiveServer) -> LiveServer:
+    for _ in range(600):
+        try:
+            requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
+            return server
+        except requests.ConnectionError:
+            if server.process.poll() is not None:
+                raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
+            time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+
+
+def start_runserver(db_url: str, log: Path) -> LiveServer:
+    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it."""
+    from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
+
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.local")
+    env.pop("DEBUG", None)
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log))
+
+
+def start_gunicorn(db_url: str, log: Path, **env_extra: str) -> LiveServer:
+    """gunicorn with ``config/gunicorn.py`` and ``config.settings.production`` (static files collected first, as
+    the image does), one worker; the clients speak as the TLS proxy on loopback does."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECURE_SSL_REDIRECT")}
+    env.update(PRODUCTION_ENV, DATABASE_URL=db_url, **env_extra)
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    from services import free_port
+
+    port = free_port()
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py",
+                "--bind", f"127.0.0.1:{port}", "--workers", "1", "config.wsgi:application",
+            ],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, {"X-Forwarded-Proto": "https"})
+    return _wait_until_up(server)
