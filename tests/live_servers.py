@@ -1,5 +1,6 @@
-"""Live server processes for the boundary suites: ``runserver`` as ``scripts/serve.sh`` starts it and gunicorn with
-the production settings, on the test database, seeded as ``serve.sh`` seeds it (``manage.py demo``) plus a few
+"""Live server processes for tests at the boundary where users meet the app: ``runserver`` as ``scripts/serve.sh``
+starts it and gunicorn with the deployment's configuration (``config/gunicorn.py``), on the test database; for the
+smoke suites seeded as ``serve.sh`` seeds it (``manage.py demo``) plus a few
 objects the demo lacks (a lead who is not staff, a study, a run), and the users' API tokens.
 
 Production behind its TLS proxy: the proxy on this machine tells the app the request came over HTTPS with
@@ -10,12 +11,14 @@ switched off for the test.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,16 +131,19 @@ class LiveServer:
         session.headers.update(self.headers)
         return session
 
-    def post_form(self, session: requests.Session, path: str, data: dict, form_page: str) -> requests.Response:
+    def post_form(
+        self, session: requests.Session, path: str, data: dict, form_page: str, files: dict | None = None
+    ) -> requests.Response:
         """Post a form as a browser does: the CSRF token from the page that shows it, the Referer of HTTPS."""
         page = session.get(f"{self.url}{form_page}", timeout=60)
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
         return session.post(
             f"{self.url}{path}",
             data={**data, "csrfmiddlewaretoken": token},
+            files=files,
             headers={"Referer": f"{self.origin}{form_page}"},
             allow_redirects=False,
-            timeout=60,
+            timeout=900 if files else 60,
         )
 
     def login(self, username: str, password: str) -> requests.Session:
@@ -152,6 +158,14 @@ class LiveServer:
     def origin(self) -> str:
         scheme = "https" if self.headers.get("X-Forwarded-Proto") == "https" else "http"
         return f"{scheme}://{self.url.split('://', 1)[1]}"
+
+    def token_session(self, user) -> requests.Session:
+        """A session that calls the API with ``user``'s token."""
+        from rest_framework.authtoken.models import Token
+
+        session = self.session()
+        session.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
+        return session
 
     def stop(self) -> None:
         self.process.terminate()
@@ -175,6 +189,15 @@ def _wait_until_up(server: LiveServer) -> LiveServer:
     raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
 
 
+@contextlib.contextmanager
+def running(server: LiveServer) -> Iterator[LiveServer]:
+    """``with running(start_runserver(...)) as server:`` - stopped (by its own pid) when the block ends."""
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def start_runserver(db_url: str, log: Path) -> LiveServer:
     """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it."""
     from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
@@ -190,15 +213,21 @@ def start_runserver(db_url: str, log: Path) -> LiveServer:
     return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log))
 
 
-def start_gunicorn(db_url: str, log: Path, **env_extra: str) -> LiveServer:
-    """gunicorn with ``config/gunicorn.py`` and ``config.settings.production`` (static files collected first, as
-    the image does), one worker; the clients speak as the TLS proxy on loopback does."""
+def start_gunicorn(db_url: str, log: Path, *, production: bool = True, **env_extra: str) -> LiveServer:
+    """gunicorn with ``config/gunicorn.py``, one worker. With ``config.settings.production`` (static files
+    collected first, as the image does) the clients speak as the TLS proxy on loopback does; with
+    ``production=False`` it runs the test settings, whose password hasher checks the test factories' users."""
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECURE_SSL_REDIRECT")}
-    env.update(PRODUCTION_ENV, DATABASE_URL=db_url, **env_extra)
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-        cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
+    if production:
+        env.update(PRODUCTION_ENV)
+    else:
+        env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
+    env.update(DATABASE_URL=db_url, **env_extra)
+    if production:
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
     from services import free_port
 
     port = free_port()
@@ -210,5 +239,6 @@ def start_gunicorn(db_url: str, log: Path, **env_extra: str) -> LiveServer:
             ],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
-    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, {"X-Forwarded-Proto": "https"})
+    headers = {"X-Forwarded-Proto": "https"} if production else {}
+    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers)
     return _wait_until_up(server)

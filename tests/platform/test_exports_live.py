@@ -15,9 +15,10 @@ from annotator.exporters import DISTRIBUTION_FORMATS, EXPORT_FORMATS
 from annotator.presets import PRESETS
 from annotator.services.demo import DEMO_DIR
 from scoring.app.services.runs.scoring import run_score
+from tests.conftest import database_url
 from tests.factories import project_with_submissions
 from tests.fixtures.dbdc_runs import file_pairs, log_files, write_run
-from tests.live_server import runserver, token_session
+from tests.live_servers import running, start_runserver
 from tests.reference_scoring import random_stc3_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,10 +55,10 @@ def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
     works = {preset: project_with_submissions(preset, slug=f"live-{preset}") for preset in PRESETS}
     runs = {preset: scored_run(work, tmp_path) for preset, work in works.items()}
     assert sum(r is not None for r in runs.values()) == 3
-    with runserver(tmp_path / "runserver.log") as url:
+    with running(start_runserver(database_url(), tmp_path / "runserver.log")) as server:
         for preset, work in works.items():
-            session = token_session(work.lead)
-            base = f"{url}/api/projects/{work.project.slug}"
+            session = server.token_session(work.lead)
+            base = f"{server.url}/api/projects/{work.project.slug}"
             for fmt in EXPORT_FORMATS:
                 answer = session.get(f"{base}/export/", params={"format": fmt}, timeout=120)
                 if fmt in DISTRIBUTION_FORMATS or fmt in FITS.get(preset, set()):
@@ -88,10 +89,10 @@ def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
 
 def test_a_wrong_format_is_refused_in_the_readers_language(tmp_path):
     work = project_with_submissions("dbdc", slug="live-ja")
-    with runserver(tmp_path / "runserver.log") as url:
-        session = token_session(work.lead)
+    with running(start_runserver(database_url(), tmp_path / "runserver.log")) as server:
+        session = server.token_session(work.lead)
         answer = session.get(
-            f"{url}/api/projects/live-ja/export/",
+            f"{server.url}/api/projects/live-ja/export/",
             params={"format": "stc3"},
             headers={"Accept-Language": "ja"},
             timeout=60,

@@ -5,14 +5,15 @@ request) and is imported by a worker as a background job."""
 
 from __future__ import annotations
 
-import sys
 import time
 
 import pytest
 
 from annotator.models import Dialogue, ImportBatch, ImportStatus
 from annotator.services.projects import membership_add
-from tests.live_server import csrf, logged_in, serving
+from tests.conftest import database_url
+from tests.factories import PASSWORD
+from tests.live_servers import running, start_gunicorn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
 
@@ -20,12 +21,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.shared_data]
 @pytest.fixture
 def gunicorn(tmp_path, monkeypatch):
     monkeypatch.delenv("GUNICORN_TIMEOUT", raising=False)  # the configuration's own default
-    argv = [
-        sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py",
-        "--bind", "127.0.0.1:{port}", "--workers", "1", "config.wsgi:application",
-    ]  # fmt: skip
-    with serving(argv, tmp_path / "gunicorn.log") as url:
-        yield url
+    with running(start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False)) as server:
+        yield server
 
 
 @pytest.mark.worker
@@ -36,15 +33,14 @@ def test_the_stc3_chinese_upload_completes_under_gunicorn(
     project = make_project("stc3", slug="zh")
     lead = make_user("lead")
     membership_add(project=project, user=lead, role="lead")
-    session = logged_in(gunicorn, "lead")
-    token = csrf(session, f"{gunicorn}/projects/zh/manage/")
+    session = gunicorn.login("lead", PASSWORD)
     with open(stc3_dir / "train_data_cn.json", "rb") as upload:
-        response = session.post(
-            f"{gunicorn}/projects/zh/manage/upload/",
-            data={"csrfmiddlewaretoken": token, "format": "auto"},
+        response = gunicorn.post_form(
+            session,
+            "/projects/zh/manage/upload/",
+            {"format": "auto"},
+            "/projects/zh/manage/",
             files={"file": ("train_data_cn.json", upload, "application/json")},
-            timeout=900,
-            allow_redirects=False,
         )
     assert response.status_code == 302, response.text[:2000]
     deadline = time.monotonic() + 600
