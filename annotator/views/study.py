@@ -16,7 +16,6 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
-from rest_framework.throttling import SimpleRateThrottle
 
 from annotator.models import Participant
 from annotator.selectors.studies import (
@@ -27,23 +26,20 @@ from annotator.selectors.studies import (
     visit_ids,
 )
 from annotator.services.studies import StudyError, participant_arrive, participant_start
+from config.throttling import ClientRateThrottle
 
 MESSAGE = "annotator/study_message.html"
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
-class NewParticipantThrottle(SimpleRateThrottle):
+class NewParticipantThrottle(ClientRateThrottle):
     """New participants per client address (``STUDY_PARTICIPANTS_RATE``, e.g. ``20/hour``), counted in
-    Django's cache. The address is REMOTE_ADDR, or with ``NUM_PROXIES`` (REST_FRAMEWORK settings) the
-    one the last trusted proxy put in X-Forwarded-For."""
+    Django's cache; the address is ``config.client_address``'s (behind the proxy, the client's own)."""
 
     scope = "study_participants"
 
     def get_rate(self) -> str:
         return settings.STUDY_PARTICIPANTS_RATE
-
-    def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def _message(request, study, kind: str, status: int = 200, **extra):
