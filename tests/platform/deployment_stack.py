@@ -124,11 +124,10 @@ class Stack:
             command = compose_command(name)
             if name == "beat":
                 command[command.index("/tmp/celerybeat-schedule")] = str(self.tmp / "celerybeat-schedule")
-        log = open(self.tmp / f"{name}.log", "a")
-        self.processes[name] = subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        log.close()
+        with open(self.tmp / f"{name}.log", "a") as log:
+            self.processes[name] = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     def kill(self, name: str) -> None:
         """SIGKILL the process group of ``name``, as a container's kill does."""
@@ -157,16 +156,15 @@ class Stack:
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "SITE_ADDRESS": f"localhost:{self.proxy_port}",
         }
-        log = open(self.tmp / "caddy.log", "a")
-        self.processes["caddy"] = subprocess.Popen(
-            ["caddy", "run", "--config", str(self.tmp / "Caddyfile"), "--adapter", "caddyfile"],
-            cwd=self.tmp,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        with open(self.tmp / "caddy.log", "a") as log:
+            self.processes["caddy"] = subprocess.Popen(
+                ["caddy", "run", "--config", str(self.tmp / "Caddyfile"), "--adapter", "caddyfile"],
+                cwd=self.tmp,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def session(self, address: str = "127.0.0.1") -> requests.Session:
         """A client from ``address`` that trusts Caddy's internal CA (and nothing else)."""
@@ -200,7 +198,7 @@ class Stack:
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
     def stop(self) -> None:
-        for name, process in self.processes.items():
+        for process in self.processes.values():
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
         for process in self.processes.values():
