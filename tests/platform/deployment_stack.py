@@ -55,6 +55,7 @@ class Stack:
         self.proxy_port = free_port()
         self.processes: dict[str, subprocess.Popen] = {}
         self.env: dict[str, str] = {}
+        self.world: dict = {}  # what the test set up in the database (accounts, tokens, items)
 
     @property
     def url(self) -> str:
