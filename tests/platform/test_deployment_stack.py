@@ -44,7 +44,7 @@ from pathlib import Path
 from annotator.services.accounts import token_issue
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
-from tests.factories import project_with_work
+from tests.factories import project_with_work, study_on_new_project
 from tests.fixtures.collections import stc3_dialogues
 
 work = project_with_work("stc3", slug="load", annotators=%(clients)d)
@@ -59,7 +59,10 @@ for slug, preset in (("hostile", "dch1"), ("runs", "stc3")):
 path = Path(tempfile.mkdtemp()) / "gold.json"
 path.write_text(json.dumps(stc3_dialogues()))
 dialogues_import(project=project, paths=[path])
-print(json.dumps({"clients": clients, "values": values, "lead_token": token_issue(user=work.lead).key}))
+_crowd, study = study_on_new_project(Path(tempfile.mkdtemp()))
+print(json.dumps({
+    "clients": clients, "values": values, "lead_token": token_issue(user=work.lead).key, "study": study.token
+}))
 """
 
 STATE = """
@@ -178,7 +181,7 @@ def test_a_lockout_of_one_client_leaves_another_clients_login_working(stack):
 # -- Redis down ---------------------------------------------------------------------------------------------
 
 
-def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack):
+def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack, capsys):
     first, second = stack.world["clients"][1:3]
     browser, script = stack.session("127.0.4.1"), stack.session("127.0.4.2")
     assert page_login(stack, browser, first["username"], PASSWORD).status_code == 302
@@ -189,6 +192,8 @@ def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack):
         api = api_save(stack, script, second["token"], second["items"][0], stack.world["values"][0])
         token = token_request(stack, script, second["username"], PASSWORD)
         run = upload_run(stack, "during-the-outage", stc3_run("d1"))
+        study = f"{stack.url}/study/{stack.world['study']}/"
+        arrival = stack.session("127.0.4.3").get(study, params={"PROLIFIC_PID": "p-outage"}, timeout=30)
         took = time.monotonic() - started
     finally:
         stack.services.start_redis()
@@ -196,7 +201,13 @@ def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack):
     assert api.status_code == 200, api.text[:500]
     assert token.status_code == 200 and token.json()["token"]
     assert run.status_code == 202, run.text[:500]  # kept; beat's sweep sends it once Redis is back
-    print(f"with Redis stopped: a page save, an API save, a token and a run upload in {took:.1f} s", flush=True)
+    assert arrival.status_code == 200 and arrival.history[0].status_code == 302, arrival.text[:500]
+    assert arrival.url == study, arrival.url  # signed in, on the study's page
+    assert "not applied: the cache is unreachable" in (stack.tmp / "web.log").read_text()  # and the outage logged
+    with capsys.disabled():
+        print(
+            f"\nwith Redis stopped: a page save, an API save, a token, a run upload and a new participant in {took:.1f} s"
+        )
 
 
 # -- Hostile uploads --------------------------------------------------------------------------------------
@@ -261,7 +272,18 @@ class Load:
     stack: Stack
     attempts: list[Attempt] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
+    going: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    in_flight: int = 0
+
+    def pause(self) -> None:
+        """Stop sending saves and wait for those under way: the web processes are idle."""
+        self.going.clear()
+        while self.in_flight:
+            time.sleep(0.05)
+
+    def resume(self) -> None:
+        self.going.set()
 
     def client(self, n: int, account: dict) -> None:
         kind = "page" if n % 2 else "api"
@@ -271,6 +293,12 @@ class Load:
         values = self.stack.world["values"]
         count = 0
         while not self.stop.is_set():
+            with self.lock:
+                sending = self.going.is_set()
+                self.in_flight += sending
+            if not sending:
+                self.going.wait(timeout=1)
+                continue
             item = account["items"][count % len(account["items"])]
             value = values[(count // len(account["items"])) % len(values)]
             attempt = Attempt(kind, f"{item}:A:0", value, time.monotonic())
@@ -285,6 +313,7 @@ class Load:
             attempt.ended = time.monotonic()
             with self.lock:
                 self.attempts.append(attempt)
+                self.in_flight -= 1
             count += 1
             time.sleep(0.25)  # an annotator's pace, well within the API's 300 writes a minute
 
@@ -324,6 +353,7 @@ def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended
         windows.append((name, started, time.monotonic()))
         time.sleep(3)
 
+    load.resume()
     threads = load.run(stack.world["clients"])
     time.sleep(3)
     for n in range(2):  # jobs on the heavy queue while its worker is killed
@@ -333,6 +363,9 @@ def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended
         outage(name, lambda name=name: stack.kill(name), lambda name=name: stack.restart(name))
     outage("redis", stack.services.stop_redis, stack.services.start_redis, seconds=5)
     outage("postgresql", stack.services.restart_postgres, lambda: None, seconds=0)
+    # and while the web processes are idle: their kept connections are dead when the saves come back
+    load.pause()
+    outage("postgresql (idle)", stack.services.restart_postgres, load.resume, seconds=0)
     time.sleep(5)
     load.stop.set()
     for thread in threads:
@@ -370,5 +403,5 @@ def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended
     assert not any(state["unended"].values()), state["unended"]
     # PostgreSQL down answers 500 while it restarts, nothing else does: no worker, beat or Redis outage, and no
     # stale database connection after the restart (CONN_HEALTH_CHECKS)
-    outside = {kind: n for kind, n in server_errors.items() if "(postgresql)" not in kind}
+    outside = {kind: n for kind, n in server_errors.items() if not kind.endswith("(postgresql)")}
     assert not outside, report

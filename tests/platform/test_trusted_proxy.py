@@ -97,3 +97,20 @@ def test_the_api_token_limit_counts_each_client_behind_the_proxy(proxy_trusted):
 
     assert [token(CLIENT_A) for _ in range(21)][-2:] == [200, 429]  # settings: "login": "20/minute"
     assert token(CLIENT_B) == 200
+
+
+def test_the_study_sign_up_limit_counts_each_client_behind_the_proxy(proxy_trusted, settings, tmp_path):
+    from annotator.models import Participant
+    from tests.factories import study_on_new_project
+
+    settings.STUDY_PARTICIPANTS_RATE = "1/hour"
+    _work, study = study_on_new_project(tmp_path)
+
+    def arrive(participant: str, forwarded_for: str) -> int:
+        via_proxy = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR=forwarded_for)
+        return via_proxy.get(f"/study/{study.token}/", {"PROLIFIC_PID": participant}).status_code
+
+    assert arrive("p0", CLIENT_A) == 302
+    assert arrive("p1", CLIENT_A) == 429  # this client's one new participant an hour is used
+    assert arrive("p2", CLIENT_B) == 302  # another client behind the same proxy is not
+    assert set(Participant.objects.values_list("external_id", flat=True)) == {"p0", "p2"}
