@@ -205,9 +205,8 @@ def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack, cap
     assert arrival.url == study, arrival.url  # signed in, on the study's page
     assert "not applied: the cache is unreachable" in (stack.tmp / "web.log").read_text()  # and the outage logged
     with capsys.disabled():
-        print(
-            f"\nwith Redis stopped: a page save, an API save, a token, a run upload and a new participant in {took:.1f} s"
-        )
+        done = "a page save, an API save, a token, a run upload and a new participant"
+        print(f"\nwith Redis stopped: {done} in {took:.1f} s", flush=True)
 
 
 # -- Hostile uploads --------------------------------------------------------------------------------------
