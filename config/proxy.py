@@ -5,13 +5,12 @@ HTTPS with ``X-Forwarded-Proto``; ``SECURE_PROXY_SSL_HEADER`` makes Django belie
 who reaches the app directly could send the same header, so this middleware (first in
 ``MIDDLEWARE``) removes every ``X-Forwarded-*``/``Forwarded`` header from requests whose peer
 address is not in ``TRUSTED_PROXIES`` (addresses or networks, e.g. the proxy's Docker network).
+The client's own address is read from ``X-Forwarded-For`` by ``config.client_address``.
 """
 
 from __future__ import annotations
 
-from ipaddress import ip_address, ip_network
-
-from django.conf import settings
+from config.client_address import is_trusted_proxy
 
 FORWARDED_HEADERS = (
     "HTTP_X_FORWARDED_PROTO",
@@ -25,17 +24,9 @@ FORWARDED_HEADERS = (
 class TrustedProxyHeaders:
     def __init__(self, get_response):
         self.get_response = get_response
-        self.networks = [ip_network(n, strict=False) for n in settings.TRUSTED_PROXIES]
-
-    def trusted(self, remote_addr: str) -> bool:
-        try:
-            address = ip_address(remote_addr)
-        except ValueError:
-            return False
-        return any(address in network for network in self.networks)
 
     def __call__(self, request):
-        if not self.trusted(request.META.get("REMOTE_ADDR", "")):
+        if not is_trusted_proxy(request.META.get("REMOTE_ADDR", "")):
             for header in FORWARDED_HEADERS:
                 request.META.pop(header, None)
         return self.get_response(request)

@@ -1,7 +1,7 @@
 """Throwaway local services for tests and benchmarks: a PostgreSQL cluster and redis-server on loopback.
 
-Installs Debian's postgresql, redis-server and chromium when their binaries are missing (and fonts-noto-cjk
-when no font covers Japanese and Chinese).
+Installs Debian's postgresql, redis-server, chromium and caddy (the deployment test's TLS proxy) when their
+binaries are missing (and fonts-noto-cjk when no font covers Japanese and Chinese).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def ensure_system_packages() -> None:
         wanted.append("redis-server")
     if not Path("/usr/bin/chromium").exists():
         wanted.append("chromium")
+    if shutil.which("caddy") is None:
+        wanted.append("caddy")
     if not has_cjk_fonts():  # the Japanese and Chinese pages' screenshots need CJK glyphs (Noto Sans CJK JP/SC)
         wanted.append("fonts-noto-cjk")
     if not wanted:
@@ -87,13 +89,58 @@ def db_user() -> str | None:
 
 
 class Services:
-    def __init__(self) -> None:
+    """A PostgreSQL cluster and a redis-server of their own; ``redis_appendonly`` keeps Redis's queue across a
+    restart (as the compose file's Redis does)."""
+
+    def __init__(self, *, redis_appendonly: bool = False) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="dialeval-test-"))
         self.user = db_user()
         self.pg_port = free_port()
         self.redis_port = free_port()
         self.redis: subprocess.Popen | None = None
+        self.redis_appendonly = redis_appendonly
         self.pg_started = False
+
+    def _pg_ctl(self, *args: str) -> None:
+        subprocess.run(
+            as_db_user([str(pg_bindir() / "pg_ctl"), "-D", str(self.tmp / "pg"), *args], self.user),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def restart_postgres(self) -> None:
+        """Stop the cluster (fast: sessions are ended) and start it again, waiting until it accepts connections."""
+        self._pg_ctl("-m", "fast", "-w", "restart")
+
+    def start_redis(self) -> None:
+        self.redis = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes" if self.redis_appendonly else "no",
+                "--dir",
+                str(self.tmp),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.redis_port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+    def stop_redis(self) -> None:
+        if self.redis:
+            self.redis.terminate()
+            self.redis.wait(timeout=10)
+            self.redis = None
 
     def start(self) -> dict[str, str]:
         bindir = pg_bindir()
@@ -129,28 +176,7 @@ class Services:
             check=True,
         )
         log(f"PostgreSQL on 127.0.0.1:{self.pg_port}")
-        self.redis = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.redis_port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.tmp),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.redis_port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        self.start_redis()
         log(f"Redis on 127.0.0.1:{self.redis_port}")
         return {
             "DATABASE_URL": f"postgres://postgres@127.0.0.1:{self.pg_port}/dialeval",
@@ -160,9 +186,7 @@ class Services:
         }
 
     def stop(self) -> None:
-        if self.redis:
-            self.redis.terminate()
-            self.redis.wait(timeout=10)
+        self.stop_redis()
         if self.pg_started:
             subprocess.run(
                 as_db_user(

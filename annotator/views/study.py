@@ -21,7 +21,6 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
-from rest_framework.throttling import SimpleRateThrottle
 
 from annotator.models import Participant
 from annotator.selectors.studies import (
@@ -33,6 +32,7 @@ from annotator.selectors.studies import (
     visit_ids,
 )
 from annotator.services.studies import StudyError, participant_enter, participant_start
+from config.throttling import ClientRateThrottle
 
 MESSAGE = "annotator/study_message.html"
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -41,18 +41,14 @@ BROWSER_SALT = "annotator.views.study.browser"
 BROWSER_MAX_AGE = 365 * 24 * 3600  # a study's time limit is at most a year
 
 
-class NewParticipantThrottle(SimpleRateThrottle):
+class NewParticipantThrottle(ClientRateThrottle):
     """New participants per client address (``STUDY_PARTICIPANTS_RATE``, e.g. ``20/hour``), counted in
-    Django's cache. The address is REMOTE_ADDR, or with ``NUM_PROXIES`` (REST_FRAMEWORK settings) the
-    one the last trusted proxy put in X-Forwarded-For."""
+    Django's cache; the address is ``config.client_address``'s (behind the proxy, the client's own)."""
 
     scope = "study_participants"
 
     def get_rate(self) -> str:
         return settings.STUDY_PARTICIPANTS_RATE
-
-    def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def _message(request, study, kind: str, status: int = 200, **extra):

@@ -79,6 +79,7 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=60,
+        conn_health_checks=True,  # a connection the database dropped (a restart) is replaced, not a 500
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -121,9 +122,15 @@ MEDIA_URL = "media/"
 
 
 # Throttles use the cache: one Redis shared by every web process in production (CACHE_URL), else per process.
+# Nothing else does (sessions and lockouts are in the database); the throttles let requests through when
+# Redis is down (config.throttling), after at most the timeouts below.
 CACHE_URL = env_str("CACHE_URL", "")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
     if CACHE_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
@@ -148,7 +155,6 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttles.WriteRateThrottle"],
     "DEFAULT_THROTTLE_RATES": API_THROTTLE_RATES,  # noqa: F405 (config.settings.limits)
-    "NUM_PROXIES": NUM_PROXIES,  # noqa: F405 (config.settings.security)
 }
 
 SPECTACULAR_SETTINGS = {

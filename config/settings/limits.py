@@ -24,6 +24,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the 
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lockout lasts the configured time, not longer
 AXES_LOCKOUT_CALLABLE = "config.limits.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.client_address.client_address"  # behind the proxy, the client's own address
 
 # The API's throttles (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES; api.throttles): requests per user or address.
 API_THROTTLE_RATES = {

@@ -7,11 +7,9 @@ from csp.constants import NONE, SELF
 
 from config.env import env_int, env_list
 
-# peers whose X-Forwarded-* headers are believed (config.proxy): a reverse proxy on this machine by default
+# peers whose X-Forwarded-* headers are believed (config.proxy), and whose X-Forwarded-For names the client
+# (config.client_address: the address the lockouts and rate limits count): a proxy on this machine by default
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", ["127.0.0.1", "::1"])
-# Proxies in front of the app that append to X-Forwarded-For, for DRF's client address (REST_FRAMEWORK's
-# NUM_PROXIES; throttles); 0: the client address is REMOTE_ADDR.
-NUM_PROXIES = env_int("NUM_PROXIES", 0)
 
 # Content-Security-Policy (django-csp): scripts, styles and everything else only from this site; pages wire
 # their behaviour through data-* attributes and json_script, never inline scripts or handlers.

@@ -184,3 +184,20 @@ def test_the_browsable_api_is_off_in_production():
     answers = [line.split(" ", 1) for line in result.stdout.splitlines() if line[:3].isdigit()]
     # a browser asking for HTML gets JSON (406: not offered), and ?format=api is no renderer at all
     assert answers == [["406", "application/json"], ["404", "application/json"]], result.stdout
+
+
+def test_production_settings_over_plain_http_on_loopback_without_editing_code():
+    code = (
+        "from django.test import Client\n"
+        "from django.conf import settings as s\n"
+        "r = Client(HTTP_HOST='localhost').get('/api/projects/')\n"
+        "print(r.status_code, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, 'Strict-Transport-Security' in r)\n"
+    )
+    loopback = {**PRODUCTION, "ALLOWED_HOSTS": "localhost,127.0.0.1", "HTTPS_ONLY": "false"}
+    result = run_manage("shell", "-c", code, **loopback)
+    assert result.returncode == 0, result.stderr
+    # answered over plain HTTP (401: no token), not redirected; cookies without Secure; no HSTS
+    assert result.stdout.split()[-4:] == ["401", "False", "False", "False"]
+    # and with any other host the switch is refused
+    refused = run_manage("check", **{**loopback, "ALLOWED_HOSTS": "eval.example.org"})
+    assert refused.returncode != 0 and "HTTPS_ONLY=false" in refused.stderr

@@ -1,0 +1,37 @@
+"""Rate limits counted in Django's cache (Redis in production), per client address, that fail open.
+
+A limit guards against abuse; it must never be what stops an annotator's save. When the cache
+cannot be reached (Redis stopped, restarting, unreachable) the request is allowed and a warning is
+logged, instead of DRF's throttle raising before the view runs (every API write answered 500 while
+Redis was down). The address is ``config.client_address``'s: behind the proxy, the client's own.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from redis.exceptions import RedisError
+from rest_framework.throttling import SimpleRateThrottle
+
+from config.client_address import client_address
+
+log = logging.getLogger(__name__)
+
+CACHE_ERRORS = (RedisError, OSError)  # what Django's Redis cache raises when Redis is down or slow
+
+
+class ClientRateThrottle(SimpleRateThrottle):
+    """A rate per client address (``get_cache_key`` may count per user instead); allows when the cache is down."""
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def allow_request(self, request, view) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except CACHE_ERRORS as exc:
+            log.warning("rate limit %s not applied: the cache is unreachable (%s)", self.scope, exc)
+            return True

@@ -1,0 +1,401 @@
+"""The deployment as docker-compose describes it, without Docker (``tests/platform/deployment_stack.py``):
+Caddy with TLS from its internal CA in front of gunicorn with the production settings, a worker per queue,
+beat, PostgreSQL and Redis on loopback. Everything below goes through the proxy, as a user's browser or
+script would.
+
+- a lockout of one client leaves another client's login working (each client connects from its own
+  loopback address, so the proxy sees two clients);
+- with Redis stopped, page and API saves, token requests and new study participants succeed;
+- hostile uploads end failed with a message;
+- clients saving while each worker kind is SIGKILLed, Redis is stopped and PostgreSQL restarted lose no
+  acknowledged answer and leave no job unended past its time limit; the counts are printed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pytest
+import requests
+
+from tests.fixtures.collections import stc3_dialogues
+from tests.platform.deployment_stack import QUEUES, Stack
+from tests.reference_scoring import random_stc3_run
+
+pytestmark = [
+    pytest.mark.deployment,
+    pytest.mark.postgres(reason="the deployment runs on PostgreSQL; the test starts and restarts a cluster of its own"),
+]
+
+PASSWORD = "pw-for-tests-1"  # tests.factories.PASSWORD, which the set-up below gives every account
+CLIENTS = 10
+TIME_LIMIT = 90  # TASK_TIME_LIMIT_* of the stack (deployment_stack.Stack.start)
+VISIBILITY = 30  # CELERY_VISIBILITY_TIMEOUT: a killed worker's task is handed out again after this...
+RESTORE_SCAN = 100  # ...at the next scan for such tasks, which kombu's Redis transport makes every 100 s
+
+SETUP = """
+import json, tempfile
+from pathlib import Path
+from annotator.services.accounts import token_issue
+from annotator.services.imports import dialogues_import
+from annotator.services.projects import membership_add, project_create
+from tests.factories import project_with_work, study_on_new_project
+from tests.fixtures.collections import stc3_dialogues
+
+work = project_with_work("stc3", slug="load", annotators=%(clients)d)
+values = work.project.criteria.get(key="A").allowed_values()
+clients = [
+    {"username": p.username, "token": token_issue(user=p).key, "items": [a.pk for a in work.assignments_of(p)][:3]}
+    for p in work.annotators
+]
+for slug, preset in (("hostile", "dch1"), ("runs", "stc3")):
+    project = project_create(slug=slug, preset=preset)
+    membership_add(project=project, user=work.lead, role="lead")
+path = Path(tempfile.mkdtemp()) / "gold.json"
+path.write_text(json.dumps(stc3_dialogues()))
+dialogues_import(project=project, paths=[path])
+_crowd, study = study_on_new_project(Path(tempfile.mkdtemp()))
+print(json.dumps({
+    "clients": clients, "values": values, "lead_token": token_issue(user=work.lead).key, "study": study.token
+}))
+"""
+
+STATE = """
+import json
+from annotator.models import ImportBatch, ImportStatus, Judgement
+from scoring.app.models import Run, RunStatus, StatisticsJob
+
+answers = {
+    f"{a}:{c}:{u}": v
+    for a, c, u, v in Judgement.objects.filter(assignment__dialogue__project__slug="load").values_list(
+        "assignment_id", "criterion__key", "unit", "value"
+    )
+}
+hostile = {"file_names__startswith": "hostile-"}  # test_hostile_uploads_end_failed_with_a_message counts those
+unended = {
+    "imports": ImportBatch.objects.filter(status__in=[ImportStatus.PENDING, ImportStatus.RUNNING])
+    .exclude(**hostile)
+    .count(),
+    "runs": Run.objects.filter(status=RunStatus.PENDING).exclude(name__startswith="hostile-").count(),
+    "statistics": StatisticsJob.objects.filter(pending=True).count(),
+    "model estimates": StatisticsJob.objects.filter(models_pending=True).count(),
+}
+print(json.dumps({"answers": answers, "unended": unended}))
+"""
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    running = Stack(tmp_path_factory.mktemp("stack"))
+    try:
+        running.start()
+        running.world = running.shell_json(SETUP % {"clients": CLIENTS})
+        yield running
+    finally:
+        running.stop()
+
+
+def csrf_of(page: requests.Response) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+
+
+def page_login(stack: Stack, session: requests.Session, username: str, password: str) -> requests.Response:
+    url = f"{stack.url}/accounts/login/"
+    token = csrf_of(session.get(url, timeout=30))
+    return session.post(
+        url,
+        data={"username": username, "password": password, "csrfmiddlewaretoken": token},
+        headers={"Referer": url},
+        allow_redirects=False,
+        timeout=30,
+    )
+
+
+def token_request(stack: Stack, session: requests.Session, username: str, password: str, **headers):
+    body = {"username": username, "password": password}
+    return session.post(f"{stack.url}/api/auth/token/", json=body, headers=headers, timeout=30)
+
+
+def page_save(stack: Stack, session: requests.Session, item: int, value: str) -> requests.Response:
+    url = f"{stack.url}/items/{item}/draft/"
+    headers = {"X-CSRFToken": session.cookies.get("csrftoken", ""), "Referer": f"{stack.url}/items/{item}/"}
+    return session.post(url, json={"changes": {"j:A:0": value}}, headers=headers, timeout=60)
+
+
+def api_save(stack: Stack, session: requests.Session, token: str, item: int, value: str) -> requests.Response:
+    body = {"judgements": [{"criterion": "A", "unit": 0, "value": value}]}
+    headers = {"Authorization": f"Token {token}"}
+    return session.post(f"{stack.url}/api/assignments/{item}/judgements/", json=body, headers=headers, timeout=60)
+
+
+def lead(stack: Stack) -> requests.Session:
+    session = stack.session("127.0.2.1")
+    session.headers["Authorization"] = f"Token {stack.world['lead_token']}"
+    return session
+
+
+def upload_import(stack: Stack, name: str, content: bytes) -> requests.Response:
+    url = f"{stack.url}/api/projects/hostile/dialogues/import/"
+    return lead(stack).post(url, files={"file": (name, content)}, data={"format": "auto"}, timeout=60)
+
+
+def upload_run(stack: Stack, name: str, content: bytes) -> requests.Response:
+    url = f"{stack.url}/api/projects/runs/runs/"
+    return lead(stack).post(url, files={"files": ("run.json", content)}, data={"name": name}, timeout=60)
+
+
+def jsonl_dialogue(meta: str) -> bytes:
+    turns = '[{"speaker": "customer", "text": "my card"}, {"speaker": "helpdesk", "text": "call us"}]'
+    return f'{{"id": "h1", "turns": {turns}, "meta": {meta}}}\n'.encode()
+
+
+def stc3_run(first_id: str) -> bytes:
+    """A run on the ``runs`` project's gold whose first dialogue id is ``first_id`` (JSON text, escapes kept)."""
+    text = json.dumps(random_stc3_run(stc3_dialogues(), 1))
+    return text.replace('"id": "d1"', f'"id": "{first_id}"', 1).encode()
+
+
+# -- One client locked out, the others not ------------------------------------------------------------------
+
+
+def test_a_lockout_of_one_client_leaves_another_clients_login_working(stack):
+    annotator = stack.world["clients"][0]["username"]
+    sprayer, other = stack.session("127.0.3.1"), stack.session("127.0.3.2")
+    # ten wrong passwords from one client (at accounts that do not exist: its address is what gets locked)
+    for attempt in range(10):
+        token_request(stack, sprayer, f"guess-{attempt}", "wrong")
+    assert token_request(stack, sprayer, annotator, PASSWORD).status_code == 429
+    # a forged X-Forwarded-For does not get it out: the proxy writes the address it saw
+    assert token_request(stack, sprayer, annotator, PASSWORD, **{"X-Forwarded-For": "192.0.2.7"}).status_code == 429
+    assert page_login(stack, sprayer, annotator, PASSWORD).status_code == 429
+    # another client, through the same proxy, logs in on the page and gets a token
+    assert page_login(stack, other, annotator, PASSWORD).status_code == 302
+    assert token_request(stack, other, annotator, PASSWORD).status_code == 200
+
+
+# -- Redis down ---------------------------------------------------------------------------------------------
+
+
+def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack, capsys):
+    first, second = stack.world["clients"][1:3]
+    browser, script = stack.session("127.0.4.1"), stack.session("127.0.4.2")
+    assert page_login(stack, browser, first["username"], PASSWORD).status_code == 302
+    stack.services.stop_redis()
+    try:
+        started = time.monotonic()
+        page = page_save(stack, browser, first["items"][0], stack.world["values"][0])
+        api = api_save(stack, script, second["token"], second["items"][0], stack.world["values"][0])
+        token = token_request(stack, script, second["username"], PASSWORD)
+        run = upload_run(stack, "during-the-outage", stc3_run("d1"))
+        study = f"{stack.url}/study/{stack.world['study']}/"
+        arrival = stack.session("127.0.4.3").get(study, params={"PROLIFIC_PID": "p-outage"}, timeout=30)
+        took = time.monotonic() - started
+    finally:
+        stack.services.start_redis()
+    assert page.status_code == 200 and page.json()["ok"] is True, page.text[:500]
+    assert api.status_code == 200, api.text[:500]
+    assert token.status_code == 200 and token.json()["token"]
+    assert run.status_code == 202, run.text[:500]  # kept; beat's sweep sends it once Redis is back
+    assert arrival.status_code == 200 and arrival.history[0].status_code == 302, arrival.text[:500]
+    assert arrival.url == study, arrival.url  # signed in, on the study's page
+    assert "not applied: the cache is unreachable" in (stack.tmp / "web.log").read_text()  # and the outage logged
+    with capsys.disabled():
+        done = "a page save, an API save, a token, a run upload and a new participant"
+        print(f"\nwith Redis stopped: {done} in {took:.1f} s", flush=True)
+
+
+# -- Hostile uploads --------------------------------------------------------------------------------------
+
+
+HOSTILE_IMPORTS = {
+    "a 5,001-digit integer": jsonl_dialogue('{"n": ' + "7" * 5001 + "}"),
+    "NaN": jsonl_dialogue('{"n": NaN}'),
+    "Infinity": jsonl_dialogue('{"n": Infinity}'),
+}
+HOSTILE_RUNS = {"a lone surrogate": stc3_run("\\ud800"), "a NUL": stc3_run("x\\u0000y")}
+
+
+def test_hostile_uploads_end_failed_with_a_message(stack):
+    client = lead(stack)
+    imports = {
+        name: upload_import(stack, f"hostile-{i}.jsonl", body) for i, (name, body) in enumerate(HOSTILE_IMPORTS.items())
+    }
+    runs = {name: upload_run(stack, f"hostile-{i}", body) for i, (name, body) in enumerate(HOSTILE_RUNS.items())}
+    for name, answer in {**imports, **runs}.items():
+        assert answer.status_code < 500, (name, answer.status_code, answer.text[:300])
+    deadline = time.monotonic() + 60
+    ended: dict[str, dict] = {}
+    while time.monotonic() < deadline and len(ended) < len(imports) + len(runs):
+        for name, answer in imports.items():
+            job = client.get(stack.url + answer.json()["url"].removeprefix(stack.url), timeout=30).json()
+            if job["finished"]:
+                ended[name] = {"status": job["status"], "message": job["error"] or job["message"]}
+        for name, answer in runs.items():
+            run = client.get(f"{stack.url}/api/projects/runs/runs/{answer.json()['id']}/", timeout=30).json()
+            if run["status"] != "pending":
+                ended[name] = {"status": run["status"], "message": run["error"]}
+        time.sleep(1)
+    print(f"hostile uploads: {json.dumps(ended)}", flush=True)
+    assert set(ended) == set(imports) | set(runs), f"still running or pending: {set(imports) | set(runs) - set(ended)}"
+    for name, job in ended.items():
+        assert job["status"] == "failed" and job["message"], (name, job)
+
+
+# -- Saving through kills and restarts --------------------------------------------------------------------
+
+
+@dataclass
+class Attempt:
+    kind: str  # "page" or "api"
+    key: str  # assignment:criterion:unit
+    value: str
+    started: float
+    ended: float = 0.0
+    status: int | None = None  # None: no answer (connection refused or reset)
+
+
+@dataclass
+class Load:
+    """Clients saving until told to stop: half through the page's autosave, half through the API."""
+
+    stack: Stack
+    attempts: list[Attempt] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    going: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    in_flight: int = 0
+
+    def pause(self) -> None:
+        """Stop sending saves and wait for those under way: the web processes are idle."""
+        self.going.clear()
+        while self.in_flight:
+            time.sleep(0.05)
+
+    def resume(self) -> None:
+        self.going.set()
+
+    def client(self, n: int, account: dict) -> None:
+        kind = "page" if n % 2 else "api"
+        session = self.stack.session(f"127.0.5.{n + 1}")
+        if kind == "page":
+            assert page_login(self.stack, session, account["username"], PASSWORD).status_code == 302
+        values = self.stack.world["values"]
+        count = 0
+        while not self.stop.is_set():
+            with self.lock:
+                sending = self.going.is_set()
+                self.in_flight += sending
+            if not sending:
+                self.going.wait(timeout=1)
+                continue
+            item = account["items"][count % len(account["items"])]
+            value = values[(count // len(account["items"])) % len(values)]
+            attempt = Attempt(kind, f"{item}:A:0", value, time.monotonic())
+            try:
+                if kind == "page":
+                    answer = page_save(self.stack, session, item, value)
+                else:
+                    answer = api_save(self.stack, session, account["token"], item, value)
+                attempt.status = answer.status_code
+            except requests.RequestException:
+                pass
+            attempt.ended = time.monotonic()
+            with self.lock:
+                self.attempts.append(attempt)
+                self.in_flight -= 1
+            count += 1
+            time.sleep(0.25)  # an annotator's pace, well within the API's 300 writes a minute
+
+    def run(self, accounts: list[dict]) -> list[threading.Thread]:
+        threads = [threading.Thread(target=self.client, args=(n, a), daemon=True) for n, a in enumerate(accounts)]
+        for thread in threads:
+            thread.start()
+        return threads
+
+
+def lost_answers(attempts: list[Attempt], stored: dict[str, str]) -> list[Attempt]:
+    """Acknowledged saves the database does not hold: the stored value of a key must be the last acknowledged
+    one, or one of the saves sent after it (a save whose answer was lost may still have been written)."""
+    lost = []
+    by_key: dict[str, list[Attempt]] = {}
+    for attempt in sorted(attempts, key=lambda a: a.started):
+        by_key.setdefault(attempt.key, []).append(attempt)
+    for key, tries in by_key.items():
+        acknowledged = [i for i, a in enumerate(tries) if a.status is not None and 200 <= a.status < 300]
+        if not acknowledged:
+            continue
+        last = acknowledged[-1]
+        if stored.get(key) not in {a.value for a in tries[last:]}:
+            lost.append(tries[last])
+    return lost
+
+
+def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended(stack, capsys):
+    load = Load(stack)
+    windows: list[tuple[str, float, float]] = []  # what was down, from when to when
+
+    def outage(name: str, down, up, seconds: float = 2.0) -> None:
+        started = time.monotonic()
+        down()
+        time.sleep(seconds)
+        up()
+        windows.append((name, started, time.monotonic()))
+        time.sleep(3)
+
+    load.resume()
+    threads = load.run(stack.world["clients"])
+    time.sleep(3)
+    for n in range(2):  # jobs on the heavy queue while its worker is killed
+        upload_import(stack, f"ok-{n}.jsonl", jsonl_dialogue('{"n": 1}').replace(b'"h1"', f'"ok{n}"'.encode()))
+        upload_run(stack, f"under-load-{n}", stc3_run("d1"))
+    for name in [f"worker-{queue}" for queue in QUEUES] + ["beat"]:
+        outage(name, lambda name=name: stack.kill(name), lambda name=name: stack.restart(name))
+    outage("redis", stack.services.stop_redis, stack.services.start_redis, seconds=5)
+    outage("postgresql", stack.services.restart_postgres, lambda: None, seconds=0)
+    # and while the web processes are idle: their kept connections are dead when the saves come back
+    load.pause()
+    outage("postgresql (idle)", stack.services.restart_postgres, load.resume, seconds=0)
+    time.sleep(5)
+    load.stop.set()
+    for thread in threads:
+        thread.join(timeout=90)
+
+    # every job ends within its time limit and the redelivery of a killed worker's task
+    deadline = time.monotonic() + TIME_LIMIT + VISIBILITY + RESTORE_SCAN
+    while True:
+        state = stack.shell_json(STATE)
+        if not any(state["unended"].values()) or time.monotonic() > deadline:
+            break
+        time.sleep(5)
+
+    def phase(attempt: Attempt) -> str:
+        """What was down while the save was in flight (the first outage it overlapped), else "running"."""
+        return next(
+            (name for name, start, end in windows if attempt.started <= end and attempt.ended >= start), "running"
+        )
+
+    acknowledged = Counter(a.kind for a in load.attempts if a.status is not None and 200 <= a.status < 300)
+    server_errors = Counter(
+        f"{a.kind} {a.status} ({phase(a)})" for a in load.attempts if a.status is not None and a.status >= 500
+    )
+    unanswered = Counter(f"{a.kind} ({phase(a)})" for a in load.attempts if a.status is None)
+    lost = lost_answers(load.attempts, state["answers"])
+    report = (
+        f"deployment stack: {CLIENTS} clients, {len(load.attempts)} saves, acknowledged {dict(acknowledged)}, "
+        f"lost {len(lost)}; server errors {dict(server_errors) or 0}; no answer {dict(unanswered) or 0}; "
+        f"jobs not ended {state['unended']}; outages {[(n, round(e - s, 1)) for n, s, e in windows]}"
+    )
+    with capsys.disabled():
+        print(f"\n{report}", flush=True)
+    assert sum(acknowledged.values()) > 0
+    assert not lost, lost[:5]
+    assert not any(state["unended"].values()), state["unended"]
+    # PostgreSQL down answers 500 while it restarts, nothing else does: no worker, beat or Redis outage, and no
+    # stale database connection after the restart (CONN_HEALTH_CHECKS)
+    outside = {kind: n for kind, n in server_errors.items() if not kind.endswith("(postgresql)")}
+    assert not outside, report
