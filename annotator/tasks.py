@@ -15,3 +15,11 @@ def run_import_batch(self, batch_id: int) -> dict:
 
     batch = import_batch_run(batch_id=batch_id)
     return {"batch_id": batch_id, "status": batch.status if batch else None}
+
+
+@shared_task
+def requeue_abandoned_imports() -> int:
+    """The periodic sweep (Celery beat, ``RUN_SWEEP_SECONDS``): imports a killed worker left unfinished."""
+    from annotator.services.import_batches import import_batches_requeue
+
+    return import_batches_requeue()

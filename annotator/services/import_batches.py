@@ -12,8 +12,10 @@ import logging
 import re
 import tempfile
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
     DatabaseError,
@@ -23,6 +25,7 @@ from django.db import (
     connections,
     transaction,
 )
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -124,15 +127,37 @@ class _BatchProgress:
             self.side = None
 
 
+def _abandoned() -> Q:
+    """Batches whose import no worker is running any more: still *running* longer than the heavy queue's hard
+    time limit (a worker past it is killed, and a SIGKILLed worker's import was rolled back with its
+    connection), or *pending* although sent longer than ``RUN_REQUEUE_AFTER_SECONDS`` ago (the message was
+    lost with the broker's data)."""
+    now = timezone.now()
+    running_since = now - timedelta(seconds=settings.TASK_TIME_LIMITS["heavy"])
+    pending_since = now - timedelta(seconds=settings.RUN_REQUEUE_AFTER_SECONDS)
+    return Q(status=ImportStatus.RUNNING, started_at__lt=running_since) | Q(
+        status=ImportStatus.PENDING, created_at__lt=pending_since
+    )
+
+
+def import_batches_requeue() -> int:
+    """Send again every abandoned batch (``_abandoned``); beat's sweep, as for runs. How many were sent."""
+    ids = list(ImportBatch.objects.filter(_abandoned(), source__isnull=False).values_list("pk", flat=True))
+    return sum(bool(enqueue.task_send("annotator.tasks.run_import_batch", batch_id)) for batch_id in ids)
+
+
 def import_batch_run(*, batch_id: int) -> ImportBatch | None:
-    """Import a pending batch's file (the worker's side). Safe to run twice: only a pending batch is
-    claimed (compare-and-set), and a transient database error puts it back to pending for the retry.
+    """Import a pending batch's file (the worker's side). Safe to run twice: only a pending batch, or one
+    abandoned by a killed worker (``_abandoned``), is claimed (compare-and-set), and a transient database
+    error puts it back to pending for the retry.
 
     Bad input is recorded on the batch (``status`` failed, ``error`` naming file, dialogue and field)
     with nothing imported; the uploaded bytes are dropped either way.
     """
-    claimed = ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.PENDING).update(
-        status=ImportStatus.RUNNING, started_at=timezone.now()
+    claimed = (
+        ImportBatch.objects.filter(pk=batch_id)
+        .filter(Q(status=ImportStatus.PENDING) | _abandoned())
+        .update(status=ImportStatus.RUNNING, started_at=timezone.now())
     )
     batch = ImportBatch.objects.select_related("project").filter(pk=batch_id).first()
     if not claimed or batch is None:

@@ -34,6 +34,7 @@ CELERY_TASK_ROUTES = {
     "scoring.app.tasks.estimate_model_reliability": {"queue": "heavy"},
     "scoring.app.tasks.refresh_run_comparisons": {"queue": "heavy"},
     "scoring.app.tasks.rescore_stale_runs": {"queue": "heavy"},
+    "annotator.tasks.requeue_abandoned_imports": {"queue": "interactive"},
     "annotator.tasks.*": {"queue": "heavy"},
     "*.export_*": {"queue": "exports"},
 }
@@ -57,8 +58,10 @@ MODEL_ESTIMATE_DELAY_SECONDS = float(env_str("MODEL_ESTIMATE_DELAY_SECONDS", "12
 # a pending recomputation not started this long after it was due is sent again (its worker died)
 STATISTICS_TAKEOVER_GRACE_SECONDS = float(env_str("STATISTICS_TAKEOVER_GRACE_SECONDS", "60"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
-RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", 60)  # how often beat re-sends runs that never reached the workers
+# how often beat re-sends runs and imports that never reached (or lost) their workers
+RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", 60)
 RUN_REQUEUE_AFTER_SECONDS = env_int("RUN_REQUEUE_AFTER_SECONDS", 3600)  # ...or were sent this long ago, still pending
 CELERY_BEAT_SCHEDULE = {
     "requeue-unqueued-runs": {"task": "scoring.app.tasks.requeue_unqueued_runs", "schedule": RUN_SWEEP_SECONDS},
+    "requeue-abandoned-imports": {"task": "annotator.tasks.requeue_abandoned_imports", "schedule": RUN_SWEEP_SECONDS},
 }
