@@ -59,8 +59,14 @@ def check_conflicts(
     reordering: list[int] | None,
     reordering_base: list[int] | None,
     stored_order: list[int] | None,
+    *,
+    stale: bool,
 ) -> None:
-    """Raise ``ConflictError`` for every answer this stale save changes that was also changed elsewhere.
+    """Raise ``ConflictError`` for every answer this save would write over a stored value the client
+    has not seen: one that is neither its ``base`` nor its new value. An answer is checked when it
+    brings its ``base`` (always, whatever the version: a page that learnt of a newer version keeps the
+    bases of the answers it queued before) or when the save is ``stale`` (no base then reads as "none
+    seen"). A ``reordering_base`` of ``[]`` says no order was seen.
 
     The conflicts name units and orders as the annotator sees them (``ShownFrame``)."""
     frame = ShownFrame.of(shape.blocks, assignment.shown_order)
@@ -68,6 +74,8 @@ def check_conflicts(
     problems: list[str] = []
     names: dict[str, dict[int, str]] = {}
     for (key, unit), g in given.items():
+        if g.base is None and not stale:
+            continue
         now_stored = stored.get((key, unit))
         if now_stored in (g.base or None, g.value or None):
             continue
@@ -75,7 +83,7 @@ def check_conflicts(
         if criterion.unit not in names:
             names[criterion.unit] = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
         shown = frame.to_shown(criterion.unit, unit)
-        conflicts.append(Conflict(f"j:{key}:{shown}", key, shown, now_stored or "", g.value))
+        conflicts.append(Conflict(f"j:{key}:{shown}", key, shown, now_stored or "", g.value, g.base or ""))
         problems.append(
             gettext("%(label)s for %(names)s: %(value_label)s there, %(value_label2)s here")
             % {
@@ -85,15 +93,28 @@ def check_conflicts(
                 "value_label2": _value_label(assignment.dialogue.project, criterion, g.value),
             }
         )
-    if reordering is not None and stored_order not in (reordering_base, reordering):
+    checked = stale or reordering_base is not None
+    seen_order = reordering_base or None
+    if reordering is not None and checked and stored_order not in (seen_order, reordering):
         theirs = frame.order_to_shown(stored_order) if stored_order is not None else None
+        seen = frame.order_to_shown(seen_order) if seen_order is not None else None
         conflicts.append(
-            Conflict("reordering", "", 0, json.dumps(theirs), json.dumps(frame.order_to_shown(reordering)))
+            Conflict(
+                "reordering",
+                "",
+                0,
+                json.dumps(theirs),
+                json.dumps(frame.order_to_shown(reordering)),
+                "" if seen is None else json.dumps(seen),
+            )
         )
         problems.append(gettext("the order of the turns was changed there and here"))
     if conflicts:
         raise ConflictError(
-            ["this item was changed in another tab or window since you last saved: " + "; ".join(problems)],
+            [
+                gettext("this item was changed in another tab or window since you last saw it: %(problems)s")
+                % {"problems": "; ".join(problems)}
+            ],
             conflicts,
             assignment.version,
         )

@@ -49,8 +49,9 @@ def judgements_save(
     Units and the reordering are numbered as the annotator sees the item (``ShownFrame``: turns
     and posts by their place in the shown dialogue); they are stored under the source positions.
     Every value is checked against its criterion; a submission must also be complete (the stored
-    judgements with these merged in). With ``version`` older than the stored one, answers changed
-    elsewhere since are compared with each ``base`` (see the module docstring). On any problem nothing
+    judgements with these merged in). An answer never replaces a stored value the client has not seen:
+    one that is neither its ``base`` nor its new value (checked for every answer that brings a base,
+    and for all of them when ``version`` is older than the stored one; ``save.md``). On any problem nothing
     is saved: ``SubmissionError`` lists the problems, ``ConflictError`` the conflicts. A submitted
     assignment is read-only until a lead reopens it, except that repeating the identical submission
     succeeds (a retried request). Returns the assignment with its new ``version``.
@@ -82,12 +83,13 @@ def judgements_save(
         if reordering is not None:
             reordering = frame.order_to_source(reordering)
             problems += reordering_problems(reordering, shape.turn_speakers)
-        if reordering_base is not None:
+        if reordering_base:
             reordering_base = frame.order_to_source(reordering_base)
         stale = version is not None and version != assignment.version
+        checked = stale or reordering_base is not None or any(g.base is not None for g in given.values())
         stored: dict[tuple[str, int], str] = {}
         stored_order = None
-        if stale or submit or assignment.status == AssignmentStatus.SUBMITTED:
+        if checked or submit or assignment.status == AssignmentStatus.SUBMITTED:
             stored = stored_values(assignment.pk, criteria)
             stored_order = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True)
             stored_order = stored_order.first()
@@ -98,8 +100,10 @@ def judgements_save(
             raise SubmissionError(["this item is already submitted; ask the project lead to reopen it"])
         if problems:
             raise SubmissionError(problems)
-        if stale:
-            check_conflicts(assignment, criteria, shape, given, stored, reordering, reordering_base, stored_order)
+        if checked:
+            check_conflicts(
+                assignment, criteria, shape, given, stored, reordering, reordering_base, stored_order, stale=stale
+            )
         if submit:
             check_complete(assignment, criteria, shape, given, stored, reordering, stored_order)
         if reordering is not None:
