@@ -177,7 +177,8 @@ class JudgementsIn(serializers.Serializer):
 
 class SavedOut(AssignmentOut):
     """The saved assignment; when it had been saved elsewhere since your ``version`` (``stale``), also
-    its stored judgements and reordering, so that a client shows the other answers too."""
+    its stored judgements and reordering, so that a client shows the other answers too. (The schema of
+    the answer: the view adds the last three fields to ``AssignmentOut``'s.)"""
 
     stale = serializers.BooleanField(read_only=True)
     judgements = JudgementOut(many=True, read_only=True, required=False, help_text="Only when ``stale``.")

@@ -69,8 +69,10 @@ class AssignmentJudgements(APIView):
     )
     def post(self, request, pk: int):
         given = s.JudgementsIn(data=request.data)
-        if not given.is_valid():
-            return _refused(400, "invalid", _problems(given.errors))
+        if not given.is_valid():  # DRF's field errors, and the same as sentences (the page shows them)
+            refused = _refused(400, "invalid", _problems(given.errors))
+            refused.data = {**given.errors, **refused.data}
+            return refused
         data = given.validated_data
         judgements = [
             Given(
@@ -106,7 +108,7 @@ class AssignmentJudgements(APIView):
                     409, "submitted", [gettext("this item is already submitted; ask the project lead to reopen it")]
                 )
             return _refused(400, "invalid", exc.problems, exc.missing)
-        body = s.SavedOut(saved).data
+        body = dict(s.AssignmentOut(saved).data)
         body["stale"] = data.get("version") is not None and saved.version != data["version"] + 1
         if body["stale"]:  # saved elsewhere in between: the whole state, so that the client shows it
             state = own_assignment_detail(user=request.user, assignment_id=pk)
