@@ -417,15 +417,19 @@ function start() {
     }
     persist();
     refreshStatus();
-    if (!pollTimer) pollTimer = setInterval(checkSession, 3000);
+    if (!pollTimer) {
+      pollTimer = setInterval(checkSession, 3000);
+      checkSession(); // its 401 brings the CSRF token the sign-in form needs (the old one went with the session)
+    }
   }
 
   function checkSession() {
     return fetch(draftUrl, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(answer).then(
       (result) => {
+        if (result.json.csrf_token) token = result.json.csrf_token;
         if (result.status === 200 && result.json.ok) { resumed(result.json); return; }
         const meaning = classify(result.status, result.json);
-        if (meaning.kind === "signed-out") { signedOut(); return; }
+        if (meaning.kind === "signed-out") { if (mode !== "signed-out") signedOut(); return; }
         if (mode === "checking") mode = "ok";
         if (isFinal(meaning.kind)) { final(meaning.kind, meaning.detail); return; }
         problem = interpolate(gettext("Not saved: this item cannot be opened with the current sign-in (%(status)s)."), { status: result.status }, true);
