@@ -123,6 +123,12 @@ class AssignmentOut(serializers.Serializer):
     )
 
 
+class RevisionOut(serializers.Serializer):
+    criterion = serializers.CharField()
+    unit = serializers.IntegerField()
+    revision = serializers.IntegerField(help_text="The item's version that last wrote (or removed) this judgement.")
+
+
 class AssignmentDetailOut(serializers.Serializer):
     """The plain data of ``annotator.selectors.assignments.own_assignment_detail``."""
 
@@ -139,6 +145,8 @@ class AssignmentDetailOut(serializers.Serializer):
     reordering = serializers.ListField(
         child=serializers.IntegerField(), allow_null=True, help_text="Shown turn numbers in your order."
     )
+    revisions = RevisionOut(many=True, help_text="Removed judgements too: a removal is a change.")
+    reordering_revision = serializers.IntegerField()
 
 
 class JudgementIn(serializers.Serializer):
@@ -151,16 +159,16 @@ class JudgementIn(serializers.Serializer):
         allow_null=True,
         required=False,
         help_text='The value you last saw for this judgement (null or "" for none). When sent, the save never '
-        "writes over a stored value that is neither this nor ``value`` (409). Not sent: compared only when "
-        "``version`` is older than the item's (as none seen).",
+        "writes over a stored value that is neither this nor ``value`` (409).",
     )
 
 
 class JudgementsIn(serializers.Serializer):
     """Judgements are merged one by one into what is stored (the ones you do not send stay). A judgement
-    is written over a stored value only when you saw that value: send each one's ``base`` (and the
-    ``version`` you last read); a judgement whose stored value is neither your ``base`` nor your new
-    value was changed elsewhere since, and the save answers 409 listing every such judgement."""
+    is written over a stored value only when you saw it: send the ``version`` you last read and each
+    judgement's ``base``. One written or removed after that version (its revision is newer), or whose
+    stored value is not your ``base``, was changed elsewhere: the save answers 409 listing every such
+    judgement, and saves nothing (unless its stored value already is your new one)."""
 
     judgements = JudgementIn(many=True)
     reordering = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False, allow_null=True)
@@ -170,7 +178,12 @@ class JudgementsIn(serializers.Serializer):
         allow_null=True,
         help_text="The order you last saw (null for none): checked like a judgement's ``base``.",
     )
-    version = serializers.IntegerField(min_value=0, required=False, allow_null=True)
+    version = serializers.IntegerField(
+        min_value=0,
+        required=False,
+        allow_null=True,
+        help_text="The item's version you last read: judgements written since are not overwritten unseen (409).",
+    )
     submit = serializers.BooleanField(default=False)
     seconds = serializers.IntegerField(min_value=0, max_value=86400, default=0)
 
@@ -211,6 +224,8 @@ class ConflictsOut(serializers.Serializer):
     version = serializers.IntegerField(help_text="the item's current version")
     judgements = JudgementOut(many=True)
     reordering = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    revisions = RevisionOut(many=True)
+    reordering_revision = serializers.IntegerField()
 
 
 class SaveRefusedOut(serializers.Serializer):

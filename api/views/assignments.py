@@ -112,7 +112,7 @@ class AssignmentJudgements(APIView):
         body["stale"] = data.get("version") is not None and saved.version != data["version"] + 1
         if body["stale"]:  # saved elsewhere in between: the whole state, so that the client shows it
             state = own_assignment_detail(user=request.user, assignment_id=pk)
-            body.update(judgements=state["judgements"], reordering=state["reordering"])
+            body.update({key: state[key] for key in STATE})
         return Response(body)
 
 
@@ -147,6 +147,8 @@ def _conflict(user, pk: int, exc: ConflictError) -> dict:
             for c in exc.conflicts
         ],
         "version": state["version"],
-        "judgements": state["judgements"],
-        "reordering": state["reordering"],
+        **{key: state[key] for key in STATE},
     }
+
+
+STATE = ("judgements", "reordering", "revisions", "reordering_revision")  # what a client compares with what it saw

@@ -1,7 +1,6 @@
 """A member the lead removed reads and writes none of their assignments any more (pages and API);
 what they submitted while active stays, and nothing they send afterwards reaches the gold data."""
 
-
 import pytest
 from django.test import Client
 from django.urls import reverse

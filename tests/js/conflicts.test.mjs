@@ -9,7 +9,7 @@ function conflicted() {
   drafts.record(store, "j:A:0", "2");
   drafts.record(store, "j:C:0", "q");
   drafts.record(store, "j:E:0", "e"); // not in the conflict
-  drafts.adopt(store, { "j:A:0": "3", "j:B:0": "z", "j:C:0": "r" }, 8);
+  drafts.adopt(store, { judgements: { "j:A:0": "3", "j:B:0": "z", "j:C:0": "r" }, version: 8 });
   return store;
 }
 

@@ -47,7 +47,12 @@ test("a stale save shows answers given elsewhere when none of this page's clashe
   const store = fresh({ "j:A:0": "1" });
   drafts.record(store, "j:S:0", "0");
   const out = drafts.outgoing(store);
-  const answer = { version: 6, stale: true, judgements: [{ criterion: "A", unit: 0, value: "2" }, { criterion: "S", unit: 0, value: "0" }] };
+  const answer = {
+    version: 6,
+    stale: true,
+    judgements: [{ criterion: "A", unit: 0, value: "2" }, { criterion: "S", unit: 0, value: "0" }],
+    revisions: [{ criterion: "A", unit: 0, revision: 5 }, { criterion: "S", unit: 0, revision: 6 }],
+  };
   const outcome = drafts.confirmed(store, out, answer);
   assert.deepEqual(outcome.updated, ["j:A:0"]);
   assert.equal(outcome.conflict, false);
@@ -59,8 +64,8 @@ test("a clash lists every question whose stored value differs from what the page
   const store = fresh({ "j:A:0": "1", "j:B:0": "x", "j:C:0": "" });
   drafts.record(store, "j:A:0", "2"); // changed here and elsewhere: a clash
   drafts.record(store, "j:D:0", "y"); // changed here only
-  const stored = { "j:A:0": "3", "j:B:0": "z", "j:C:0": "", "j:D:0": "" };
-  const outcome = drafts.adopt(store, stored, 9);
+  const stored = { "j:A:0": "3", "j:B:0": "z", "j:C:0": "" };
+  const outcome = drafts.adopt(store, { judgements: stored, version: 9, revisions: { "j:A:0": 8, "j:B:0": 9 } });
   assert.equal(outcome.conflict, true);
   assert.deepEqual(outcome.items, [
     { name: "j:A:0", stored: "3", seen: "1", mine: "2", queued: true },
@@ -74,15 +79,41 @@ test("a conflict cancels a pending submission: the person submits again once the
   const store = fresh({ "j:A:0": "1" });
   drafts.record(store, "j:A:0", "2");
   drafts.requestSubmit(store);
-  drafts.adopt(store, { "j:A:0": "3" }, 5);
+  drafts.adopt(store, { judgements: { "j:A:0": "3" }, version: 5 });
   assert.equal(store.submit, false);
 });
 
 test("the server's named clashes count even when the page thinks it saw the stored value", () => {
   const store = fresh({ "j:A:0": "1" });
   drafts.record(store, "j:A:0", "2");
-  const outcome = drafts.adopt(store, { "j:A:0": "1" }, 5, drafts.clashingOf({ conflicts: [{ criterion: "A", unit: 0 }] }));
-  assert.equal(outcome.conflict, true);
+  const answer = { judgements: { "j:A:0": "1" }, version: 5, conflicts: [{ criterion: "A", unit: 0 }] };
+  assert.equal(drafts.adopt(store, answer).conflict, true);
+});
+
+test("an answer changed elsewhere and back to the value this page saw still clashes (its revision is newer)", () => {
+  const store = fresh({ "j:A:0": "1" }); // read at version 3
+  drafts.record(store, "j:A:0", "2");
+  const answer = { judgements: [{ criterion: "A", unit: 0, value: "1" }], version: 7, revisions: [{ criterion: "A", unit: 0, revision: 6 }] };
+  const outcome = drafts.adopt(store, answer);
+  assert.deepEqual(outcome.items, [{ name: "j:A:0", stored: "1", seen: "1", mine: "2", queued: true }]);
+  // but not when the answer was last written before what this page read
+  const older = fresh({ "j:A:0": "1" });
+  drafts.record(older, "j:A:0", "2");
+  const unchanged = drafts.adopt(older, { ...answer, revisions: [{ criterion: "A", unit: 0, revision: 2 }] });
+  assert.equal(unchanged.conflict, false);
+  assert.equal(older.version, 7);
+  assert.deepEqual(drafts.outgoing(older).body.judgements, [{ criterion: "A", unit: 0, value: "2", base: "1" }]);
+});
+
+test("a stale save's own answers are not taken for changes made elsewhere", () => {
+  const store = fresh({ "j:A:0": "" });
+  drafts.record(store, "j:A:0", "1");
+  const out = drafts.outgoing(store);
+  drafts.record(store, "j:A:0", "2"); // changed again while in flight
+  const answer = { version: 6, stale: true, judgements: [{ criterion: "A", unit: 0, value: "1" }], revisions: [{ criterion: "A", unit: 0, revision: 6 }] };
+  const outcome = drafts.confirmed(store, out, answer);
+  assert.equal(outcome.conflict, false);
+  assert.deepEqual(store.pending, { "j:A:0": { value: "2", base: "1" } });
 });
 
 test("the intent to submit is kept with the draft in this browser and comes back after a reload", () => {
@@ -105,6 +136,16 @@ test("a submit with every answer already saved still goes out, and is done once 
   drafts.confirmed(store, out, { version: 4, status: "submitted" });
   assert.equal(drafts.hasWork(store), false);
   assert.equal(drafts.toStorage(store, 1), null);
+});
+
+test("kept answers written elsewhere after the version they were kept at come back as a conflict", () => {
+  const kept = { pending: { "j:A:0": { value: "2", base: "1" }, "j:B:0": { value: "y", base: "" } }, version: 3 };
+  const store = drafts.createStore({ version: 6, known: { "j:A:0": "1", "j:B:0": "" } });
+  const outcome = drafts.restore(store, kept, { "j:A:0": 5, "j:B:0": 2 });
+  assert.deepEqual(outcome.items.map((i) => i.name), ["j:A:0"]);
+  // and when the server could not be asked, every kept answer asks the person
+  const blind = drafts.createStore({ version: 6, known: { "j:A:0": "1", "j:B:0": "" } });
+  assert.equal(drafts.restore(blind, kept, null).items.length, 2);
 });
 
 test("kept answers whose base is no longer what is stored come back as a conflict", () => {

@@ -55,29 +55,30 @@ def check_conflicts(
     criteria: dict[str, Criterion],
     shape: DialogueShape,
     given: dict[tuple[str, int], Given],
-    stored: dict[tuple[str, int], str],
-    reordering: list[int] | None,
-    reordering_base: list[int] | None,
-    stored_order: list[int] | None,
+    stored: tuple[dict[tuple[str, int], str], dict[tuple[str, int], int]],
+    order: tuple[list[int] | None, list[int] | None],
+    stored_order: tuple[list[int] | None, int],
     *,
-    stale: bool,
+    version: int | None,
 ) -> None:
-    """Raise ``ConflictError`` for every answer this save would write over a stored value the client
-    has not seen: one that is neither its ``base`` nor its new value. An answer is checked when it
-    brings its ``base`` (always, whatever the version: a page that learnt of a newer version keeps the
-    bases of the answers it queued before) or when the save is ``stale`` (no base then reads as "none
-    seen"). A ``reordering_base`` of ``[]`` says no order was seen.
+    """Raise ``ConflictError`` for every answer this save would write over a stored value its client
+    has not seen: one written or removed after the ``version`` the client read (its revision is
+    newer), or one that is not the ``base`` the client brings. An answer whose stored value already is
+    the new one is no conflict. ``stored`` holds the values and their revisions, ``order`` the
+    reordering given and its base (``[]``: no order seen), ``stored_order`` the stored one and its revision.
 
     The conflicts name units and orders as the annotator sees them (``ShownFrame``)."""
+    values, revisions = stored
     frame = ShownFrame.of(shape.blocks, assignment.shown_order)
     conflicts: list[Conflict] = []
     problems: list[str] = []
     names: dict[str, dict[int, str]] = {}
     for (key, unit), g in given.items():
-        if g.base is None and not stale:
+        now_stored = values.get((key, unit))
+        if now_stored == (g.value or None):
             continue
-        now_stored = stored.get((key, unit))
-        if now_stored in (g.base or None, g.value or None):
+        written_since = version is not None and revisions.get((key, unit), 0) > version
+        if not written_since and (g.base is None or now_stored == (g.base or None)):
             continue
         criterion = criteria[key]
         if criterion.unit not in names:
@@ -93,22 +94,25 @@ def check_conflicts(
                 "value_label2": _value_label(assignment.dialogue.project, criterion, g.value),
             }
         )
-    checked = stale or reordering_base is not None
+    reordering, reordering_base = order
+    theirs, order_revision = stored_order
     seen_order = reordering_base or None
-    if reordering is not None and checked and stored_order not in (seen_order, reordering):
-        theirs = frame.order_to_shown(stored_order) if stored_order is not None else None
-        seen = frame.order_to_shown(seen_order) if seen_order is not None else None
-        conflicts.append(
-            Conflict(
-                "reordering",
-                "",
-                0,
-                json.dumps(theirs),
-                json.dumps(frame.order_to_shown(reordering)),
-                "" if seen is None else json.dumps(seen),
+    if reordering is not None and theirs != reordering:
+        written_since = version is not None and order_revision > version
+        if written_since or (reordering_base is not None and theirs != seen_order):
+            shown_theirs = frame.order_to_shown(theirs) if theirs is not None else None
+            seen = frame.order_to_shown(seen_order) if seen_order is not None else None
+            conflicts.append(
+                Conflict(
+                    "reordering",
+                    "",
+                    0,
+                    json.dumps(shown_theirs),
+                    json.dumps(frame.order_to_shown(reordering)),
+                    "" if seen is None else json.dumps(seen),
+                )
             )
-        )
-        problems.append(gettext("the order of the turns was changed there and here"))
+            problems.append(gettext("the order of the turns was changed there and here"))
     if conflicts:
         raise ConflictError(
             [

@@ -17,6 +17,7 @@ from annotator.models import (
     AssignmentStatus,
     Reordering,
 )
+from annotator.presets import PRESETS
 from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.services.judgements.checks import check_complete, check_conflicts, reordering_problems
@@ -50,8 +51,8 @@ def judgements_save(
     and posts by their place in the shown dialogue); they are stored under the source positions.
     Every value is checked against its criterion; a submission must also be complete (the stored
     judgements with these merged in). An answer never replaces a stored value the client has not seen:
-    one that is neither its ``base`` nor its new value (checked for every answer that brings a base,
-    and for all of them when ``version`` is older than the stored one; ``save.md``). On any problem nothing
+    one written (or removed) after the ``version`` the client read, or one that is not the ``base`` the
+    client brings (``save.md``). On any problem nothing
     is saved: ``SubmissionError`` lists the problems, ``ConflictError`` the conflicts. A submitted
     assignment is read-only until a lead reopens it, except that repeating the identical submission
     succeeds (a retried request). Returns the assignment with its new ``version``.
@@ -85,14 +86,18 @@ def judgements_save(
             problems += reordering_problems(reordering, shape.turn_speakers)
         if reordering_base:
             reordering_base = frame.order_to_source(reordering_base)
+        # nothing can have been written after the current version: then only the bases ask for the stored values
         stale = version is not None and version != assignment.version
         checked = stale or reordering_base is not None or any(g.base is not None for g in given.values())
         stored: dict[tuple[str, int], str] = {}
-        stored_order = None
-        if checked or submit or assignment.status == AssignmentStatus.SUBMITTED:
-            stored = stored_values(assignment.pk, criteria)
-            stored_order = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True)
-            stored_order = stored_order.first()
+        revisions: dict[tuple[str, int], int] = {}
+        stored_order, order_revision = None, 0
+        read = checked or submit or assignment.status == AssignmentStatus.SUBMITTED
+        if read:
+            stored, revisions = stored_values(assignment, criteria)
+        if reordering is not None or (read and PRESETS[project.preset].reordering):
+            order_row = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", "revision")
+            stored_order, order_revision = order_row.first() or (None, 0)
         if assignment.status == AssignmentStatus.SUBMITTED:
             same = all(stored.get(key) == (g.value or None) for key, g in given.items())
             if submit and not problems and same and reordering in (None, stored_order):
@@ -102,12 +107,21 @@ def judgements_save(
             raise SubmissionError(problems)
         if checked:
             check_conflicts(
-                assignment, criteria, shape, given, stored, reordering, reordering_base, stored_order, stale=stale
+                assignment,
+                criteria,
+                shape,
+                given,
+                (stored, revisions),
+                (reordering, reordering_base),
+                (stored_order, order_revision),
+                version=version,
             )
         if submit:
             check_complete(assignment, criteria, shape, given, stored, reordering, stored_order)
-        if reordering is not None:
-            Reordering.objects.update_or_create(assignment=assignment, defaults={"submitted_order": reordering})
+        if reordering is not None and reordering != stored_order:
+            Reordering.objects.update_or_create(
+                assignment=assignment, defaults={"submitted_order": reordering, "revision": assignment.version + 1}
+            )
         now = timezone.now()
         assignment.started_at = assignment.started_at or now
         assignment.seconds_spent += max(0, min(int(seconds), 3600))
@@ -117,7 +131,12 @@ def judgements_save(
         judgements_write(
             assignment,
             [(criteria[key].pk, unit, g.value) for (key, unit), g in given.items() if g.value != ""],
-            [(criteria[key].pk, unit) for (key, unit), g in given.items() if g.value == ""],
+            # a removal is recorded (with its revision) only where there was an answer, when the answers were read
+            [
+                (criteria[key].pk, unit)
+                for (key, unit), g in given.items()
+                if g.value == "" and (not read or (key, unit) in stored)
+            ],
             now,
         )
         if submit:

@@ -83,8 +83,18 @@ export function storedOf(answer) {
   return stored;
 }
 
+/** The version that last wrote (or removed) each answer, by field name: the API's list or the page's object. */
+export function revisionsOf(answer) {
+  if (!Array.isArray(answer.revisions)) return { ...(answer.revisions || {}) };
+  const revisions = {};
+  for (const r of answer.revisions) revisions["j:" + r.criterion + ":" + r.unit] = r.revision;
+  if (answer.reordering_revision !== undefined) revisions[ORDER] = answer.reordering_revision;
+  return revisions;
+}
+
 /** The server stored `out` (a 200). Returns `adopt`'s result when it had been saved elsewhere too. */
 export function confirmed(store, out, answer) {
+  const since = store.version;
   for (const [name, sent] of Object.entries(out.sent)) {
     store.known[name] = sent.value;
     const entry = store.pending[name];
@@ -93,29 +103,36 @@ export function confirmed(store, out, answer) {
   }
   store.seconds = Math.max(0, store.seconds - out.seconds);
   if (out.submit) store.submit = false;
-  store.version = answer.version;
-  if (answer.stale && answer.judgements !== undefined) return adopt(store, storedOf(answer), answer.version);
+  if (answer.stale && answer.judgements !== undefined) {
+    return adopt(store, answer, { since, ours: new Set(Object.keys(out.sent)) });
+  }
+  store.version = answer.version; // nobody else saved in between: what this page knows is the stored state
   return { conflict: false, updated: [], items: [] };
 }
 
 /**
- * Compares everything stored (`stored`, by name) with what this page last saw. An answer changed here and
- * stored otherwise since (neither its base nor its value) is a clash: then every question whose stored
- * value differs from what this page saw becomes an item of one conflict, and nothing is sent until the
- * person chose (conflicts.js). Without a clash the other answers are taken (`updated`: the fields to
- * show anew). `clashing`: names the server said clash (a 409), taken as clashes in any case.
+ * Compares everything stored (the server's `answer`: its values, their revisions and its version) with
+ * what this page last saw, as of `since` (its version, by default). An answer changed here clashes when
+ * it was written or removed elsewhere after `since` (even back to the value seen), or its stored value
+ * is not its base, or the server named it (`clashing`, a 409's conflicts); answers this very save wrote
+ * (`ours`) are not "elsewhere". With a clash, every question whose stored value differs from what this
+ * page saw becomes an item of one conflict, and nothing is sent until the person chose (conflicts.js).
+ * Without one the other answers are taken (`updated`: the fields to show anew) and the version with them.
  */
-export function adopt(store, stored, version, clashing = new Set()) {
+export function adopt(store, answer, { since = store.version, ours = new Set(), clashing = clashingOf(answer) } = {}) {
+  const stored = storedOf(answer);
+  const revisions = revisionsOf(answer);
   const names = new Set([...Object.keys(store.known), ...Object.keys(stored), ...Object.keys(store.pending)]);
   const items = [];
   for (const name of names) {
     const theirs = stored[name] ?? "";
     const entry = store.pending[name];
     if (entry) {
+      const writtenSince = !ours.has(name) && (revisions[name] ?? 0) > since;
       if (entry.value === theirs) {
         delete store.pending[name];
         store.known[name] = theirs;
-      } else if (entry.base !== theirs || clashing.has(name)) {
+      } else if (writtenSince || entry.base !== theirs || clashing.has(name)) {
         items.push({ name, stored: theirs, seen: entry.base, mine: entry.value, queued: true });
       } else {
         store.known[name] = theirs;
@@ -125,12 +142,12 @@ export function adopt(store, stored, version, clashing = new Set()) {
     }
   }
   if (items.some((i) => i.queued)) {
-    store.conflict = { items, version };
+    store.conflict = { items, version: answer.version };
     store.submit = false; // the person looks at the differences first, then submits again
     return { conflict: true, updated: [], items };
   }
   for (const item of items) store.known[item.name] = item.stored;
-  store.version = version;
+  store.version = answer.version;
   return { conflict: false, updated: items.map((i) => i.name), items };
 }
 
@@ -140,18 +157,24 @@ export function clashingOf(answer) {
 }
 
 /**
- * Answers this browser kept (localStorage) put back after a reload or a sign-in. A kept answer whose base
- * is not what the server holds now was changed elsewhere meanwhile: a conflict, as in `adopt`.
+ * Answers this browser kept (localStorage) put back after a reload or a sign-in. A kept answer clashes
+ * when what the server holds now is not its base, or was written after the version it was kept at
+ * (`revisions`: by name; null when they could not be asked, and the item has changed since: then every
+ * kept answer asks the person).
  */
-export function restore(store, kept) {
+export function restore(store, kept, revisions = {}) {
   const items = [];
   const restored = [];
+  const keptAt = kept && kept.version !== undefined ? Number(kept.version) : store.version;
   for (const [name, entry] of Object.entries((kept && kept.pending) || {})) {
     const theirs = seen(store, name);
     if (entry.value === theirs) continue;
     store.pending[name] = { value: entry.value, base: entry.base };
     restored.push(name);
-    if (entry.base !== theirs) items.push({ name, stored: theirs, seen: entry.base, mine: entry.value, queued: true });
+    const writtenSince = revisions === null ? keptAt < store.version : (revisions[name] ?? 0) > keptAt;
+    if (entry.base !== theirs || writtenSince) {
+      items.push({ name, stored: theirs, seen: entry.base, mine: entry.value, queued: true });
+    }
   }
   if (items.length) store.conflict = { items, version: store.version };
   else if (kept && kept.submit) store.submit = true;

@@ -273,7 +273,7 @@ function start() {
       return;
     }
     if (kind === "conflict") {
-      const outcome = drafts.adopt(store, drafts.storedOf(body), body.version, drafts.clashingOf(body));
+      const outcome = drafts.adopt(store, body);
       setVersion();
       persist();
       if (outcome.conflict) { conflict(); return; }
@@ -446,7 +446,7 @@ function start() {
     signinPanel.hidden = true;
     if (mode === "signed-out" || mode === "offline" || mode === "checking") mode = "ok";
     if (mode !== "ok") return;
-    const outcome = drafts.adopt(store, drafts.storedOf(state), state.version);
+    const outcome = drafts.adopt(store, state);
     setVersion();
     persist();
     if (outcome.conflict) { conflict(); return; }
@@ -638,22 +638,33 @@ function start() {
       [{ id: "discard-kept", label: gettext("Discard them"), secondary: true, action: () => { try { localStorage.removeItem(storageKey); } catch (error) { /* nothing kept */ } hideAlert(); } }]);
     return;
   }
-  const outcome = drafts.restore(store, stored);
-  const restoredValues = {};
-  outcome.restored.forEach((name) => { restoredValues[name] = store.pending[name].value; });
-  showFields(restoredValues);
-  Object.entries(early).forEach(([name, value]) => { if (!store.pending[name]) drafts.record(store, name, value); });
-  persist();
-  if (outcome.conflict) { conflict(); return; }
-  if (outcome.restored.length) {
-    showAlert([store.submit
-      ? gettext("Answers kept in this browser that had not reached the server are back on the page, and the item you asked to submit is being submitted.")
-      : gettext("Answers kept in this browser that had not reached the server are back on the page and are being saved.")],
-    [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
+  // kept at an older version: what was written since decides which kept answers clash (asked of the server)
+  if (stored && Number(stored.version) < store.version) {
+    fetch(draftUrl, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(answer).then(
+      (result) => carryOn(stored, result.status === 200 && result.json.ok ? drafts.revisionsOf(result.json) : null),
+      () => carryOn(stored, null));
+  } else {
+    carryOn(stored, {});
   }
-  if (store.submit) startSubmitting();
-  save();
-  refreshStatus();
+
+  function carryOn(kept, revisions) {
+    const outcome = drafts.restore(store, kept, revisions);
+    const restoredValues = {};
+    outcome.restored.forEach((name) => { restoredValues[name] = store.pending[name].value; });
+    showFields(restoredValues);
+    Object.entries(early).forEach(([name, value]) => { if (!store.pending[name]) drafts.record(store, name, value); });
+    persist();
+    if (outcome.conflict) { conflict(); return; }
+    if (outcome.restored.length) {
+      showAlert([store.submit
+        ? gettext("Answers kept in this browser that had not reached the server are back on the page, and the item you asked to submit is being submitted.")
+        : gettext("Answers kept in this browser that had not reached the server are back on the page and are being saved.")],
+      [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
+    }
+    if (store.submit) startSubmitting();
+    save();
+    refreshStatus();
+  }
 }
 
 if (form) start();
