@@ -18,11 +18,14 @@ test("an answer goes out with the value the page last saw as its base", () => {
   assert.equal(out.body.submit, false);
 });
 
-test("changing an answer back to what the server holds leaves nothing to send", () => {
+test("an answer changed back to the value seen is still sent: it may no longer be what is stored", () => {
   const store = fresh({ "j:A:0": "1" });
   drafts.record(store, "j:A:0", "2");
   drafts.record(store, "j:A:0", "1");
-  assert.equal(drafts.outgoing(store), null);
+  assert.deepEqual(drafts.outgoing(store).body.judgements, [{ criterion: "A", unit: 0, value: "1", base: "1" }]);
+  const untouched = fresh({ "j:A:0": "1" });
+  drafts.record(untouched, "j:A:0", "1"); // the same value again: no change, nothing to send
+  assert.equal(drafts.outgoing(untouched), null);
 });
 
 test("the reordering goes out as lists", () => {
@@ -175,4 +178,27 @@ test("broken storage reads as nothing kept", () => {
 test("names are parsed to the API's criterion and unit", () => {
   assert.deepEqual(drafts.fieldOf("j:severe_error:12"), { criterion: "severe_error", unit: 12 });
   assert.throws(() => drafts.fieldOf("reordering"));
+});
+
+test("a submission refused as incomplete keeps every answer it carried, to be saved as a draft", async () => {
+  const { answered } = await import("../../static/js/autosave/protocol.js");
+  const store = fresh();
+  drafts.record(store, "j:A:0", "1");
+  drafts.requestSubmit(store);
+  const out = drafts.outgoing(store);
+  const outcome = answered(store, out, 400, { reason: "invalid", problems: ["S is missing"], missing: ["j:S:0"] });
+  assert.equal(outcome.kind, "invalid");
+  assert.equal(store.submit, false);
+  assert.deepEqual(drafts.outgoing(store).body, { version: 3, judgements: [{ criterion: "A", unit: 0, value: "1", base: "" }], seconds: 0, submit: false });
+});
+
+test("a refusal for any other reason leaves the draft as it was", async () => {
+  const { answered } = await import("../../static/js/autosave/protocol.js");
+  for (const [status, body] of [[401, {}], [403, { reason: "removed" }], [404, { reason: "gone" }], [410, {}], [429, {}], [0, null]]) {
+    const store = fresh();
+    drafts.record(store, "j:A:0", "1");
+    drafts.requestSubmit(store);
+    answered(store, drafts.outgoing(store), status, body);
+    assert.deepEqual([store.pending, store.submit], [{ "j:A:0": { value: "1", base: "" } }, true], String(status));
+  }
 });

@@ -19,12 +19,15 @@ function seen(store, name) {
   return store.known[name] ?? "";
 }
 
-/** The person gave `value` to `name`. Returns whether anything is left to send for it. */
+/**
+ * The person gave `value` to `name`. Returns whether anything is left to send for it. An answer changed
+ * back to the value seen is still sent: in a stale page that value may no longer be what is stored, and
+ * the person's last choice must not give way unseen to another tab's.
+ */
 export function record(store, name, value) {
   const entry = store.pending[name];
   if (entry) {
-    if (value === entry.base) delete store.pending[name];
-    else entry.value = value;
+    entry.value = value;
   } else if (value !== seen(store, name)) {
     store.pending[name] = { value, base: seen(store, name) };
   }

@@ -12,6 +12,7 @@
 import { classify, isFinal } from "./errors.js";
 import { resolve, unchosen } from "./conflicts.js";
 import * as drafts from "./draft_store.js";
+import * as protocol from "./protocol.js";
 
 const ORDER = drafts.ORDER;
 const form = document.getElementById("annotation-form");
@@ -245,46 +246,35 @@ function start() {
   function setVersion() { versionField.value = String(store.version); }
 
   function answered(result, out) {
-    const meaning = classify(result.status, result.json);
-    if (meaning.kind === "ok") {
+    const outcome = protocol.answered(store, out, result.status, result.json);
+    setVersion();
+    persist();
+    const kind = outcome.kind;
+    if (kind !== "ok" && out.submit) endSubmitting();
+    if (kind === "ok") {
       forbidden = 0;
       problem = "";
-      const outcome = drafts.confirmed(store, out, result.json);
-      setVersion();
       lastSaved = new Date();
-      persist();
-      if (out.submit && result.json.status === "submitted") { submitted(); return; }
+      if (outcome.submitted) { submitted(); return; }
       if (outcome.conflict) conflict();
       else if (outcome.updated.length) updatedElsewhere(outcome.updated);
       return;
     }
-    if (out.submit) endSubmitting();
-    refused(meaning, out, result.json);
-  }
-
-  // A save the server did not take; nothing of it was stored.
-  function refused(meaning, out, body) {
-    const kind = meaning.kind;
+    if (kind === "conflict") {
+      if (outcome.conflict) conflict();
+      else if (outcome.updated.length) updatedElsewhere(outcome.updated);
+      return; // without a clash left, the loop in save() sends what is queued, with the new bases
+    }
     if (kind === "signed-out") { signedOut(); return; }
     if (kind === "forbidden") {
       forbidden += 1;
       if (forbidden <= 2) { mode = "checking"; checkSession(); return; } // a new CSRF token after signing in elsewhere
-      problem = interpolate(gettext("Not saved: the server refused the save (%(reason)s). Your answers are kept in this browser."), { reason: meaning.detail || "403" }, true);
+      problem = interpolate(gettext("Not saved: the server refused the save (%(reason)s). Your answers are kept in this browser."), { reason: outcome.detail || "403" }, true);
       return;
     }
-    if (kind === "conflict") {
-      const outcome = drafts.adopt(store, body);
-      setVersion();
-      persist();
-      if (outcome.conflict) { conflict(); return; }
-      if (outcome.updated.length) updatedElsewhere(outcome.updated);
-      return; // the loop in save() sends what is left, with the new bases
-    }
     if (kind === "invalid") {
-      drafts.dropRefused(store, out);
-      persist();
-      if (out.submit) { showProblems(meaning.problems, meaning.missing); save(); return; }
-      problem = interpolate(gettext("Not saved: %(problems)s"), { problems: meaning.problems.join("; ") || gettext("the server refused the values") }, true);
+      if (out.submit) { showProblems(outcome.problems, outcome.missing); return; }
+      problem = interpolate(gettext("Not saved: %(problems)s"), { problems: outcome.problems.join("; ") || gettext("the server refused the values") }, true);
       return;
     }
     if (kind === "busy") {
@@ -293,7 +283,7 @@ function start() {
       retryTimer = setTimeout(() => { problem = ""; save(); }, 5000);
       return;
     }
-    if (isFinal(kind)) { final(kind, meaning.detail); return; }
+    if (isFinal(kind)) { final(kind, outcome.detail); return; }
     offline();
   }
 
