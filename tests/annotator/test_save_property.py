@@ -327,6 +327,15 @@ class Saving(RuleBasedStateMachine):
             self.sign_in_now()
         for tab in self.tabs:
             tab.offline = False
+        alive = [i for i in range(TABS) if self.alive(i)]
+        if alive and data.draw(st.booleans(), label="then submit"):  # a submission in one tab, then settling
+            i = data.draw(st.sampled_from(alive), label="submitting tab")
+            state = self.node("state", tab=self.tabs[i].name)
+            for n in NAMES:  # the person completes the form first
+                if not state["known"].get(n):
+                    self.answer(i, n, data.draw(st.sampled_from(VALUES[:-1]), label=f"complete {n}"))
+            self.press_submit(i)
+            self.send(self.tabs[i])
         for _round in range(40):
             progress = False
             for i in range(TABS):

@@ -86,13 +86,14 @@ def judgements_write(
     (criterion id, unit) and record its new status, time, seconds and version: two statements for a
     draft (four when it clears an answer, or writes one cleared before), inside the caller's transaction
     and row lock. Each written row's ``revision`` is the assignment's new version, and so is each
-    removal's in ``Assignment.removed``: a later save can tell what was changed after the version its
-    client read, a removal included.
+    removal's in ``Assignment.removed``, even where the value stays the same (the person chose it again,
+    later than a value another tab still holds): a later save can tell what was chosen after the
+    version its client read, a removal included.
 
     This runs on every autosave, so it is written in the plain SQL both PostgreSQL and SQLite take
     (``INSERT ... ON CONFLICT DO UPDATE``): the ORM's model instances and save() cost about three
     times the CPU (``bench/api_load.py``; tests compare the stored rows on both databases). A row
-    whose value does not change keeps its ``updated_at``.
+    whose value does not change keeps its ``updated_at`` (and takes the new revision).
     """
     judgements, assignments = Judgement._meta.db_table, Assignment._meta.db_table
     stamp = connection.ops.adapt_datetimefield_value
@@ -111,8 +112,8 @@ def judgements_write(
                 f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at, revision) VALUES "
                 + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(batch))
                 + " ON CONFLICT (assignment_id, criterion_id, unit) DO UPDATE"
-                f" SET value = excluded.value, updated_at = excluded.updated_at, revision = excluded.revision"
-                f" WHERE {judgements}.value <> excluded.value",
+                f" SET updated_at = CASE WHEN {judgements}.value = excluded.value THEN {judgements}.updated_at"
+                " ELSE excluded.updated_at END, value = excluded.value, revision = excluded.revision",
                 [
                     field
                     for criterion_id, unit, value in batch

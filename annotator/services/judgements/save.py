@@ -131,12 +131,7 @@ def judgements_save(
         judgements_write(
             assignment,
             [(criteria[key].pk, unit, g.value) for (key, unit), g in given.items() if g.value != ""],
-            # a removal is recorded (with its revision) only where there was an answer, when the answers were read
-            [
-                (criteria[key].pk, unit)
-                for (key, unit), g in given.items()
-                if g.value == "" and (not read or (key, unit) in stored)
-            ],
+            [(criteria[key].pk, unit) for (key, unit), g in given.items() if g.value == ""],
             now,
         )
         if submit:

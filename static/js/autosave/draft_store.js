@@ -133,7 +133,8 @@ export function adopt(store, answer, { since = store.version, ours = new Set(), 
     if (entry) {
       const writtenSince = !ours.has(name) && (revisions[name] ?? 0) > since;
       if (entry.value === theirs) {
-        delete store.pending[name];
+        // the same value: still sent (as seen), so that the person's later choice outranks older queued ones
+        entry.base = theirs;
         store.known[name] = theirs;
       } else if (writtenSince || entry.base !== theirs || clashing.has(name)) {
         items.push({ name, stored: theirs, seen: entry.base, mine: entry.value, queued: true });
@@ -171,8 +172,8 @@ export function restore(store, kept, revisions = {}) {
   const keptAt = kept && kept.version !== undefined ? Number(kept.version) : store.version;
   for (const [name, entry] of Object.entries((kept && kept.pending) || {})) {
     const theirs = seen(store, name);
-    if (entry.value === theirs) continue;
-    store.pending[name] = { value: entry.value, base: entry.base };
+    store.pending[name] = { value: entry.value, base: entry.value === theirs ? theirs : entry.base };
+    if (entry.value === theirs) continue; // sent again all the same: a choice made later than others' queued ones
     restored.push(name);
     const writtenSince = revisions === null ? keptAt < store.version : (revisions[name] ?? 0) > keptAt;
     if (entry.base !== theirs || writtenSince) {
