@@ -41,6 +41,7 @@ class Assignment(models.Model):
     )
     removed = models.JSONField(
         default=dict,
+        null=True,  # rows written in bulk by plain SQL (imports) have none
         blank=True,
         help_text='Answers removed by a save: "criterion id:unit" -> the version that removed them (a removal is '
         "a change another tab must have seen before writing there).",
@@ -66,6 +67,7 @@ class Judgement(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     revision = models.PositiveIntegerField(
         default=0,
+        db_default=0,  # rows written in bulk by plain SQL (imports) too
         help_text="The assignment's version that wrote this value: a client that read an older one has not seen it.",
     )
 
@@ -85,7 +87,9 @@ class Reordering(models.Model):
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="reordering")
     submitted_order = models.JSONField()
     updated_at = models.DateTimeField(auto_now=True)
-    revision = models.PositiveIntegerField(default=0, help_text="The assignment's version that wrote this order.")
+    revision = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="The assignment's version that wrote this order."
+    )
 
     def __str__(self) -> str:
         return f"reordering of assignment {self.assignment_id}"

@@ -234,7 +234,7 @@ def annotation_state(assignment_id: int) -> dict:
     ).first() or (None, 0)
     frame = ShownFrame.of(dialogue_shape(dialogue_id).blocks, shown_order)
     revisions = {
-        f"j:{key}:{frame.to_shown(kind, unit)}": revision for key, kind, unit, revision in removed_answers(removed)
+        f"j:{key}:{frame.to_shown(kind, unit)}": revision for key, kind, unit, revision in removed_answers(removed or {})
     }
     revisions.update({f"j:{key}:{frame.to_shown(kind, unit)}": r for key, kind, unit, _value, r in answers})
     revisions["reordering"] = order_revision

@@ -170,7 +170,7 @@ class Saving(RuleBasedStateMachine):
         """Each question's stored value and the version that wrote (or removed) it."""
         rows = Judgement.objects.filter(assignment=self.item).values_list("criterion__key", "unit", "value", "revision")
         found = {f"j:{k}:{u}": (v, r) for k, u, v, r in rows}
-        removed = Assignment.objects.get(pk=self.item.pk).removed
+        removed = Assignment.objects.get(pk=self.item.pk).removed or {}
         keys = dict(self.item.dialogue.project.criteria.values_list("pk", "key"))
         for pair, revision in removed.items():
             criterion, unit = pair.split(":")

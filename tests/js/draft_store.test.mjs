@@ -202,3 +202,13 @@ test("a refusal for any other reason leaves the draft as it was", async () => {
     assert.deepEqual([store.pending, store.submit], [{ "j:A:0": { value: "1", base: "" } }, true], String(status));
   }
 });
+
+test("leaving during a save sends the other answers, not those the save in flight carries with another value", () => {
+  const store = fresh({ "j:A:0": "", "j:B:0": "" });
+  drafts.record(store, "j:A:0", "1");
+  const flying = drafts.outgoing(store);
+  drafts.record(store, "j:A:0", "2");
+  drafts.record(store, "j:B:0", "x");
+  const body = drafts.without(drafts.outgoing(store).body, flying.body);
+  assert.deepEqual(body.judgements, [{ criterion: "B", unit: 0, value: "x", base: "" }]);
+});

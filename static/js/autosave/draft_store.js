@@ -208,3 +208,14 @@ export function dropRefused(store, out) {
   }
   if (out.submit) store.submit = false;
 }
+
+/** `body` without the answers that `other` (a save still in flight) sends with another value. */
+export function without(body, other) {
+  const theirs = new Map(other.judgements.map((j) => [j.criterion + ":" + j.unit, j.value]));
+  const out = { ...body, judgements: body.judgements.filter((j) => !theirs.has(j.criterion + ":" + j.unit) || theirs.get(j.criterion + ":" + j.unit) === j.value) };
+  if (other.reordering !== undefined && JSON.stringify(other.reordering) !== JSON.stringify(body.reordering)) {
+    delete out.reordering;
+    delete out.reordering_base;
+  }
+  return out;
+}

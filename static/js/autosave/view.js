@@ -36,6 +36,7 @@ function start() {
   let store = null;
   let mode = "ok"; // ok | checking (the session, after a 403) | signed-out | conflict | offline | final
   let inFlight = null;
+  let flying = null; // the save in flight (its body), while inFlight
   let again = false;
   let lastSaved = null;
   let problem = "";
@@ -229,9 +230,10 @@ function start() {
     if (inFlight) { again = true; return inFlight; }
     const out = drafts.outgoing(store);
     if (!out) { refreshStatus(); return Promise.resolve(); }
+    flying = out;
     inFlight = post(saveUrl, out.body).then(answer).then(
-      (result) => { inFlight = null; answered(result, out); },
-      () => { inFlight = null; offline(); });
+      (result) => { inFlight = null; flying = null; answered(result, out); },
+      () => { inFlight = null; flying = null; offline(); });
     refreshStatus();
     inFlight = inFlight.then(() => {
       refreshStatus();
@@ -577,10 +579,13 @@ function start() {
   });
 
   window.addEventListener("pagehide", () => {
-    if (readOnly || leaving || mode !== "ok" || inFlight) return;
+    if (readOnly || leaving || mode !== "ok") return;
     const out = drafts.outgoing(store);
     if (!out || out.submit) return;
-    try { post(saveUrl, out.body, true); } catch (error) { /* nothing more can be done here */ }
+    // answers of the save in flight, changed again since, would clash with it: the rest goes out
+    const body = flying ? drafts.without(out.body, flying.body) : out.body;
+    if (!body.judgements.length && body.reordering === undefined) return;
+    try { post(saveUrl, body, true); } catch (error) { /* nothing more can be done here */ }
   });
 
   document.addEventListener("visibilitychange", () => {
