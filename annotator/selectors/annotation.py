@@ -233,9 +233,8 @@ def annotation_state(assignment_id: int) -> dict:
         "submitted_order", "revision"
     ).first() or (None, 0)
     frame = ShownFrame.of(dialogue_shape(dialogue_id).blocks, shown_order)
-    revisions = {
-        f"j:{key}:{frame.to_shown(kind, unit)}": revision for key, kind, unit, revision in removed_answers(removed or {})
-    }
+    gone = removed_answers(removed or {})
+    revisions = {f"j:{key}:{frame.to_shown(kind, unit)}": revision for key, kind, unit, revision in gone}
     revisions.update({f"j:{key}:{frame.to_shown(kind, unit)}": r for key, kind, unit, _value, r in answers})
     revisions["reordering"] = order_revision
     return {
