@@ -125,6 +125,12 @@ class AssignmentOut(serializers.Serializer):
     )
 
 
+class RevisionOut(serializers.Serializer):
+    criterion = serializers.CharField()
+    unit = serializers.IntegerField()
+    revision = serializers.IntegerField(help_text="The item's version that last wrote (or removed) this judgement.")
+
+
 class AssignmentDetailOut(serializers.Serializer):
     """The plain data of ``annotator.selectors.assignments.own_assignment_detail``."""
 
@@ -141,6 +147,8 @@ class AssignmentDetailOut(serializers.Serializer):
     reordering = serializers.ListField(
         child=serializers.IntegerField(), allow_null=True, help_text="Shown turn numbers in your order."
     )
+    revisions = RevisionOut(many=True, help_text="Removed judgements too: a removal is a change.")
+    reordering_revision = serializers.IntegerField()
 
 
 class JudgementIn(serializers.Serializer):
@@ -152,40 +160,87 @@ class JudgementIn(serializers.Serializer):
         allow_blank=True,
         allow_null=True,
         required=False,
-        help_text='The value you last saw for this judgement (null or "" for none); compared only when '
-        "``version`` is older than the item's.",
+        help_text='The value you last saw for this judgement (null or "" for none). When sent, the save never '
+        "writes over a stored value that is neither this nor ``value`` (409).",
     )
 
 
 class JudgementsIn(serializers.Serializer):
-    """Judgements are merged one by one into what is stored (the ones you do not send stay). Send the
-    ``version`` you last read: if the item was saved elsewhere since, a judgement whose stored value is
-    neither your ``base`` nor your new value was changed in both places and the save answers 409."""
+    """Judgements are merged one by one into what is stored (the ones you do not send stay). A judgement
+    is written over a stored value only when you saw it: send the ``version`` you last read and each
+    judgement's ``base``. One written or removed after that version (its revision is newer), or whose
+    stored value is not your ``base``, was changed elsewhere: the save answers 409 listing every such
+    judgement, and saves nothing (unless its stored value already is your new one)."""
 
     judgements = JudgementIn(many=True)
     reordering = serializers.ListField(child=serializers.IntegerField(min_value=0), required=False, allow_null=True)
     reordering_base = serializers.ListField(
-        child=serializers.IntegerField(min_value=0), required=False, allow_null=True
+        child=serializers.IntegerField(min_value=0),
+        required=False,
+        allow_null=True,
+        help_text="The order you last saw (null for none): checked like a judgement's ``base``.",
     )
-    version = serializers.IntegerField(min_value=0, required=False, allow_null=True)
+    version = serializers.IntegerField(
+        min_value=0,
+        required=False,
+        allow_null=True,
+        help_text="The item's version you last read: judgements written since are not overwritten unseen (409).",
+    )
     submit = serializers.BooleanField(default=False)
     seconds = serializers.IntegerField(min_value=0, max_value=86400, default=0)
+
+
+class SavedOut(AssignmentOut):
+    """The saved assignment; when it had been saved elsewhere since your ``version`` (``stale``), also
+    its stored judgements and reordering, so that a client shows the other answers too. (The schema of
+    the answer: the view adds the last three fields to ``AssignmentOut``'s.)"""
+
+    stale = serializers.BooleanField(read_only=True)
+    judgements = JudgementOut(many=True, read_only=True, required=False, help_text="Only when ``stale``.")
+    reordering = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        required=False,
+        allow_null=True,
+        help_text="Only when ``stale``.",
+    )
 
 
 class ConflictOut(serializers.Serializer):
     criterion = serializers.CharField(help_text='"" for the reordering')
     unit = serializers.IntegerField()
-    stored = serializers.CharField(help_text="the value saved elsewhere since your version")
+    stored = serializers.CharField(help_text="the value saved elsewhere since you saw this judgement")
+    seen = serializers.CharField(help_text='the value you last saw (your ``base``; "" for none)')
     given = serializers.CharField()
 
 
 class ConflictsOut(serializers.Serializer):
-    """409: the item was changed elsewhere since your ``version``, on the same judgements; nothing was saved."""
+    """409: judgements you sent would replace values saved elsewhere that you have not seen; nothing was
+    saved. ``judgements`` and ``reordering`` are everything stored now (compare them with all you last
+    saw: other judgements may have changed too), ``version`` the version to send once you chose."""
 
     detail = serializers.CharField()
+    reason = serializers.CharField(help_text='"conflict"')
     problems = serializers.ListField(child=serializers.CharField())
     conflicts = ConflictOut(many=True)
     version = serializers.IntegerField(help_text="the item's current version")
+    judgements = JudgementOut(many=True)
+    reordering = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    revisions = RevisionOut(many=True)
+    reordering_revision = serializers.IntegerField()
+
+
+class SaveRefusedOut(serializers.Serializer):
+    """A save refused: ``reason`` says why in a word the page acts on (``invalid``, ``submitted``,
+    ``removed``, ``not_qualified``, ``gone``, ``signed_out``; 410: ``time_over`` or ``released``, a study
+    participant's item past their time limit and its grace, or given to another participant - also in
+    ``code``), ``detail`` in the person's language."""
+
+    detail = serializers.CharField()
+    reason = serializers.CharField()
+    code = serializers.CharField(required=False, help_text="410 only: time_over or released")
+    problems = serializers.ListField(child=serializers.CharField(), required=False)
+    missing = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class RunOut(serializers.ModelSerializer):

@@ -2,14 +2,15 @@
 
 ``scripts/run_tests.py [pytest args]`` (what ``./scripts/test.sh`` runs):
 
+0. the page's script modules' unit tests, ``node --test tests/js/*.test.mjs`` (Debian's nodejs);
 1. the PostgreSQL lane: throwaway PostgreSQL, Redis, a Celery worker and headless Chromium are started,
    every test not marked ``sqlite_only`` runs against them, and the services are stopped;
 2. the SQLite lane: every test not marked ``postgres`` runs again on the embedded SQLite default, with
    tasks in-process and no services.
 
 ``scripts/run_tests.py --fast [pytest args]`` (``./scripts/test.sh --fast``) is the inner loop: the SQLite
-lane only, leaving out the tests marked ``browser``, ``worker``, ``shared_data`` and ``postgres``; it needs
-no services and prints its wall time at the end.
+lane only (after the Node unit tests), leaving out the tests marked ``browser``, ``worker``, ``shared_data``
+and ``postgres``; it needs no services and prints its wall time at the end.
 
 Extra arguments go to every pytest run (e.g. ``-k import`` or a test file). A test that needs PostgreSQL
 says why with ``@pytest.mark.postgres(reason=...)``; run on SQLite without this script, it skips.
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from services import Services, ensure_system_packages, log
+from services import Services, ensure_node, ensure_system_packages, log
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -50,15 +51,26 @@ def environment() -> dict[str, str]:
     return env
 
 
+def node_tests() -> int:
+    """The page's script modules' unit tests (static/js/autosave/, tests/js/*.test.mjs) with Node's runner."""
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "js").glob("*.test.mjs"))
+    code = subprocess.run(["node", "--test", *files], cwd=ROOT).returncode
+    log(f"node --test ({len(files)} files) exit {code}")
+    return code
+
+
 def fast(extra: list[str]) -> int:
     started = time.monotonic()
-    code = pytest(["-m", FAST_LANE, "-p", "no:cacheprovider", *extra], environment())
+    ensure_node()
+    scripts = node_tests()
+    code = pytest(["-m", FAST_LANE, "-p", "no:cacheprovider", *extra], environment()) or scripts
     log(f"fast lane (SQLite, no services) exit {code} in {time.monotonic() - started:.1f} s")
     return code
 
 
 def both_lanes(extra: list[str]) -> int:
     ensure_system_packages()
+    scripts = node_tests()
     base_env = environment()
     services = Services()
     try:
@@ -74,7 +86,7 @@ def both_lanes(extra: list[str]) -> int:
     # chosen file may hold only PostgreSQL tests.
     if second == NOTHING_SELECTED and extra:
         second = 0
-    return first or second
+    return first or second or scripts
 
 
 def main() -> int:

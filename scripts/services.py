@@ -1,6 +1,6 @@
 """Throwaway local services for tests and benchmarks: a PostgreSQL cluster and redis-server on loopback.
 
-Installs Debian's postgresql, redis-server, chromium and caddy (the deployment test's TLS proxy) when their
+Installs Debian's postgresql, redis-server, chromium, nodejs and caddy (the deployment test's TLS proxy) when their
 binaries are missing (and fonts-noto-cjk when no font covers Japanese and Chinese).
 """
 
@@ -40,8 +40,16 @@ def has_cjk_fonts() -> bool:
     return all(out.strip() for out in found)
 
 
+def ensure_node() -> None:
+    """Debian's nodejs for the page's script modules' unit tests (``node --test``), when ``node`` is missing."""
+    if shutil.which("node") is None:
+        apt_install(["nodejs"])
+
+
 def ensure_system_packages() -> None:
     wanted = []
+    if shutil.which("node") is None:
+        wanted.append("nodejs")
     if pg_bindir() is None:
         wanted.append("postgresql")
     if shutil.which("redis-server") is None:
@@ -52,6 +60,10 @@ def ensure_system_packages() -> None:
         wanted.append("caddy")
     if not has_cjk_fonts():  # the Japanese and Chinese pages' screenshots need CJK glyphs (Noto Sans CJK JP/SC)
         wanted.append("fonts-noto-cjk")
+    apt_install(wanted)
+
+
+def apt_install(wanted: list[str]) -> None:
     if not wanted:
         return
     if os.geteuid() != 0:

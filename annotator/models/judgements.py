@@ -39,6 +39,13 @@ class Assignment(models.Model):
     version = models.PositiveIntegerField(
         default=0, help_text="Counts the saves of this item; a client sends back the version it last saw."
     )
+    removed = models.JSONField(
+        default=dict,
+        null=True,  # rows written in bulk by plain SQL (imports) have none
+        blank=True,
+        help_text='Answers removed by a save: "criterion id:unit" -> the version that removed them (a removal is '
+        "a change another tab must have seen before writing there).",
+    )
     reopened_at = models.DateTimeField(null=True, blank=True)
     reopen_reason = models.TextField(blank=True, help_text="Why the lead reopened the item; shown to the annotator.")
 
@@ -58,6 +65,11 @@ class Judgement(models.Model):
     value = models.CharField(max_length=40)
     extra = models.JSONField(null=True, blank=True, help_text="Source fields kept for export (comments...).")
     updated_at = models.DateTimeField(auto_now=True)
+    revision = models.PositiveIntegerField(
+        default=0,
+        db_default=0,  # rows written in bulk by plain SQL (imports) too
+        help_text="The assignment's version that wrote this value: a client that read an older one has not seen it.",
+    )
 
     class Meta:
         constraints = [
@@ -75,6 +87,9 @@ class Reordering(models.Model):
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="reordering")
     submitted_order = models.JSONField()
     updated_at = models.DateTimeField(auto_now=True)
+    revision = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="The assignment's version that wrote this order."
+    )
 
     def __str__(self) -> str:
         return f"reordering of assignment {self.assignment_id}"

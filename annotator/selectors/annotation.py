@@ -221,17 +221,42 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
 def annotation_state(assignment_id: int) -> dict:
     """What is saved for an assignment, as the page's script holds it: the version, the status, the
     answers by form field (``j:KEY:UNIT`` -> value) and the reordering, numbered as shown (a few small queries)."""
-    version, status, shown_order, dialogue_id = (
-        Assignment.objects.filter(pk=assignment_id).values_list("version", "status", "shown_order", "dialogue_id").get()
+    version, status, shown_order, dialogue_id, removed = (
+        Assignment.objects.filter(pk=assignment_id)
+        .values_list("version", "status", "shown_order", "dialogue_id", "removed")
+        .get()
     )
     answers = Judgement.objects.filter(assignment_id=assignment_id).values_list(
-        "criterion__key", "criterion__unit", "unit", "value"
+        "criterion__key", "criterion__unit", "unit", "value", "revision"
     )
-    order = Reordering.objects.filter(assignment_id=assignment_id).values_list("submitted_order", flat=True).first()
+    order, order_revision = Reordering.objects.filter(assignment_id=assignment_id).values_list(
+        "submitted_order", "revision"
+    ).first() or (None, 0)
     frame = ShownFrame.of(dialogue_shape(dialogue_id).blocks, shown_order)
+    gone = removed_answers(removed or {})
+    revisions = {f"j:{key}:{frame.to_shown(kind, unit)}": revision for key, kind, unit, revision in gone}
+    revisions.update({f"j:{key}:{frame.to_shown(kind, unit)}": r for key, kind, unit, _value, r in answers})
+    revisions["reordering"] = order_revision
     return {
         "version": version,
         "status": status,
-        "judgements": {f"j:{key}:{frame.to_shown(kind, unit)}": value for key, kind, unit, value in answers},
+        "judgements": {f"j:{key}:{frame.to_shown(kind, unit)}": value for key, kind, unit, value, _r in answers},
         "reordering": frame.order_to_shown(order) if order else order,
+        "revisions": revisions,
     }
+
+
+def removed_answers(removed: dict[str, int]) -> list[tuple[str, str, int, int]]:
+    """The answers an assignment's saves removed (``Assignment.removed``: "criterion id:unit" ->
+    revision) as (criterion key, criterion unit kind, source unit, revision), so that a client can
+    tell a removal it has not seen."""
+    pairs = [(int(c), int(u), revision) for (c, u), revision in ((k.split(":"), r) for k, r in removed.items())]
+    if not pairs:
+        return []
+    named = {
+        pk: (key, kind)
+        for pk, key, kind in Criterion.objects.filter(pk__in={c for c, _u, _r in pairs}).values_list(
+            "pk", "key", "unit"
+        )
+    }
+    return [(*named[c], u, r) for c, u, r in pairs if c in named]

@@ -8,6 +8,7 @@ from django.http import Http404
 
 from annotator.access import MembershipEnded, active_membership_of_annotator
 from annotator.models import Assignment, Reordering
+from annotator.selectors.annotation import removed_answers
 from annotator.selectors.structure import dialogue_shape
 from annotator.units import ShownFrame
 
@@ -42,11 +43,20 @@ def own_assignment_detail(*, user, assignment_id: int) -> dict:
         raise MembershipEnded(assignment.dialogue.project.slug)
     frame = ShownFrame.of(dialogue_shape(assignment.dialogue_id).blocks, assignment.shown_order)
     rows = assignment.judgements.values_list(
-        "criterion__key", "criterion__unit", "criterion__position", "unit", "value"
+        "criterion__key", "criterion__unit", "criterion__position", "unit", "value", "revision"
     )
-    shown = sorted((position, key, frame.to_shown(kind, unit), value) for key, kind, position, unit, value in rows)
-    judgements = [{"criterion": key, "unit": unit, "value": value} for _position, key, unit, value in shown]
-    reordering = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True).first()
+    shown = sorted(
+        (position, key, frame.to_shown(kind, unit), value, revision)
+        for key, kind, position, unit, value, revision in rows
+    )
+    judgements = [{"criterion": key, "unit": unit, "value": value} for _position, key, unit, value, _r in shown]
+    revisions = [
+        {"criterion": key, "unit": frame.to_shown(kind, unit), "revision": revision}
+        for key, kind, unit, revision in removed_answers(assignment.removed or {})
+    ] + [{"criterion": key, "unit": unit, "revision": revision} for _position, key, unit, _value, revision in shown]
+    reordering, order_revision = Reordering.objects.filter(assignment=assignment).values_list(
+        "submitted_order", "revision"
+    ).first() or (None, 0)
     return {
         "id": assignment.pk,
         "project": assignment.dialogue.project.slug,
@@ -59,4 +69,6 @@ def own_assignment_detail(*, user, assignment_id: int) -> dict:
         "version": assignment.version,
         "judgements": judgements,
         "reordering": None if reordering is None else frame.order_to_shown(reordering),
+        "revisions": revisions,
+        "reordering_revision": order_revision,
     }

@@ -153,6 +153,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "api.schema.ErrorsDocumented",  # every operation lists its error answers
     "DEFAULT_FILTER_BACKENDS": [],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.JSONParser",  # DRF's, with too deep a nesting a 400
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_CLASSES": ["api.throttles.WriteRateThrottle"],
     "DEFAULT_THROTTLE_RATES": API_THROTTLE_RATES,  # noqa: F405 (config.settings.limits)
 }

@@ -1,6 +1,6 @@
 // Annotation page: turn-by-turn reveal (the newly revealed turn scrolls into view and takes focus),
 // nugget grouping and the progress line ("Turn 4 of 11 · 3 of 13 answered"), visible from the first turn.
-// Wired through data-* attributes of #annotation-form. Saving lives in autosave.js, keys in hotkeys.js.
+// Wired through data-* attributes of #annotation-form. Saving lives in autosave/view.js, keys in hotkeys.js.
 (function () {
   "use strict";
   const form = document.getElementById("annotation-form");

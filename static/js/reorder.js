@@ -1,7 +1,7 @@
 // Reordering widget: drag and drop (vendored SortableJS), Move up / Move down buttons, and the keyboard
 // (Up/Down or k/j pick a turn, Shift+Up/Down or Shift+K/J move it). A live message says why an order
 // breaks the constraints (and that it is therefore not saved yet); submit stays disabled until it is valid.
-// The current valid order is kept in #reorder-list's data-order ("" while invalid) for autosave.js, which
+// The current valid order is kept in #reorder-list's data-order ("" while invalid) for autosave/view.js, which
 // hears of each change by a "dialeval:reorder" event and can put an order in place by "dialeval:set-order".
 (function () {
   "use strict";

@@ -8,8 +8,8 @@
 // #time-over says what happened, with the way to the study's page.
 //
 // A save refused because the time is over or the item went to someone else answers 410 with
-// {"detail", "code"}: autosave.js treats that like any other failure, so this module watches the
-// item's own save and submit requests for a 410 and shows the server's reason in #time-over.
+// {"detail", "code"}: the page's saving module (autosave/view.js) says so and sends "dialeval:closed"
+// on the form, and this module shows the server's reason in #time-over too.
 
 const clock = document.getElementById("study-clock");
 const form = document.getElementById("annotation-form");
@@ -42,27 +42,7 @@ function timeOver(detail) {
 }
 
 function watchSaves() {
-  const own = new Set(
-    [form?.dataset.draftUrl, form?.dataset.submitUrl].filter(Boolean).map((url) => new URL(url, location.href).href),
-  );
-  const fetchBefore = window.fetch.bind(window);
-  window.fetch = (input, init) => {
-    const answer = fetchBefore(input, init);
-    const url = new URL(typeof input === "string" ? input : input.url, location.href).href;
-    if (!own.has(url)) return answer;
-    return answer.then((response) => {
-      if (response.status === 410) {
-        response
-          .clone()
-          .json()
-          .then(
-            (json) => timeOver(json.detail),
-            () => timeOver(),
-          );
-      }
-      return response;
-    });
-  };
+  form.addEventListener("dialeval:closed", (event) => timeOver(event.detail.detail));
 }
 
 function countDown() {

@@ -218,9 +218,31 @@ def test_a_stale_tab_changing_the_same_question_gets_a_conflict_and_nothing_is_o
     assert conflict.version == 1
     assert "Task accomplishment for the dialogue as a whole: 1: good there, -2: very poor here" in conflict.problems[0]
     assert stored(item) == {("A", 0, "1")}
-    # and once tab 2 has seen the stored value (its base is "1"), its change is taken
-    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2", base="1")], version=0)
+    # and once tab 2 has seen the stored value (its base is "1", at the version the conflict gave), its change is taken
+    judgements_save(
+        assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2", base="1")], version=conflict.version
+    )
     assert stored(item) == {("A", 0, "-2")}
+
+
+def test_an_answer_changed_and_changed_back_elsewhere_is_still_a_change_the_tab_has_not_seen(item):
+    # given tab 1 and tab 2 read the item at version 0, A unanswered; tab 1 answers A = 1, then removes it
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1", base="")], version=0)
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "", base="1")], version=1)
+    assert stored(item) == set()
+    # when tab 2 answers A, its base ("" seen) equal to what is stored again
+    with pytest.raises(ConflictError) as error:
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2", base="")], version=0)
+    # then it is a conflict all the same: the removal came after what tab 2 read (its revision is newer)
+    assert [(c.name, c.stored, c.seen, c.given) for c in error.value.conflicts] == [("j:A:0", "", "", "-2")]
+    assert stored(item) == set()
+    # and a value written back to what it was (1 -> -1 -> 1) is a change too
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("S", 0, "1", base="")], version=2)
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("S", 0, "-1", base="1")], version=3)
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("S", 0, "1", base="-1")], version=4)
+    with pytest.raises(ConflictError):
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("S", 0, "0", base="1")], version=3)
+    assert stored(item) == {("S", 0, "1")}
 
 
 def test_a_stale_save_of_the_value_already_stored_is_no_conflict(item):

@@ -1,8 +1,6 @@
 """A member the lead removed reads and writes none of their assignments any more (pages and API);
 what they submitted while active stays, and nothing they send afterwards reaches the gold data."""
 
-import json
-
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -82,8 +80,15 @@ def test_the_pages_refuse_with_403_and_say_why(removed):
     values = {f"j:{v.criterion}:{v.unit}": v.value for v in first_allowed_values(open_item)}
     submitted = client.post(reverse("submit", args=[open_item.pk]), values)
     assert submitted.status_code == 403 and ENDED in submitted.content.decode()
-    draft = client.post(reverse("draft", args=[open_item.pk]), json.dumps(values), content_type="application/json")
-    assert draft.status_code == 403 and ENDED in draft.json()["problems"][0]
+    body = {
+        "judgements": [
+            {"criterion": v.criterion, "unit": v.unit, "value": v.value} for v in first_allowed_values(open_item)
+        ]
+    }
+    saved = client.post(reverse("api-judgements", args=[open_item.pk]), body, content_type="application/json")
+    assert saved.status_code == 403 and saved.json()["reason"] == "removed" and ENDED in saved.json()["detail"]
+    state = client.get(reverse("draft", args=[open_item.pk]), HTTP_ACCEPT="application/json")
+    assert state.status_code == 403 and ENDED in state.json()["problems"][0]
     queue = client.get(reverse("queue", args=["rm"]))
     assert queue.status_code == 403 and ENDED in queue.content.decode()
     assert not Judgement.objects.filter(assignment=open_item).exists()

@@ -123,7 +123,7 @@ def test_judgements_merge_with_the_version_and_conflicts_answer_409(world):
     clash = {"judgements": [{"criterion": "A", "unit": 0, "value": "-2", "base": ""}], "version": 0}
     response = ann.post(url, clash, format="json")
     assert response.status_code == 409
-    assert response.json()["conflicts"] == [{"criterion": "A", "unit": 0, "stored": "1", "given": "-2"}]
+    assert response.json()["conflicts"] == [{"criterion": "A", "unit": 0, "stored": "1", "seen": "", "given": "-2"}]
     assert response.json()["version"] == 2
     assert Judgement.objects.get(assignment=item, criterion__key="A").value == "1"
     # an empty value removes a judgement

@@ -353,7 +353,7 @@ def test_answers_given_before_the_pages_script_ran_are_saved(live_server, page, 
     _project, _user, assignment = setup_item(tmp_path, django_user_model, "stc3", STC3, fmt="stc3")
     login(page, live_server, "ann")
     held = []
-    page.route("**/autosave*.js", lambda route: held.append(route))  # the script is held back
+    page.route("**/autosave/view.js", lambda route: held.append(route))  # the script is held back
     # deferred scripts run before DOMContentLoaded and "load": wait for the form's elements only
     page.goto(f"{live_server.url}/items/{assignment.pk}/", wait_until="commit")
     page.locator('input[name="j:A:0"][value="-1"]').wait_for()

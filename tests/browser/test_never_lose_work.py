@@ -1,5 +1,7 @@
-"""Work is never lost, in real Chromium: two tabs on one item, a session ended mid-item, leaving the page
-with a save in flight, Back after submitting, a refused submission, an invalid coherence order."""
+"""Work is never lost, in real Chromium: two tabs on one item (several differing answers, chosen one by
+one), a session ended mid-item (and Submit pressed meanwhile), each refused save saying its reason,
+leaving the page with a save in flight, Back after submitting, a refused submission, an invalid
+coherence order."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import time
 import pytest
 from django.contrib.sessions.models import Session
 
-from annotator.models import AssignmentStatus, Reordering
+from annotator.models import Assignment, AssignmentStatus, Membership, Reordering
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import (
     COHERENCE,
@@ -81,47 +83,79 @@ def test_two_tabs_editing_different_questions_both_keep_their_answers(
     assert stored(item) == {(key, 1, value) for key, value in answers.items()}
 
 
-def test_the_same_question_edited_in_two_tabs_gives_the_stale_tab_a_conflict(
+def offline(tab):
+    """Cut one tab's network, leaving the other tabs of its browser alone; call the answer to give it back."""
+    cdp = tab.context.new_cdp_session(tab)
+    cdp.send("Network.enable")
+
+    def emulate(is_offline: bool) -> None:
+        conditions = {"offline": is_offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+        cdp.send("Network.emulateNetworkConditions", conditions)
+
+    emulate(True)
+    return lambda: emulate(False)
+
+
+def test_two_tabs_with_several_differing_answers_list_them_all_and_store_each_choice(
     live_server, page, screenshot, tmp_path, django_user_model
 ):
     project, _user, item = setup_item(tmp_path, django_user_model, "nlpcc", NLPCC)
-    first_key, second_key = nlpcc_keys(project)[:2]
+    keys = nlpcc_keys(project)
     login(page, live_server, "ann")
     stale = page.context.new_page()
     open_item(page, live_server, item)
     open_item(stale, live_server, item)
-    # given the first tab answered the first question
-    answer_and_wait(page, first_key, 1, "yes")
-    # when the stale tab, which never saw that answer, answers the same question differently
-    radio(stale, first_key, 1, "no")
-    alert = stale.locator("#save-alert")
-    alert.wait_for(state="visible")
-    # then it says so plainly, names the question with both answers, and keeps its own answer visible
-    text = alert.inner_text()
-    assert "changed in another tab or window" in text and "Nothing was overwritten" in text
-    assert "Severe error, turn 2 (system): Yes in the other tab or window, No here" in text
-    assert stale.locator(f'input[name="j:{first_key}:1"][value="no"]').is_checked()
-    assert stale.get_by_role("button", name="Reload to see the saved answers").is_visible()
-    assert "Not saved" in stale.locator("#save-status").inner_text()
+    # given the stale tab lost its connection and answers three questions (and a fourth one of its own)
+    back_online = offline(stale)
+    for key in keys[:3]:
+        radio(stale, key, 1, "no")
+    radio(stale, keys[5], 1, "yes")
+    stale.wait_for_function("() => document.getElementById('save-status').textContent.includes('no connection')")
+    # while the first tab answers those three and one more, all saved
+    for key in keys[:4]:
+        answer_and_wait(page, key, 1, "yes")
+    saved_elsewhere = {(key, 1, "yes") for key in keys[:4]}
+    assert stored(item) == saved_elsewhere
+    # when the stale tab is back online
+    back_online()
+    alert = stale.locator("#save-alert[data-kind=conflict]")
+    alert.wait_for(state="visible", timeout=20000)
+    # then it lists every question whose saved answer differs from what it saw, each with both values
+    rows = stale.locator("#save-alert li[data-conflict]")
+    assert sorted(rows.evaluate_all("rows => rows.map(r => r.dataset.conflict)")) == sorted(
+        f"j:{key}:1" for key in keys[:4]
+    )
+    for key in keys[:3]:
+        row = stale.locator(f'#save-alert li[data-conflict="j:{key}:1"]')
+        assert "Yes saved in another tab or window, No here" in row.inner_text()
+    fourth = stale.locator(f'#save-alert li[data-conflict="j:{keys[3]}:1"]').inner_text()
+    assert "Yes saved in another tab or window, no answer here" in fourth
+    assert stale.locator(f'input[name="j:{keys[0]}:1"][value="no"]').is_checked()  # its own answers stay shown
     shot(stale, "two-tabs-conflict")
-    # and nothing was silently overwritten
-    assert stored(item) == {(first_key, 1, "yes")}
-    # an answer to another question given meanwhile in the stale tab is kept, and sent after the reload
-    radio(stale, second_key, 1, "yes")
-    assert stored(item) == {(first_key, 1, "yes")}
-    stale.get_by_role("button", name="Reload to see the saved answers").click()
+    # and nothing of the stale tab was sent, not even its answer that clashes with nothing
+    assert stored(item) == saved_elsewhere
+    # an unchosen answer holds the save back
+    stale.get_by_role("button", name="Save my choices").click()
+    assert "Choose a value for 3 more answers" in alert.inner_text()
+    assert stored(item) == saved_elsewhere
+    # when the person chooses answer by answer
+    choices = {keys[0]: "mine", keys[1]: "saved", keys[2]: "mine"}
+    for key, choice in choices.items():
+        stale.locator(f'#save-alert li[data-conflict="j:{key}:1"] input[value="{choice}"]').check()
+    stale.get_by_role("button", name="Save my choices").click()
     stale.wait_for_function(SAVED)
-    assert stale.locator(f'input[name="j:{first_key}:1"][value="yes"]').is_checked()
-    assert stale.locator(f'input[name="j:{second_key}:1"][value="yes"]').is_checked()
-    assert stored(item) == {(first_key, 1, "yes"), (second_key, 1, "yes")}
-    # the first tab has not seen that answer: changing it there is a conflict too; "Keep my answers" wins
-    radio(page, second_key, 1, "no")
-    page.get_by_role("button", name="Keep my answers").wait_for()
-    assert stored(item) == {(first_key, 1, "yes"), (second_key, 1, "yes")}
-    page.get_by_role("button", name="Keep my answers").click()
-    page.wait_for_function(SAVED)
-    assert stored(item) == {(first_key, 1, "yes"), (second_key, 1, "no")}
-    assert page.locator("#save-alert").is_hidden()
+    # then exactly the chosen values are stored, with the stale tab's own other answer
+    expected = {(keys[0], 1, "no"), (keys[1], 1, "yes"), (keys[2], 1, "no"), (keys[3], 1, "yes"), (keys[5], 1, "yes")}
+    assert stored(item) == expected
+    assert stale.locator("#save-alert").is_hidden()
+    assert stale.locator(f'input[name="j:{keys[1]}:1"][value="yes"]').is_checked()
+    assert stale.locator(f'input[name="j:{keys[3]}:1"][value="yes"]').is_checked()
+    # and the first tab, which has not seen those choices, cannot write over them unseen either
+    radio(page, keys[5], 1, "no")
+    page.locator("#save-alert[data-kind=conflict]").wait_for(state="visible")
+    listed = page.locator("#save-alert li[data-conflict]").evaluate_all("rows => rows.map(r => r.dataset.conflict)")
+    assert sorted(listed) == sorted(f"j:{key}:1" for key in (keys[0], keys[2], keys[5]))
+    assert stored(item) == expected
 
 
 def test_a_session_ended_in_another_tab_then_signing_in_again_keeps_every_answer(
@@ -159,15 +193,12 @@ def test_a_session_ended_in_another_tab_then_signing_in_again_keeps_every_answer
     assert "signed out" in page.locator("#save-status").inner_text()
     screenshot("signed-out-mid-item")
     assert stored(item) == {("nugget", 0, "CNUG0")}
-    # when they sign in again in the other tab, this page sends the answers by itself
+    # when they sign in again in the other tab, this page sends the answers and the submission by itself
+    # (with the CSRF token that signing in renewed), then goes on to the queue
     login(other, live_server, "ann")
-    page.wait_for_function(SAVED, timeout=15000)
-    assert panel.is_hidden()
+    page.wait_for_url("**/queue/", timeout=15000)
     expected = {("nugget", 0, "CNUG0"), ("nugget", 1, "HNUG*"), ("nugget", 2, "CNUG*"), ("A", 0, "2")}
     expected |= {("S", 0, "1"), ("E", 0, "0")}
-    assert stored(item) == expected
-    # and the item can be submitted (with the CSRF token that signing in renewed)
-    submit_and_wait(page)
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED and stored(item) == expected
     assert page.evaluate(f"localStorage.getItem('dialeval:draft:{user.pk}:{item.pk}')") is None
@@ -206,6 +237,106 @@ def test_an_expired_session_signing_in_on_the_page_sends_the_answers(
     submit_and_wait(page)
     item.refresh_from_db()
     assert item.status == AssignmentStatus.SUBMITTED and len(stored(item)) == len(keys)
+
+
+def test_submit_pressed_while_signed_out_is_carried_out_after_signing_in_on_the_page(
+    live_server, page, screenshot, tmp_path, django_user_model
+):
+    project, user, item = setup_item(tmp_path, django_user_model, "nlpcc", NLPCC)
+    keys = nlpcc_keys(project)
+    login(page, live_server, "ann")
+    open_item(page, live_server, item)
+    for key in keys[:-1]:
+        radio(page, key, 1, "yes")
+    page.wait_for_function(SAVED)
+    # given the session ended on the server (and the browser lost its cookies)
+    Session.objects.all().delete()
+    page.context.clear_cookies()
+    # when the person gives the last answer and presses Submit
+    radio(page, keys[-1], 1, "no")
+    page.locator("#signin-panel").wait_for(state="visible")
+    page.get_by_role("button", name="Submit").click()
+    # then the page says the item waits to be submitted, and keeps that intent with the answers
+    page.wait_for_function("() => document.getElementById('save-status').textContent.startsWith('Not submitted yet')")
+    kept = page.evaluate(f"JSON.parse(localStorage.getItem('dialeval:draft:{user.pk}:{item.pk}'))")
+    assert kept["submit"] is True and kept["pending"][f"j:{keys[-1]}:1"]["value"] == "no"
+    item.refresh_from_db()
+    assert item.status != AssignmentStatus.SUBMITTED
+    screenshot("submit-while-signed-out")
+    # when they sign in on the page
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in and send my answers").click()
+    # then the item is submitted (not only saved) and the page goes on to the queue
+    page.wait_for_url("**/queue/", timeout=15000)
+    item.refresh_from_db()
+    assert item.status == AssignmentStatus.SUBMITTED
+    assert stored(item) == {(key, 1, "yes") for key in keys[:-1]} | {(keys[-1], 1, "no")}
+    assert "Submitted dialogue" in page.locator("body").inner_text()
+    assert page.evaluate(f"localStorage.getItem('dialeval:draft:{user.pk}:{item.pk}')") is None
+
+
+def _released(item, django_user_model):
+    other = django_user_model.objects.create_user(username="someone-else", password=PASSWORD)
+    Assignment.objects.filter(pk=item.pk).update(annotator=other)
+
+
+def _removed(item, _users):
+    Membership.objects.filter(project=item.dialogue.project).update(active=False)
+
+
+def _submitted_elsewhere(item, _users):
+    Assignment.objects.filter(pk=item.pk).update(status=AssignmentStatus.SUBMITTED)
+
+
+def _study_closed(page):
+    # the server's words for a closed study or a time over (410) are shown as they come
+    page.route(
+        "**/api/assignments/*/judgements/",
+        lambda route: route.fulfill(
+            status=410, json={"detail": "The time for this study is over.", "reason": "closed"}
+        ),
+    )
+
+
+def _no_connection(page):
+    page.route("**/api/assignments/*/judgements/", lambda route: route.abort())
+
+
+SAVE_ERRORS = {
+    "404 released": (_released, None, "this item is no longer yours"),
+    "403 removed": (_removed, None, "You are no longer a member of project nlpcc-b"),
+    "409 submitted": (_submitted_elsewhere, None, "This item has been submitted"),
+    "410 closed": (None, _study_closed, "Not saved: The time for this study is over."),
+    "no connection": (None, _no_connection, "no connection"),
+}
+
+
+@pytest.mark.parametrize("case", SAVE_ERRORS, ids=list(SAVE_ERRORS))
+def test_every_save_error_says_its_reason_and_keeps_the_answers_visible(
+    live_server, page, tmp_path, django_user_model, case
+):
+    project, _user, item = setup_item(tmp_path, django_user_model, "nlpcc", NLPCC)
+    keys = nlpcc_keys(project)
+    login(page, live_server, "ann")
+    open_item(page, live_server, item)
+    answer_and_wait(page, keys[0], 1, "yes")
+    change_server, change_page, words = SAVE_ERRORS[case]
+    if change_server:
+        change_server(item, django_user_model)
+    if change_page:
+        change_page(page)
+    radio(page, keys[1], 1, "no")
+    page.wait_for_function(
+        "words => (document.getElementById('save-alert').innerText + document.getElementById('save-status').innerText)"
+        ".includes(words)",
+        arg=words,
+    )
+    shown = page.locator("#save-alert").inner_text() + page.locator("#save-status").inner_text()
+    if case != "no connection":
+        assert "no connection" not in shown
+    assert page.locator(f'input[name="j:{keys[0]}:1"][value="yes"]').is_checked()
+    assert page.locator(f'input[name="j:{keys[1]}:1"][value="no"]').is_checked()
+    assert (keys[1], 1, "no") not in stored(item)
 
 
 def test_answers_given_just_before_clicking_a_link_are_stored(live_server, page, tmp_path, django_user_model):

@@ -72,9 +72,9 @@ def test_annotators_open_only_their_own_items_and_no_lead_pages(live_server, pag
         """async (url) => {
         const token = document.querySelector('input[name=csrfmiddlewaretoken]').value;
         const r = await fetch(url, {method: 'POST', headers: {'X-CSRFToken': token, 'Content-Type': 'application/json'},
-                                    body: JSON.stringify({'j:TS:0': '-1'})});
+                                    body: JSON.stringify({judgements: [{criterion: 'TS', unit: 0, value: '-1'}]})});
         return r.status; }""",
-        f"{live_server.url}/items/{theirs.pk}/draft/",
+        f"{live_server.url}/api/assignments/{theirs.pk}/judgements/",
     )
     page.goto(f"{live_server.url}/items/{mine.pk}/")
     assert status == 404

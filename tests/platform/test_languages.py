@@ -111,8 +111,11 @@ def test_a_refused_submission_names_the_turns_in_the_annotator_s_language():
     item = work.assignments_of(work.annotators[0])[0]
     client = Client()
     client.force_login(work.annotators[0])
-    answer = client.post(
-        reverse("submit", args=[item.pk]), data="{}", content_type="application/json", HTTP_ACCEPT_LANGUAGE="ja"
+    answer = client.post(  # the page's submission: the API's save with its session
+        reverse("api-judgements", args=[item.pk]),
+        data={"judgements": [], "submit": True},
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="ja",
     )
     problems = " ".join(answer.json()["problems"])
     assert "対話破綻" in problems and "ターン" in problems and "is missing" not in problems

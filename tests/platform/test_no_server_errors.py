@@ -210,13 +210,12 @@ def test_upload_through_the_api_answers_400_naming_file_record_field(
 
 
 DRAFT_BODIES = [
-    ("a list", b"[]", "must be a JSON object, not a list"),
-    ("null", b"null", "not null"),
-    ("a string", b'"x"', "not a string"),
-    ("a number", b"1", "not a number"),
-    ("seconds of 1e400", b'{"seconds": 1e400}', "seconds must be a finite number"),
-    ("seconds of NaN", b'{"seconds": "NaN"}', "seconds must be a finite number"),
-    ("arrays nested 100,000 deep", b"[" * DEEP + b"]" * DEEP, "nested too deeply"),
+    ("a list", b"[]", "Expected a dictionary, but got list"),
+    ("null", b"null", "No data provided"),
+    ("a string", b'"x"', "Expected a dictionary, but got str"),
+    ("a number", b"1", "Expected a dictionary, but got int"),
+    ("seconds of 1e400", b'{"judgements": [], "seconds": 1e400}', "seconds: A valid integer is required"),
+    ("seconds of NaN", b'{"judgements": [], "seconds": "NaN"}', "seconds: A valid integer is required"),
 ]
 
 
@@ -227,11 +226,21 @@ def test_autosave_answers_400_with_the_reason(client, case, body, reason):
     item = work.assignments_of(annotator)[0]
     client.force_login(annotator)
     before = table_rows()
-    response = client.post(reverse("draft", args=[item.pk]), data=body, content_type="application/json")
+    # the page's save: the API's, with the page's session
+    response = client.post(reverse("api-judgements", args=[item.pk]), data=body, content_type="application/json")
     assert response.status_code == 400
-    assert response.json()["ok"] is False
+    assert response.json()["reason"] == "invalid"
     assert any(reason in problem for problem in response.json()["problems"]), response.json()
     assert table_rows() == before
+
+
+def test_json_nested_too_deeply_answers_400_from_the_api(client):
+    work = project_with_work("stc3", annotators=1)
+    client.force_login(work.annotators[0])
+    item = work.assignments_of(work.annotators[0])[0]
+    deep = b"[" * DEEP + b"]" * DEEP
+    response = client.post(reverse("api-judgements", args=[item.pk]), data=deep, content_type="application/json")
+    assert response.status_code == 400 and "nested too deeply" in response.json()["detail"]
 
 
 @pytest.mark.parametrize("which", ["missing", "of another project", "beyond 64 bits"])

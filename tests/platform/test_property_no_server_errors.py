@@ -132,7 +132,7 @@ def page_posts(world) -> list[tuple[Client, str]]:
     """Every page endpoint that takes a POST, with the client of the role that may use it."""
     item, slug, annotator, lead = world["item"].pk, "prop", world["annotator"], world["lead"]
     return [
-        (annotator, f"/items/{item}/draft/"),
+        (annotator, f"/api/assignments/{item}/judgements/"),  # the page's save, with the page's session
         (annotator, f"/items/{item}/submit/"),
         (lead, f"/projects/{slug}/manage/guidelines/"),
         (lead, f"/projects/{slug}/manage/upload/"),

@@ -33,10 +33,11 @@ def split(work, person, training_ids):
 
 
 def can_open(client, api, item) -> list[int]:
-    """Status codes of the page, an autosave, the API's detail and the API's save of ``item``."""
+    """Status codes of the page, the page's save (the API with its session), the API's detail and the
+    API's save of ``item``."""
     return [
         client.get(f"/items/{item.pk}/").status_code,
-        client.post(f"/items/{item.pk}/draft/", "{}", content_type="application/json").status_code,
+        client.post(f"/api/assignments/{item.pk}/judgements/", {"judgements": []}, "application/json").status_code,
         api.get(f"/api/assignments/{item.pk}/").status_code,
         api.post(f"/api/assignments/{item.pk}/judgements/", {"judgements": []}, format="json").status_code,
     ]

@@ -55,27 +55,36 @@ def check_conflicts(
     criteria: dict[str, Criterion],
     shape: DialogueShape,
     given: dict[tuple[str, int], Given],
-    stored: dict[tuple[str, int], str],
-    reordering: list[int] | None,
-    reordering_base: list[int] | None,
-    stored_order: list[int] | None,
+    stored: tuple[dict[tuple[str, int], str], dict[tuple[str, int], int]],
+    order: tuple[list[int] | None, list[int] | None],
+    stored_order: tuple[list[int] | None, int],
+    *,
+    version: int | None,
 ) -> None:
-    """Raise ``ConflictError`` for every answer this stale save changes that was also changed elsewhere.
+    """Raise ``ConflictError`` for every answer this save would write over a stored value its client
+    has not seen: one written or removed after the ``version`` the client read (its revision is
+    newer), or one that is not the ``base`` the client brings. An answer whose stored value already is
+    the new one is no conflict. ``stored`` holds the values and their revisions, ``order`` the
+    reordering given and its base (``[]``: no order seen), ``stored_order`` the stored one and its revision.
 
     The conflicts name units and orders as the annotator sees them (``ShownFrame``)."""
+    values, revisions = stored
     frame = ShownFrame.of(shape.blocks, assignment.shown_order)
     conflicts: list[Conflict] = []
     problems: list[str] = []
     names: dict[str, dict[int, str]] = {}
     for (key, unit), g in given.items():
-        now_stored = stored.get((key, unit))
-        if now_stored in (g.base or None, g.value or None):
+        now_stored = values.get((key, unit))
+        if now_stored == (g.value or None):
+            continue
+        written_since = version is not None and revisions.get((key, unit), 0) > version
+        if not written_since and (g.base is None or now_stored == (g.base or None)):
             continue
         criterion = criteria[key]
         if criterion.unit not in names:
             names[criterion.unit] = unit_names(criterion.unit, shape.speakers, shape.blocks, assignment.shown_order)
         shown = frame.to_shown(criterion.unit, unit)
-        conflicts.append(Conflict(f"j:{key}:{shown}", key, shown, now_stored or "", g.value))
+        conflicts.append(Conflict(f"j:{key}:{shown}", key, shown, now_stored or "", g.value, g.base or ""))
         problems.append(
             gettext("%(label)s for %(names)s: %(value_label)s there, %(value_label2)s here")
             % {
@@ -85,15 +94,31 @@ def check_conflicts(
                 "value_label2": _value_label(assignment.dialogue.project, criterion, g.value),
             }
         )
-    if reordering is not None and stored_order not in (reordering_base, reordering):
-        theirs = frame.order_to_shown(stored_order) if stored_order is not None else None
-        conflicts.append(
-            Conflict("reordering", "", 0, json.dumps(theirs), json.dumps(frame.order_to_shown(reordering)))
-        )
-        problems.append(gettext("the order of the turns was changed there and here"))
+    reordering, reordering_base = order
+    theirs, order_revision = stored_order
+    seen_order = reordering_base or None
+    if reordering is not None and theirs != reordering:
+        written_since = version is not None and order_revision > version
+        if written_since or (reordering_base is not None and theirs != seen_order):
+            shown_theirs = frame.order_to_shown(theirs) if theirs is not None else None
+            seen = frame.order_to_shown(seen_order) if seen_order is not None else None
+            conflicts.append(
+                Conflict(
+                    "reordering",
+                    "",
+                    0,
+                    json.dumps(shown_theirs),
+                    json.dumps(frame.order_to_shown(reordering)),
+                    "" if seen is None else json.dumps(seen),
+                )
+            )
+            problems.append(gettext("the order of the turns was changed there and here"))
     if conflicts:
         raise ConflictError(
-            ["this item was changed in another tab or window since you last saved: " + "; ".join(problems)],
+            [
+                gettext("this item was changed in another tab or window since you last saw it: %(problems)s")
+                % {"problems": "; ".join(problems)}
+            ],
             conflicts,
             assignment.version,
         )

@@ -19,13 +19,15 @@ class SubmissionError(ValueError):
 
 @dataclass(frozen=True)
 class Conflict:
-    """One answer changed both by this save and, since its version, elsewhere (another tab, a device)."""
+    """One answer this save would write over a stored value the client has not seen: the stored value
+    is neither the one the client last saw there (``seen``) nor the one it brings (``given``)."""
 
     name: str  # the form field: j:KEY:UNIT, or "reordering"
     criterion: str
     unit: int
     stored: str  # the value saved elsewhere ("" for none; the order as JSON for the reordering)
     given: str  # the value this save brought
+    seen: str = ""  # the value the client last saw there ("" for none)
 
 
 class ItemClosed(Exception):
@@ -53,7 +55,9 @@ class ConflictError(SubmissionError):
 @dataclass(frozen=True)
 class Given:
     """A value for one criterion on one unit; ``value`` "" removes the judgement. ``base`` is the value
-    the client last saw there (None or "" for no answer), read only when the client's version is stale."""
+    the client last saw there ("" for no answer): when given, the save never writes over a stored value
+    that is neither ``base`` nor ``value``. ``None`` (not sent) is read as "" when the client's version
+    is stale, and not checked otherwise."""
 
     criterion: str
     unit: int

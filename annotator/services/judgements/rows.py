@@ -31,7 +31,8 @@ DELETE_BATCH = 400  # (criterion, unit) pairs per DELETE
 
 LOCK_SQL = """
     SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
-           a.shown_order, a.version, d.external_id AS dialogue_external_id, d.project_id AS dialogue_project_id,
+           a.shown_order, a.version, a.removed, d.external_id AS dialogue_external_id,
+           d.project_id AS dialogue_project_id,
            p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active,
            EXISTS (SELECT 1 FROM {quality_item} q JOIN {dialogue} qd ON qd.id = q.dialogue_id
                    WHERE qd.project_id = d.project_id AND q.kind = %s) AS training_required,
@@ -102,12 +103,16 @@ def judgements_write(
 ) -> None:
     """Merge ``rows`` (criterion id, unit, value) into the assignment's judgements, remove ``removals``
     (criterion id, unit) and record its new status, time, seconds and version: two statements for a
-    draft (three when it clears an answer), inside the caller's transaction and row lock.
+    draft (four when it clears an answer, or writes one cleared before), inside the caller's transaction
+    and row lock. Each written row's ``revision`` is the assignment's new version, and so is each
+    removal's in ``Assignment.removed``, even where the value stays the same (the person chose it again,
+    later than a value another tab still holds): a later save can tell what was chosen after the
+    version its client read, a removal included.
 
     This runs on every autosave, so it is written in the plain SQL both PostgreSQL and SQLite take
     (``INSERT ... ON CONFLICT DO UPDATE``): the ORM's model instances and save() cost about three
     times the CPU (``bench/api_load.py``; tests compare the stored rows on both databases). A row
-    whose value does not change keeps its ``updated_at``.
+    whose value does not change keeps its ``updated_at`` (and takes the new revision).
     """
     judgements, assignments = Judgement._meta.db_table, Assignment._meta.db_table
     stamp = connection.ops.adapt_datetimefield_value
@@ -123,15 +128,15 @@ def judgements_write(
         for start in range(0, len(rows), INSERT_BATCH):
             batch = rows[start : start + INSERT_BATCH]
             cursor.execute(
-                f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at) VALUES "
-                + ", ".join(["(%s, %s, %s, %s, %s)"] * len(batch))
+                f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at, revision) VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(batch))
                 + " ON CONFLICT (assignment_id, criterion_id, unit) DO UPDATE"
-                f" SET value = excluded.value, updated_at = excluded.updated_at"
-                f" WHERE {judgements}.value <> excluded.value",
+                f" SET updated_at = CASE WHEN {judgements}.value = excluded.value THEN {judgements}.updated_at"
+                " ELSE excluded.updated_at END, value = excluded.value, revision = excluded.revision",
                 [
                     field
                     for criterion_id, unit, value in batch
-                    for field in (assignment.pk, criterion_id, unit, value, stamp(now))
+                    for field in (assignment.pk, criterion_id, unit, value, stamp(now), assignment.version)
                 ],
             )
         cursor.execute(
@@ -146,14 +151,31 @@ def judgements_write(
                 assignment.pk,
             ],
         )
+    removed = dict(assignment.removed or {})
+    for criterion_id, unit, _value in rows:
+        removed.pop(f"{criterion_id}:{unit}", None)
+    removed.update({f"{criterion_id}:{unit}": assignment.version for criterion_id, unit in removals})
+    if removed != (assignment.removed or {}):
+        Assignment.objects.filter(pk=assignment.pk).update(removed=removed)
+        assignment.removed = removed
 
 
-def stored_values(assignment_id: int, criteria: dict[str, Criterion]) -> dict[tuple[str, int], str]:
-    """The assignment's stored judgements, (criterion key, unit) -> value, in one plain statement."""
+def stored_values(
+    assignment: Assignment, criteria: dict[str, Criterion]
+) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], int]]:
+    """The assignment's stored judgements, (criterion key, unit) -> value, and the version that last
+    wrote or removed each, (criterion key, unit) -> revision, in one plain statement."""
     key_of = {c.pk: key for key, c in criteria.items()}
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT criterion_id, unit, value FROM {Judgement._meta.db_table} WHERE assignment_id = %s",
-            [assignment_id],
+            f"SELECT criterion_id, unit, value, revision FROM {Judgement._meta.db_table} WHERE assignment_id = %s",
+            [assignment.pk],
         )
-        return {(key_of[c], u): v for c, u, v in cursor.fetchall() if c in key_of}
+        rows = [(key_of[c], u, v, r) for c, u, v, r in cursor.fetchall() if c in key_of]
+    revisions = {}
+    for pair, revision in (assignment.removed or {}).items():
+        criterion_id, unit = (int(part) for part in pair.split(":"))
+        if criterion_id in key_of:
+            revisions[(key_of[criterion_id], unit)] = revision
+    revisions.update({(key, unit): revision for key, unit, _value, revision in rows})
+    return {(key, unit): value for key, unit, value, _revision in rows}, revisions

@@ -17,6 +17,7 @@ from annotator.models import (
     AssignmentStatus,
     Reordering,
 )
+from annotator.presets import PRESETS
 from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.selectors.studies import saves_end, time_over_message
@@ -50,8 +51,9 @@ def judgements_save(
     Units and the reordering are numbered as the annotator sees the item (``ShownFrame``: turns
     and posts by their place in the shown dialogue); they are stored under the source positions.
     Every value is checked against its criterion; a submission must also be complete (the stored
-    judgements with these merged in). With ``version`` older than the stored one, answers changed
-    elsewhere since are compared with each ``base`` (see the module docstring). On any problem nothing
+    judgements with these merged in). An answer never replaces a stored value the client has not seen:
+    one written (or removed) after the ``version`` the client read, or one that is not the ``base`` the
+    client brings (``save.md``). On any problem nothing
     is saved: ``SubmissionError`` lists the problems, ``ConflictError`` the conflicts. A submitted
     assignment is read-only until a lead reopens it, except that repeating the identical submission
     succeeds (a retried request). A study participant's unsubmitted item takes saves until the time
@@ -89,15 +91,20 @@ def judgements_save(
         if reordering is not None:
             reordering = frame.order_to_source(reordering)
             problems += reordering_problems(reordering, shape.turn_speakers)
-        if reordering_base is not None:
+        if reordering_base:
             reordering_base = frame.order_to_source(reordering_base)
+        # nothing can have been written after the current version: then only the bases ask for the stored values
         stale = version is not None and version != assignment.version
+        checked = stale or reordering_base is not None or any(g.base is not None for g in given.values())
         stored: dict[tuple[str, int], str] = {}
-        stored_order = None
-        if stale or submit or assignment.status == AssignmentStatus.SUBMITTED:
-            stored = stored_values(assignment.pk, criteria)
-            stored_order = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", flat=True)
-            stored_order = stored_order.first()
+        revisions: dict[tuple[str, int], int] = {}
+        stored_order, order_revision = None, 0
+        read = checked or submit or assignment.status == AssignmentStatus.SUBMITTED
+        if read:
+            stored, revisions = stored_values(assignment, criteria)
+        if reordering is not None or (read and PRESETS[project.preset].reordering):
+            order_row = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", "revision")
+            stored_order, order_revision = order_row.first() or (None, 0)
         if assignment.status == AssignmentStatus.SUBMITTED:
             same = all(stored.get(key) == (g.value or None) for key, g in given.items())
             if submit and not problems and same and reordering in (None, stored_order):
@@ -105,12 +112,23 @@ def judgements_save(
             raise SubmissionError(["this item is already submitted; ask the project lead to reopen it"])
         if problems:
             raise SubmissionError(problems)
-        if stale:
-            check_conflicts(assignment, criteria, shape, given, stored, reordering, reordering_base, stored_order)
+        if checked:
+            check_conflicts(
+                assignment,
+                criteria,
+                shape,
+                given,
+                (stored, revisions),
+                (reordering, reordering_base),
+                (stored_order, order_revision),
+                version=version,
+            )
         if submit:
             check_complete(assignment, criteria, shape, given, stored, reordering, stored_order)
-        if reordering is not None:
-            Reordering.objects.update_or_create(assignment=assignment, defaults={"submitted_order": reordering})
+        if reordering is not None and reordering != stored_order:
+            Reordering.objects.update_or_create(
+                assignment=assignment, defaults={"submitted_order": reordering, "revision": assignment.version + 1}
+            )
         now = timezone.now()
         assignment.started_at = assignment.started_at or now
         assignment.seconds_spent += max(0, min(int(seconds), 3600))
