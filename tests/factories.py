@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -204,3 +205,16 @@ def api_client(user) -> APIClient:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
     return client
+
+
+def page_save(client, item, judgements: dict[str, str], base: dict[str, str] | None = None, **extra):
+    """The page's save: the API's body, each answer with the value the page last saw (its base)."""
+    body = {
+        "judgements": [
+            {"criterion": name.split(":")[1], "unit": int(name.split(":")[2]), "value": value}
+            | ({"base": base[name]} if base is not None and name in base else {})
+            for name, value in judgements.items()
+        ],
+        **extra,
+    }
+    return client.post(reverse("api-judgements", args=[item.pk]), data=body, content_type="application/json")

@@ -37,7 +37,7 @@ from annotator.services.studies import (
     study_set_open,
     study_token_rotate,
 )
-from tests.factories import project_with_work, study_on_new_project, user_make
+from tests.factories import page_save, project_with_work, study_on_new_project, user_make
 
 pytestmark = pytest.mark.django_db
 
@@ -391,13 +391,17 @@ def test_unfinished_items_are_released_after_the_time_limit_kept_as_drafts_and_g
     posted = gone.post(reverse("submit", args=[second.pk]), {"j:severe_error:1": "no"}, follow=True)
     assert posted.redirect_chain[-1] == (link(study), 302)
     assert "The time for this study has run out" in posted.content.decode()
-    for url in (reverse("draft", args=[second.pk]), reverse("submit", args=[second.pk])):
-        late = gone.post(url, {"changes": {"j:severe_error:1": "no"}}, content_type="application/json")
+    for late in (
+        page_save(gone, second, {"j:severe_error:1": "no"}),  # the page's save and submission (the API's)
+        page_save(gone, second, {"j:severe_error:1": "no"}, submit=True),
+        gone.get(reverse("draft", args=[second.pk])),  # the page's state, e.g. after signing in again
+    ):
         assert late.status_code == 410 and late.json()["code"] == "released"
         assert "went to another participant" in late.json()["detail"]
     # while someone else's item stays a plain 404
     theirs = Assignment.objects.get(annotator=taker.user)
-    assert gone.post(reverse("draft", args=[theirs.pk]), {}, content_type="application/json").status_code == 404
+    assert page_save(gone, theirs, {"j:severe_error:1": "no"}).status_code == 404
+    assert gone.get(reverse("draft", args=[theirs.pk])).status_code == 404
     with pytest.raises(Assignment.DoesNotExist):
         judgements_save(assignment_id=second.pk, user=abandoned.user, values=all_yes(second))
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from annotator.models import Assignment, Judgement, Participant, ReleasedItem
 from annotator.services.judgements import Given, ItemClosed, judgements_save
 from annotator.services.studies import StudyError, participant_arrive, participant_start, study_update
-from tests.factories import study_on_new_project
+from tests.factories import page_save, study_on_new_project
 
 pytestmark = pytest.mark.django_db
 
@@ -41,9 +41,7 @@ def minutes_ago(participant: Participant, minutes: float) -> None:
 
 
 def draft(client: Client, item: Assignment, value: str = "no"):
-    return client.post(
-        reverse("draft", args=[item.pk]), {"changes": {"j:severe_error:1": value}}, content_type="application/json"
-    )
+    return page_save(client, item, {"j:severe_error:1": value})
 
 
 def test_the_item_page_shows_the_deadline_in_server_time_the_rule_and_loads_the_timer(tmp_path):
@@ -81,9 +79,7 @@ def test_a_save_in_the_grace_is_taken_and_one_after_it_is_refused_with_410_and_t
     assert late.status_code == 410
     assert late.json()["code"] == "time_over" and "run out" in late.json()["detail"]
     assert Judgement.objects.get(assignment=item).value == "no"
-    submitted = client.post(
-        reverse("submit", args=[item.pk]), {"changes": {"j:severe_error:1": "no"}}, content_type="application/json"
-    )
+    submitted = page_save(client, item, {"j:severe_error:1": "no"}, submit=True)
     assert submitted.status_code == 410 and submitted.json()["code"] == "time_over"
     with pytest.raises(ItemClosed):
         judgements_save(assignment_id=item.pk, user=participant.user, values=[Given("severe_error", 1, "yes")])
@@ -104,9 +100,9 @@ def test_a_participant_who_submits_the_last_item_in_the_grace_gets_the_completio
     keys = item.dialogue.project.criteria.values_list("key", flat=True)
     minutes_ago(participant, 10.5)
     changes = {f"j:{key}:1": "no" if key == "severe_error" else "yes" for key in keys}
-    done = client.post(reverse("submit", args=[item.pk]), {"changes": changes}, content_type="application/json")
+    done = page_save(client, item, changes, submit=True)
     assert done.status_code == 200
-    page = client.get(done.json()["next_url"], follow=True)
+    page = client.get(reverse("submit", args=[item.pk]), follow=True)  # where the page goes after submitting
     assert study.completion_code in page.content.decode()
 
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotator.models import Assignment, Membership
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
-from tests.factories import project_with_work
+from tests.factories import page_save, project_with_work
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = pytest.mark.django_db
@@ -93,26 +93,13 @@ def test_pages_use_a_fixed_number_of_queries(setup, client, tmp_path):
     assert counts() == small == PAGE_QUERIES
 
 
-def save(client, item, judgements: dict[str, str], base: dict[str, str] | None = None, **extra):
-    """The page's save: the API's body, each answer with the value the page last saw (its base)."""
-    body = {
-        "judgements": [
-            {"criterion": name.split(":")[1], "unit": int(name.split(":")[2]), "value": value}
-            | ({"base": base[name]} if base is not None and name in base else {})
-            for name, value in judgements.items()
-        ],
-        **extra,
-    }
-    return client.post(reverse("api-judgements", args=[item.pk]), data=body, content_type="application/json")
-
-
 def test_autosave_answers_json_and_refuses_bad_values_in_the_persons_language(setup, client):
     _project, ann, _other, _lead = setup
     client.force_login(ann)
     item = Assignment.objects.filter(annotator=ann).first()
-    ok = save(client, item, {"j:A:0": "1"}, seconds=4)
+    ok = page_save(client, item, {"j:A:0": "1"}, seconds=4)
     assert ok.status_code == 200 and ok.json()["seconds_spent"] == 4 and ok.json()["stale"] is False
-    bad = save(client, item, {"j:A:0": "9"})
+    bad = page_save(client, item, {"j:A:0": "9"})
     assert bad.status_code == 400 and bad.json()["reason"] == "invalid"
     assert "'9' is not a value of A" in bad.json()["problems"][0]
     malformed = client.post(
@@ -131,7 +118,7 @@ def test_signed_out_saves_answer_json_401_and_a_login_never_returns_to_a_post_on
     _project, ann, _other, _lead = setup
     item = Assignment.objects.filter(annotator=ann).first()
     # given nobody signed in: the page's save (the API) gets a JSON 401, not a redirect
-    response = save(client, item, {"j:A:0": "1"}, base={"j:A:0": ""}, version=0)
+    response = page_save(client, item, {"j:A:0": "1"}, base={"j:A:0": ""}, version=0)
     assert response.status_code == 401
     state = client.get(reverse("draft", args=[item.pk]), HTTP_ACCEPT="application/json")
     assert state.status_code == 401 and state.json()["reason"] == "signed_out"
@@ -162,9 +149,9 @@ def test_autosave_state_and_merges_with_the_version(setup, client):
     item = Assignment.objects.filter(annotator=ann).first()
 
     # given two tabs at version 0: the first saves A, the second (stale) saves S
-    first = save(client, item, {"j:A:0": "1"}, base={"j:A:0": ""}, version=0)
+    first = page_save(client, item, {"j:A:0": "1"}, base={"j:A:0": ""}, version=0)
     assert first.status_code == 200 and first.json()["version"] == 1 and first.json()["stale"] is False
-    second = save(client, item, {"j:S:0": "0"}, base={"j:S:0": ""}, version=0)
+    second = page_save(client, item, {"j:S:0": "0"}, base={"j:S:0": ""}, version=0)
     # then both are kept and the stale tab is sent the whole state to show the other answer
     assert second.status_code == 200 and second.json()["stale"] is True and second.json()["version"] == 2
     assert second.json()["judgements"] == [
@@ -172,7 +159,7 @@ def test_autosave_state_and_merges_with_the_version(setup, client):
         {"criterion": "S", "unit": 0, "value": "0"},
     ]
     # when the stale tab changes A, which it saw empty, it gets a 409 naming the conflict and the state
-    clash = save(client, item, {"j:A:0": "-1"}, base={"j:A:0": ""}, version=0)
+    clash = page_save(client, item, {"j:A:0": "-1"}, base={"j:A:0": ""}, version=0)
     assert clash.status_code == 409 and clash.json()["reason"] == "conflict"
     assert clash.json()["conflicts"] == [{"criterion": "A", "unit": 0, "stored": "1", "seen": "", "given": "-1"}]
     assert {"criterion": "A", "unit": 0, "value": "1"} in clash.json()["judgements"] and clash.json()["version"] == 2
@@ -185,9 +172,9 @@ def test_a_base_is_checked_whatever_the_version_and_every_clash_is_named(setup, 
     _project, ann, _other, _lead = setup
     client.force_login(ann)
     item = Assignment.objects.filter(annotator=ann).first()
-    assert save(client, item, {"j:A:0": "1", "j:S:0": "0", "j:E:0": "1"}, version=0).status_code == 200
+    assert page_save(client, item, {"j:A:0": "1", "j:S:0": "0", "j:E:0": "1"}, version=0).status_code == 200
     # given a page that learnt the current version (1) but queued its answers when it saw nothing there
-    clash = save(
+    clash = page_save(
         client,
         item,
         {"j:A:0": "-1", "j:S:0": "1", "j:E:0": "1"},
@@ -202,7 +189,7 @@ def test_a_base_is_checked_whatever_the_version_and_every_clash_is_named(setup, 
     ]
     assert set(item.judgements.values_list("criterion__key", "value")) == {("A", "1"), ("S", "0"), ("E", "1")}
     # once it saw them (its base is the stored value), its choice is written
-    chosen = save(client, item, {"j:A:0": "-1", "j:S:0": "1"}, base={"j:A:0": "1", "j:S:0": "0"}, version=1)
+    chosen = page_save(client, item, {"j:A:0": "-1", "j:S:0": "1"}, base={"j:A:0": "1", "j:S:0": "0"}, version=1)
     assert chosen.status_code == 200
     assert set(item.judgements.values_list("criterion__key", "value")) == {("A", "-1"), ("S", "1"), ("E", "1")}
 
@@ -211,11 +198,11 @@ def test_refusals_name_their_reason(setup, client):
     _project, ann, other, _lead = setup
     client.force_login(ann)
     theirs = Assignment.objects.filter(annotator=other).first()
-    gone = save(client, theirs, {"j:A:0": "1"})
+    gone = page_save(client, theirs, {"j:A:0": "1"})
     assert gone.status_code == 404 and gone.json()["reason"] == "gone" and gone.json()["detail"]
     Membership.objects.filter(user=ann).update(active=False)
     mine = Assignment.objects.filter(annotator=ann).first()
-    removed = save(client, mine, {"j:A:0": "1"})
+    removed = page_save(client, mine, {"j:A:0": "1"})
     assert removed.status_code == 403 and removed.json()["reason"] == "removed"
     assert "no longer a member" in removed.json()["detail"]
 
@@ -225,7 +212,7 @@ def test_a_refused_submission_names_turns_and_keeps_the_url_on_the_item(setup, c
     client.force_login(ann)
     item = Assignment.objects.filter(annotator=ann, dialogue__external_id="d1").first()
     # the page's script (the API): 400 with the messages and the fields to highlight
-    response = save(client, item, {"j:A:0": "1", "j:nugget:1": "HNUG"}, version=0, submit=True)
+    response = page_save(client, item, {"j:A:0": "1", "j:nugget:1": "HNUG"}, version=0, submit=True)
     assert response.status_code == 400 and response.json()["reason"] == "invalid"
     assert "Nugget type is missing for turn 1 (customer) and turn 3 (customer)" in response.json()["problems"]
     assert response.json()["missing"] == ["j:S:0", "j:E:0", "j:nugget:0", "j:nugget:2"]
