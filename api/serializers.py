@@ -196,10 +196,10 @@ class SavedOut(AssignmentOut):
     the answer: the view adds the last three fields to ``AssignmentOut``'s.)"""
 
     stale = serializers.BooleanField(read_only=True)
-    judgements = JudgementOut(many=True, read_only=True, required=False, help_text="Only when ``stale``.")
+    # not read_only: the schema would list read-only fields as always present
+    judgements = JudgementOut(many=True, required=False, help_text="Only when ``stale``.")
     reordering = serializers.ListField(
         child=serializers.IntegerField(),
-        read_only=True,
         required=False,
         allow_null=True,
         help_text="Only when ``stale``.",
