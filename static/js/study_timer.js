@@ -42,7 +42,10 @@ function timeOver(detail) {
 }
 
 function watchSaves() {
-  form.addEventListener("dialeval:closed", (event) => timeOver(event.detail.detail));
+  form.addEventListener("dialeval:closed", (event) => {
+    event.preventDefault(); // the saving module leaves the saying to this box
+    timeOver(event.detail.detail);
+  });
 }
 
 function countDown() {

@@ -93,6 +93,7 @@ def test_a_participant_past_the_time_limit_while_another_arrives(
     over.wait_for()
     assert "has run out: this answer was not saved" in page.locator("#time-over-detail").inner_text()
     assert page.locator("#annotation-form input[type=radio]").first.is_disabled()
+    assert page.locator("#save-alert").is_hidden()  # said once, in the clock's box
     screenshot("study-late-answer-refused")
     assert Judgement.objects.filter(assignment_id=first_item).count() == 1  # the late answer was not stored
     # when another participant arrives in another browser, they get the place: both items

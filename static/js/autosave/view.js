@@ -307,11 +307,13 @@ function start() {
     const buttons = kind === "submitted"
       ? [{ id: "reload-submitted", label: gettext("Show the submitted item"), action: reloadPage }]
       : [queueLink];
+    // a study participant's clock says it in its own box (and cancels the event): not twice
+    const told = kind === "closed" && !form.dispatchEvent(new CustomEvent("dialeval:closed", { detail: { detail }, cancelable: true }));
+    problem = texts[kind][0];
+    if (told) { refreshStatus(); return; }
     showAlert(texts[kind], [], buttons);
     alertEl.dataset.kind = kind;
-    if (kind === "closed") form.dispatchEvent(new CustomEvent("dialeval:closed", { detail: { detail } })); // the study clock
     alertEl.focus();
-    problem = texts[kind][0];
     refreshStatus();
   }
 
