@@ -100,10 +100,10 @@ def first_allowed_values(assignment) -> list[Given]:
     return given
 
 
-def project_with_submissions(preset: str, *, slug: str | None = None) -> ProjectWithWork:
-    """A ``preset`` project (``project_with_work``, two annotators) whose every item is submitted with the
-    first allowed values (and, for reordering presets, the order as shown)."""
-    work = project_with_work(preset, slug=slug, annotators=2)
+def project_with_submissions(preset: str, *, slug: str | None = None, annotators: int = 2) -> ProjectWithWork:
+    """A ``preset`` project (``project_with_work``, two annotators unless told) whose every item is submitted
+    with the first allowed values (and, for reordering presets, the order as shown)."""
+    work = project_with_work(preset, slug=slug, annotators=annotators)
     for person in work.annotators:
         for assignment in work.assignments_of(person):
             judgements_save(

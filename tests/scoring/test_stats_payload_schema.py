@@ -8,10 +8,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.presets import PRESETS
-from annotator.services.judgements import judgements_save
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.statistics import project_statistics
-from tests.factories import first_allowed_values, project_with_work
+from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db
 
@@ -52,16 +51,7 @@ def problems(value, hint, path="payload") -> list[str]:
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_payload_fits_its_type(preset):
     # given a project of the preset with every annotator's items submitted
-    work = project_with_work(preset, annotators=3)
-    for person in work.annotators:
-        for assignment in work.assignments_of(person):
-            judgements_save(
-                assignment_id=assignment.pk,
-                user=person,
-                values=first_allowed_values(assignment),
-                reordering=list(assignment.shown_order) if PRESETS[preset].reordering else None,
-                submit=True,
-            )
+    work = project_with_submissions(preset, annotators=3)
     # when its statistics are computed, then they fit the declared type
     payload = project_statistics(work.project)
     assert payload["criteria"], "nothing was computed"
