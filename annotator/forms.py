@@ -45,6 +45,7 @@ class UploadForm(forms.Form):
         ("dbdc", "DBDC3 *.log.json or zip"),
         ("nlpcc", "NLPCC xlsx"),
         ("jsonl", "JSON lines"),
+        ("pairwise", "Pairwise JSON lines"),
     ]
     file = forms.FileField()
     format = forms.ChoiceField(

@@ -11,6 +11,7 @@ from annotator.presets import PRESETS
 
 from .dbdc import export_dbdc_zip_chunks
 from .distributions import AGGREGATIONS, export_distributions_csv_chunks, export_distributions_json_chunks
+from .pairwise import export_pairwise_chunks, export_preference_pairs_chunks
 from .stc3 import export_stc3_chunks
 
 # format -> (a function giving the export's bytes in chunks, as they are written; content type; file extension)
@@ -19,7 +20,11 @@ EXPORT_FORMATS = {
     "dbdc": (export_dbdc_zip_chunks, "application/zip", "zip"),
     "distributions-json": (export_distributions_json_chunks, "application/json", "json"),
     "distributions-csv": (export_distributions_csv_chunks, "text/csv", "csv"),
+    "pairwise": (export_pairwise_chunks, "application/jsonl", "jsonl"),
+    "preference-pairs": (export_preference_pairs_chunks, "application/jsonl", "jsonl"),
 }
+# formats exported only from projects that take another format as their own (``PresetSpec.formats``)
+EXPORTED_WITH = {"preference-pairs": "pairwise"}
 
 
 DISTRIBUTION_FORMATS = ("distributions-json", "distributions-csv")
@@ -31,10 +36,11 @@ class ExportFormatMismatch(ValueError):
 
 
 def export_formats_of(project: Project) -> list[str]:
-    """The formats that fit the project: the distributions always, a community format (``stc3``, ``dbdc``)
-    when the preset takes it as its own (``PresetSpec.formats``, the formats *Detect* imports as it)."""
+    """The formats that fit the project: the distributions always, a community format (``stc3``, ``dbdc``,
+    ``pairwise``) when the preset takes it as its own (``PresetSpec.formats``, the formats *Detect* imports as
+    it), and the preference pairs with ``pairwise``."""
     own = PRESETS[project.preset].formats
-    return [f for f in EXPORT_FORMATS if f in DISTRIBUTION_FORMATS or f in own]
+    return [f for f in EXPORT_FORMATS if f in DISTRIBUTION_FORMATS or EXPORTED_WITH.get(f, f) in own]
 
 
 def export_format_check(*, project: Project, fmt: str) -> None:

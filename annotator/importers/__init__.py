@@ -6,12 +6,13 @@ shape of their format; ``annotator.services.imports`` checks the values against 
 project's criteria and writes everything in one transaction.
 """
 
-from .base import InputError, ParsedDialogue, ParsedGoldCount, ParsedJudgement, ParsedPost
+from .base import InputError, ParsedCandidate, ParsedDialogue, ParsedGoldCount, ParsedJudgement, ParsedPost
 from .detect import FORMATS, detect_format, read_sources
 
 __all__ = [
     "FORMATS",
     "InputError",
+    "ParsedCandidate",
     "ParsedDialogue",
     "ParsedGoldCount",
     "ParsedJudgement",

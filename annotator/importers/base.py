@@ -26,6 +26,15 @@ class ParsedJudgement:
     value: str
     field: str
     extra: dict | None = None
+    shown_first: str = ""  # comparison items: the candidate ("a" or "b") the annotator saw first, if known
+
+
+@dataclass
+class ParsedCandidate:
+    """A comparison item's candidate response (slot 0 is A, slot 1 is B)."""
+
+    system: str
+    text: str
 
 
 @dataclass
@@ -47,6 +56,7 @@ class ParsedDialogue:
     source_meta: dict = field(default_factory=dict)
     judgements: list[ParsedJudgement] = field(default_factory=list)
     gold_counts: list[ParsedGoldCount] = field(default_factory=list)
+    candidates: list[ParsedCandidate] = field(default_factory=list)  # comparison items: the two responses
 
     def fail(self, message: str, field: str | None = None, params: dict | None = None) -> InputError:
         return InputError(self.file, message, record=self.external_id, field=field, params=params)

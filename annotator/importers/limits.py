@@ -15,7 +15,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.backends.base.operations import BaseDatabaseOperations
 
-from annotator.models import Dialogue, GoldCount, Judgement, Membership, Post
+from annotator.models import Candidate, Dialogue, GoldCount, Judgement, Membership, Post
 from scoring.files import ArchiveLimits
 from scoring.input import Record, text_problem
 
@@ -39,6 +39,7 @@ VALUE = _max_length(Judgement, "value")
 TURN_INDEX = _int_range(Post, "source_turn_index")
 UNIT = _int_range(Judgement, "unit")
 COUNT = _int_range(GoldCount, "count")
+SYSTEM = _max_length(Candidate, "system")
 
 
 def archive_limits() -> ArchiveLimits:
@@ -71,6 +72,9 @@ def check_record(parsed: ParsedDialogue) -> ParsedDialogue:
         at.check_int(j.unit, j.field, UNIT)
         if j.extra is not None:  # the fields beside the value: named from the value's parent (its annotation)
             at.check_json(j.extra, j.field.rsplit(".", 1)[0])
+    for c, candidate in enumerate(parsed.candidates):
+        at.check_text(candidate.system, f"candidates[{c}].system", max_length=SYSTEM)
+        at.check_text(candidate.text, f"candidates[{c}].text")
     for g in parsed.gold_counts:
         at.check_int(g.count, g.field, COUNT)
         at.check_int(g.n_annotators, g.field, COUNT)

@@ -6,6 +6,7 @@
 - ``imports``: import batches
 - ``studies``: crowdsourced studies, participants, released items
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
+- ``pairwise``: comparison items' candidate responses and the comparison settings
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
 one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
@@ -16,6 +17,7 @@ post's position for post/system-turn/reply units, the utterance block's index fo
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
+from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
 from annotator.models.quality import (
     Adjudication,
@@ -37,6 +39,7 @@ __all__ = [
     "AnnotatorExclusion",
     "Assignment",
     "AssignmentStatus",
+    "Candidate",
     "Criterion",
     "Dialogue",
     "ExpectedAnswer",
@@ -46,6 +49,7 @@ __all__ = [
     "Judgement",
     "Level",
     "Membership",
+    "PairwiseSettings",
     "Participant",
     "Post",
     "Project",

@@ -35,6 +35,14 @@ class Assignment(models.Model):
         null=True, blank=True, help_text="Ordering tasks: original positions in shown order."
     )
     permutation_set = models.PositiveSmallIntegerField(null=True, blank=True)
+    shown_first = models.CharField(
+        max_length=1,
+        blank=True,
+        default="",
+        db_default="",  # rows written in bulk by plain SQL (imports) too
+        help_text='Comparison items: the candidate the page shows first ("a" or "b"), balanced across the item\'s '
+        "annotators; empty otherwise.",
+    )
     queue_rank = models.PositiveIntegerField(default=0, help_text="Position in the annotator's queue (random order).")
     version = models.PositiveIntegerField(
         default=0, help_text="Counts the saves of this item; a client sends back the version it last saw."
@@ -69,6 +77,14 @@ class Judgement(models.Model):
         default=0,
         db_default=0,  # rows written in bulk by plain SQL (imports) too
         help_text="The assignment's version that wrote this value: a client that read an older one has not seen it.",
+    )
+    shown_first = models.CharField(
+        max_length=1,
+        blank=True,
+        default="",
+        db_default="",
+        help_text='Comparison items: the candidate shown first when this value was given ("a" or "b"); empty '
+        "otherwise.",
     )
 
     class Meta:

@@ -1,8 +1,14 @@
 """The annotation schemes a project starts from: ``spec`` says what a preset is, ``catalogue`` holds the
-five presets of the source papers (DCH-1, STC-3/DialEval, dialogue coherence, DBDC3 breakdown, NLPCC)."""
+presets of the source papers (DCH-1, STC-3/DialEval, dialogue coherence, DBDC3 breakdown, NLPCC,
+pairwise comparison)."""
 
 from annotator.presets.catalogue import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR, PRESETS, preset_choices
 from annotator.presets.spec import (
+    A_BETTER,
+    B_BETTER,
+    BOTH_BAD,
+    TIE,
+    Comparison,
     CriterionSpec,
     LeaderboardColumn,
     PresetSpec,
@@ -14,6 +20,11 @@ from annotator.presets.spec import (
 )
 
 __all__ = [
+    "A_BETTER",
+    "BOTH_BAD",
+    "B_BETTER",
+    "TIE",
+    "Comparison",
     "NLPCC_QUESTIONS",
     "NLPCC_SEVERE_ERROR",
     "PRESETS",

@@ -17,6 +17,7 @@ from annotator.presets.spec import (
     HELPDESK,
     THREE_POINT,
     YES_NO,
+    Comparison,
     CriterionSpec,
     PresetSpec,
     RunScheme,
@@ -353,7 +354,33 @@ NLPCC = PresetSpec(
     run_scheme=None,  # systems are compared by the judged aspect scores of their replies (the dashboard)
 )
 
-PRESETS: dict[str, PresetSpec] = {p.key: p for p in (DCH1, STC3, COHERENCE, DBDC, NLPCC)}
+# Pairwise comparison of two systems' responses to one context (ACUTE-Eval, Li et al. 2019; Chatbot Arena,
+# Chiang et al. 2024): which response is better, with explicit ties and "both bad"; systems are ranked with
+# Bradley-Terry (scoring.pairwise). A lead adds criteria (coherence, helpfulness) with the same scale.
+PAIRWISE_COMPARISON = Comparison()
+PAIRWISE = PresetSpec(
+    key="pairwise",
+    label=N_("Pairwise comparison"),
+    guidelines=N_(
+        "Read the conversation, then the two candidate responses to it. Say which response is better as the "
+        "next turn of the conversation: Response 1, Response 2, a tie when they are about equally good, or both "
+        "bad when neither is acceptable. Judge the content, not the length; the order the responses are shown "
+        "in means nothing."
+    ),
+    annotators_per_dialogue=3,
+    speakers=(),  # any: the context's speakers are the source's
+    formats=("pairwise",),
+    comparison=PAIRWISE_COMPARISON,
+    summaries=(Summary.BRADLEY_TERRY,),
+    run_scheme=None,  # systems are ranked from the votes themselves (the dashboard), not from uploaded runs
+    criteria=[
+        PAIRWISE_COMPARISON.criterion(
+            "overall", N_("Overall"), N_("Which response is the better next turn of this conversation?")
+        ),
+    ],
+)
+
+PRESETS: dict[str, PresetSpec] = {p.key: p for p in (DCH1, STC3, COHERENCE, DBDC, NLPCC, PAIRWISE)}
 
 
 def preset_choices() -> list[tuple[str, str]]:

@@ -87,6 +87,34 @@ class Summary(StrEnum):
 
     UCH = "uch"  # UCH/AUCH per dialogue and its correlation with the ratings (Zeng et al. 2017)
     NLPCC = "nlpcc"  # aspect scores per system (Shan et al. 2019)
+    BRADLEY_TERRY = "bradley_terry"  # systems ranked from pairwise votes, per criterion (scoring.pairwise)
+
+
+# A comparison's outcomes, in system terms: candidate A's system (the item's first candidate as imported,
+# whatever the order shown) better, candidate B's better, a tie, both bad.
+A_BETTER, B_BETTER, TIE, BOTH_BAD = "a", "b", "tie", "both_bad"
+PAIR_OUTCOMES = [
+    (A_BETTER, N_("A is better")),
+    (B_BETTER, N_("B is better")),
+    (TIE, N_("Tie")),
+    (BOTH_BAD, N_("Both are bad")),
+]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a comparison preset adds: every item is a context and two candidate responses (``Candidate``),
+    each from a named system, and every criterion asks which is better (``PAIR_OUTCOMES``) of the item as a
+    whole. The candidates are shown in an order balanced across an item's annotators and recorded with
+    each judgement (``shown_first``); system names stay hidden from annotators unless the lead reveals them.
+    """
+
+    candidates: int = 2
+    outcomes: tuple[str, ...] = (A_BETTER, B_BETTER, TIE, BOTH_BAD)
+
+    def criterion(self, key: str, label: str, question: str) -> CriterionSpec:
+        """A criterion of the comparison: the item as a whole, the four outcomes (nominal)."""
+        return CriterionSpec(key, label, question, "dialogue", scale_of(PAIR_OUTCOMES), "nominal")
 
 
 @dataclass(frozen=True)
@@ -148,6 +176,7 @@ class PresetSpec:
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
     units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
     formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
+    comparison: Comparison | None = None  # items are two candidate responses compared (the pairwise preset)
 
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))

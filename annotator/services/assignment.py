@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Post, Project, Role
 from annotator.presets import PRESETS
+from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
 from scoring.ordering import balanced_permutation_sets
 
@@ -67,6 +68,7 @@ def assignments_create_balanced(
         return _assign_permutation_sets(project, sets, seed, handed_back)
     report = _assign_balanced(project, k, seed, handed_back)
     quality_assignments_create(project=project, seed=seed)  # training items, and controls at the set rate
+    pair_orders_fill(project=project)  # comparisons: which candidate each annotator sees first
     return report
 
 

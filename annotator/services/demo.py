@@ -22,6 +22,7 @@ DEMO_PROJECTS = [
     ("demo-coherence", "coherence", "Demo: dialogue coherence", ["coherence.jsonl"]),
     ("demo-dbdc", "dbdc", "Demo: dialogue breakdown", ["dbdc"]),
     ("demo-nlpcc", "nlpcc", "Demo: NLPCC open-domain replies", ["nlpcc.jsonl"]),
+    ("demo-pairwise", "pairwise", "Demo: pairwise comparison of responses", ["pairwise.jsonl"]),
 ]
 
 

@@ -24,6 +24,7 @@ FORMAT_NAMES = {
     "dbdc": "DBDC3 log",
     "nlpcc": "NLPCC xlsx",
     "jsonl": "JSON lines",
+    "pairwise": "pairwise JSON lines",
 }
 UNIT_NOUNS = {  # singular, plural
     Unit.DIALOGUE: ("dialogue", "dialogues"),

@@ -46,6 +46,7 @@ from annotator.models import (
 from annotator.models.studies import completion_code_new, study_token_new
 from annotator.presets import PRESETS
 from annotator.selectors.studies import release_cutoff, time_limit_change
+from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
 
 SETTINGS_FIELDS = (
@@ -231,6 +232,8 @@ def participant_start(*, participant_id: int, now=None) -> Participant:
         )
         if chosen:  # training items first, and controls at the project's rate among the items (quality control)
             quality_assignments_create(project=project, seed=rng.randrange(2**32), users=[participant.user_id])
+            mine = Assignment.objects.filter(annotator_id=participant.user_id).values_list("dialogue_id", flat=True)
+            pair_orders_fill(project=project, dialogue_ids=list(mine))  # comparisons: the candidate shown first
         if chosen:
             participant.allocated_at = now
         participant.save(update_fields=["consented_at", "allocated_at"])

@@ -217,6 +217,9 @@ class ProjectExport(APIView):
             (200, "application/json"): OpenApiResponse(OpenApiTypes.ANY, description="stc3, distributions-json"),
             (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="dbdc"),
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="distributions-csv"),
+            (200, "application/jsonl"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="pairwise, preference-pairs (JSON lines)"
+            ),
         },
     )
     def get(self, request, slug: str):

@@ -30,7 +30,7 @@ from tests.reference_scoring import random_stc3_run
 
 pytestmark = pytest.mark.django_db
 
-GOLD_FORMATS = {"stc3": ["stc3"], "dbdc": ["dbdc"]}
+GOLD_FORMATS = {"stc3": ["stc3"], "dbdc": ["dbdc"], "pairwise": ["pairwise", "preference-pairs"]}
 
 
 def finished_project(preset: str, tmp_path, slug: str | None = None):

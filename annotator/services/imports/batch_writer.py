@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from annotator.importers import ParsedDialogue
 from annotator.models import (
+    Candidate,
     Criterion,
     Dialogue,
     GoldCount,
@@ -25,6 +26,7 @@ from annotator.services.import_fit import dialogue_fit_check
 from annotator.services.imports.annotators import imported_annotators_create
 from annotator.services.imports.copy_rows import assignments_insert, judgements_insert, posts_insert
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.errors import N_
 
 
 class BatchWriter:
@@ -93,6 +95,7 @@ class BatchWriter:
             raise parsed.fail("duplicate dialogue id (already in the project or earlier in this import)", "id")
         if not parsed.posts:
             raise parsed.fail("has no posts", "turns")
+        self._check_candidates(parsed)
         speakers = [p.speaker for p in parsed.posts]
         blocks = utterance_blocks(speakers)
         shape = DialogueShape.of_posts((p.speaker, b, p.annotated) for p, b in zip(parsed.posts, blocks))
@@ -117,6 +120,24 @@ class BatchWriter:
         self.seen_ids.add(parsed.external_id)
         self.seen_new += 1
         return blocks
+
+    def _check_candidates(self, parsed: ParsedDialogue) -> None:
+        """A comparison project takes comparisons (two candidates) only, and other projects none."""
+        if self.spec.comparison is not None and not parsed.candidates:
+            raise parsed.fail(
+                N_(
+                    "has no candidates: %(preset)s projects compare two candidate responses; import pairwise JSON "
+                    'lines ({"id", "context", "candidates"})'
+                ),
+                "candidates",
+                params={"preset": self.spec.label},
+            )
+        if self.spec.comparison is None and parsed.candidates:
+            raise parsed.fail(
+                N_("is a comparison of two responses, and %(preset)s projects judge dialogues, not comparisons"),
+                "candidates",
+                params={"preset": self.spec.label},
+            )
 
     # -- writing --------------------------------------------------------------------------
     def _ensure_annotators(self, keys: Iterable[str]) -> None:
@@ -144,7 +165,7 @@ class BatchWriter:
             for i, p in enumerate(batch)
         )
         self.next_position += len(batch)
-        posts, assignments, judgement_rows, gold = [], [], [], []
+        posts, assignments, judgement_rows, gold, candidates = [], [], [], [], []
         for parsed, dialogue, blocks in zip(batch, dialogues, blocks_of):
             posts.extend(
                 Post(
@@ -158,6 +179,10 @@ class BatchWriter:
                     source_annotated=p.annotated,
                 )
                 for i, (p, b) in enumerate(zip(parsed.posts, blocks))
+            )
+            candidates.extend(
+                Candidate(dialogue_id=dialogue.pk, slot=slot, system=c.system, text=c.text)
+                for slot, c in enumerate(parsed.candidates)
             )
             order = list(dict.fromkeys(j.annotator for j in parsed.judgements))
             assignments.extend((self.annotators[key], dialogue.pk) for key in order)
@@ -175,8 +200,9 @@ class BatchWriter:
             )
         posts_insert(posts)
         assignment_ids = assignments_insert(assignments, self.now)
+        Candidate.objects.bulk_create(candidates, batch_size=2000)
         judgements = [
-            (assignment_of[j.annotator], self.criteria[j.criterion].pk, j.unit, j.value, j.extra)
+            (assignment_of[j.annotator], self.criteria[j.criterion].pk, j.unit, j.value, j.extra, j.shown_first)
             for first, order, parsed in judgement_rows
             for assignment_of in ({key: assignment_ids[first + i] for i, key in enumerate(order)},)
             for j in parsed.judgements

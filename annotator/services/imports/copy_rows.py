@@ -107,17 +107,20 @@ def assignments_insert(pairs: list[tuple[int, int]], now) -> list[int]:
     return ids
 
 
-def judgements_insert(rows: list[tuple[int, int, int, str, dict | None]], now) -> None:
-    """Insert (assignment id, criterion id, unit, value, extra) rows stamped ``now``."""
+def judgements_insert(rows: list[tuple[int, int, int, str, dict | None, str]], now) -> None:
+    """Insert (assignment id, criterion id, unit, value, extra, shown first) rows stamped ``now``."""
     if connection.vendor != "postgresql":
         Judgement.objects.bulk_create(
-            (Judgement(assignment_id=a, criterion_id=c, unit=u, value=v, extra=e) for a, c, u, v, e in rows),
+            (
+                Judgement(assignment_id=a, criterion_id=c, unit=u, value=v, extra=e, shown_first=f)
+                for a, c, u, v, e, f in rows
+            ),
             batch_size=5000,
         )
         return
     stamp = now.isoformat()
     copy_rows(
         Judgement,
-        ("assignment_id", "criterion_id", "unit", "value", "extra", "updated_at"),
-        (f"{a}\t{c}\t{u}\t{_copy_text(v)}\t{_copy_json(e)}\t{stamp}\n" for a, c, u, v, e in rows),
+        ("assignment_id", "criterion_id", "unit", "value", "extra", "updated_at", "shown_first"),
+        (f"{a}\t{c}\t{u}\t{_copy_text(v)}\t{_copy_json(e)}\t{stamp}\t{f}\n" for a, c, u, v, e, f in rows),
     )

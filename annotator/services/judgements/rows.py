@@ -25,13 +25,13 @@ from annotator.models import (
 )
 from annotator.selectors.qualification import may_open
 
-INSERT_BATCH = 1000  # rows per INSERT: 5,000 parameters, within SQLite's and PostgreSQL's limits
+INSERT_BATCH = 1000  # rows per INSERT: 7,000 parameters, within SQLite's and PostgreSQL's limits
 DELETE_BATCH = 400  # (criterion, unit) pairs per DELETE
 
 
 LOCK_SQL = """
     SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
-           a.shown_order, a.version, a.removed, d.external_id AS dialogue_external_id,
+           a.shown_order, a.shown_first, a.version, a.removed, d.external_id AS dialogue_external_id,
            d.project_id AS dialogue_project_id,
            p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active,
            EXISTS (SELECT 1 FROM {quality_item} q JOIN {dialogue} qd ON qd.id = q.dialogue_id
@@ -116,6 +116,7 @@ def judgements_write(
     """
     judgements, assignments = Judgement._meta.db_table, Assignment._meta.db_table
     stamp = connection.ops.adapt_datetimefield_value
+    shown = assignment.shown_first or ""  # a comparison's candidate shown first, recorded with each value
     with connection.cursor() as cursor:
         for start in range(0, len(removals), DELETE_BATCH):
             batch = removals[start : start + DELETE_BATCH]
@@ -128,15 +129,17 @@ def judgements_write(
         for start in range(0, len(rows), INSERT_BATCH):
             batch = rows[start : start + INSERT_BATCH]
             cursor.execute(
-                f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at, revision) VALUES "
-                + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(batch))
+                f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at, revision, shown_first)"
+                " VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(batch))
                 + " ON CONFLICT (assignment_id, criterion_id, unit) DO UPDATE"
                 f" SET updated_at = CASE WHEN {judgements}.value = excluded.value THEN {judgements}.updated_at"
-                " ELSE excluded.updated_at END, value = excluded.value, revision = excluded.revision",
+                " ELSE excluded.updated_at END, value = excluded.value, revision = excluded.revision,"
+                " shown_first = excluded.shown_first",
                 [
                     field
                     for criterion_id, unit, value in batch
-                    for field in (assignment.pk, criterion_id, unit, value, stamp(now), assignment.version)
+                    for field in (assignment.pk, criterion_id, unit, value, stamp(now), assignment.version, shown)
                 ],
             )
         cursor.execute(

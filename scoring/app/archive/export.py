@@ -14,7 +14,7 @@ from itertools import islice
 import numpy as np
 
 from annotator.exporters.stream import LazyList, json_chunks, zip_chunks
-from annotator.models import Assignment, Criterion, GoldCount, Judgement, Membership, Post, Project
+from annotator.models import Assignment, Candidate, Criterion, GoldCount, Judgement, Membership, Post, Project
 from scoring.app.archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, ARCHIVE_VERSION
 from scoring.app.models import Run
 
@@ -45,8 +45,15 @@ def _dialogues(project: Project) -> Iterator[dict]:
             .values("dialogue_id", *POST_FIELDS)
         ):
             posts.setdefault(post.pop("dialogue_id"), []).append(post)
+        candidates: dict[int, list[dict]] = {}
+        for c in (
+            Candidate.objects.filter(dialogue_id__in=[d["pk"] for d in chunk])
+            .order_by("dialogue_id", "slot")
+            .values("dialogue_id", "system", "text")
+        ):
+            candidates.setdefault(c.pop("dialogue_id"), []).append(c)
         for d in chunk:
-            yield {
+            dialogue = {
                 "external_id": d["external_id"],
                 "language": d["language"],
                 "source_meta": d["source_meta"],
@@ -54,6 +61,9 @@ def _dialogues(project: Project) -> Iterator[dict]:
                 "created_at": _time(d["created_at"]),
                 "posts": posts.get(d["pk"], []),
             }
+            if d["pk"] in candidates:  # a comparison item: its two responses, A then B
+                dialogue["candidates"] = candidates[d["pk"]]
+            yield dialogue
 
     for d in rows.iterator(chunk_size=DIALOGUE_CHUNK):
         chunk.append(d)
@@ -83,10 +93,12 @@ def _assignments(project: Project, external_of: dict[int, str]) -> Iterator[dict
             "reopen_reason",
             "reordering__submitted_order",
             "reordering__updated_at",
+            "shown_first",
         )
     )
     for a in rows.iterator(chunk_size=ROW_CHUNK):
-        yield {
+        comparison = {"shown_first": a["shown_first"]} if a["shown_first"] else {}
+        yield comparison | {
             "dialogue": external_of[a["dialogue_id"]],
             "annotator": a["annotator__username"],
             "status": a["status"],
@@ -109,7 +121,8 @@ def _assignments(project: Project, external_of: dict[int, str]) -> Iterator[dict
 
 
 def _judgements(project: Project, criterion_key: dict[int, str]) -> Iterator[list]:
-    """Every judgement as [its assignment's place in the archive, criterion key, unit, value, extra, time]."""
+    """Every judgement as [its assignment's place in the archive, criterion key, unit, value, extra, time], and
+    on a comparison item the candidate shown first as a seventh element when it is known."""
     # an assignment's place is the rank of its id among the project's (an array, not a dictionary of them)
     assignment_ids = np.fromiter(
         Assignment.objects.filter(dialogue__project=project)
@@ -121,13 +134,15 @@ def _judgements(project: Project, criterion_key: dict[int, str]) -> Iterator[lis
     rows = (
         Judgement.objects.filter(assignment__dialogue__project=project)
         .order_by("pk")
-        .values_list("assignment_id", "criterion_id", "unit", "value", "extra", "updated_at")
+        .values_list("assignment_id", "criterion_id", "unit", "value", "extra", "updated_at", "shown_first")
         .iterator(chunk_size=ROW_CHUNK)
     )
     while batch := list(islice(rows, ROW_CHUNK)):
         places = np.searchsorted(assignment_ids, [row[0] for row in batch]).tolist()
-        for place, (_assignment_id, criterion_id, unit, value, extra, updated_at) in zip(places, batch):
-            yield [place, criterion_key[criterion_id], unit, value, extra, _time(updated_at)]
+        for place, (_assignment_id, criterion_id, unit, value, extra, updated_at, shown) in zip(places, batch):
+            yield [place, criterion_key[criterion_id], unit, value, extra, _time(updated_at)] + (
+                [shown] if shown else []
+            )
 
 
 def _gold_counts(project: Project, external_of: dict[int, str], criterion_key: dict[int, str]) -> Iterator[list]:

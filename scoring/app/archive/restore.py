@@ -30,6 +30,7 @@ from django.db import DatabaseError, connection, transaction
 from annotator.models import (
     Assignment,
     AssignmentStatus,
+    Candidate,
     Criterion,
     Dialogue,
     GoldCount,
@@ -109,7 +110,7 @@ def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser
     Project.objects.filter(pk=project.pk).update(created_at=project.created_at)
     criteria = _criteria(r, document, project)
     users = _members(r, document, project, actor)
-    dialogues, shapes = _dialogues(r, document, project)
+    dialogues, shapes = _dialogues(r, document, project, comparison=PRESETS[preset].comparison is not None)
     assignments = _assignments(r, document, dialogues, users)
     _judgements(r, document, assignments, criteria, shapes)
     _gold_counts(r, document, dialogues, criteria, shapes)
@@ -208,8 +209,33 @@ def _posts(at: Record, d: dict) -> list[Post]:
     return posts
 
 
-def _dialogues(r: Record, document: dict, project: Project) -> tuple[dict[str, Dialogue], dict]:
-    rows, posts_of, created, shapes = [], [], [], {}
+SHOWN_FIRST = ("a", "b")
+
+
+def _candidates(at: Record, d: dict, comparison: bool) -> list[Candidate]:
+    """A comparison item's two candidates (A, B), in a comparison project only."""
+    listed = at.field(d, "candidates", list, optional=True)
+    if listed is None and not comparison:
+        return []
+    if not comparison:
+        raise at.error(N_("has candidates, and only comparison projects have them"), "candidates")
+    if listed is None or len(listed) != 2:
+        raise at.error(N_("a comparison item has exactly two candidates"), "candidates")
+    candidates = [
+        Candidate(
+            slot=slot,
+            system=at.text(c, "system", f"candidates[{slot}]", max_length=_max(Candidate, "system"), non_empty=True),
+            text=at.text(c, "text", f"candidates[{slot}]"),
+        )
+        for slot, c in enumerate(listed)
+    ]
+    if candidates[0].system == candidates[1].system:
+        raise at.error(N_("both candidates are by the same system"), "candidates[1].system")
+    return candidates
+
+
+def _dialogues(r: Record, document: dict, project: Project, *, comparison: bool) -> tuple[dict[str, Dialogue], dict]:
+    rows, posts_of, created, shapes, candidates_of = [], [], [], {}, []
     for i, d in enumerate(r.field(document, "dialogues", list)):
         at = r.at(r.at(f"#{i}").text(d, "external_id", max_length=_max(Dialogue, "external_id")))
         if at.id in shapes:
@@ -225,6 +251,7 @@ def _dialogues(r: Record, document: dict, project: Project) -> tuple[dict[str, D
         )
         created.append(at.time(d, "created_at"))
         posts = _posts(at, d)
+        candidates_of.append(_candidates(at, d, comparison))
         ordered = sorted(posts, key=lambda p: p.position)
         speakers = [p.speaker for p in ordered]
         blocks = utterance_blocks(speakers)
@@ -238,6 +265,10 @@ def _dialogues(r: Record, document: dict, project: Project) -> tuple[dict[str, D
         for post in posts:
             post.dialogue_id = dialogue.pk
     Post.objects.bulk_create([p for posts in posts_of for p in posts], batch_size=2000)
+    for dialogue, candidates in zip(dialogues, candidates_of):
+        for candidate in candidates:
+            candidate.dialogue_id = dialogue.pk
+    Candidate.objects.bulk_create([c for candidates in candidates_of for c in candidates], batch_size=2000)
     return {d.external_id: d for d in dialogues}, shapes
 
 
@@ -255,7 +286,17 @@ def _assignment(at: Record, a: dict, where: str, *, annotator_id: int, dialogue_
         queue_rank=at.integer(a, "queue_rank", where, bounds=INT32),
         version=at.integer(a, "version", where, bounds=INT32, optional=True) or 0,
         reopen_reason=at.field(a, "reopen_reason", str, where, optional=True) or "",
+        shown_first=_shown_first(at, at.field(a, "shown_first", str, where, optional=True), f"{where}.shown_first"),
     )
+
+
+def _shown_first(at: Record, value: str | None, field: str) -> str:
+    """A comparison's candidate shown first: "a", "b", or absent (empty)."""
+    if value in (None, ""):
+        return ""
+    if value not in SHOWN_FIRST:
+        raise at.error(N_("%(value)s is not one of %(choices)s"), field, value=repr(value[:40]), choices="a, b")
+    return value
 
 
 def _assignments(r: Record, document: dict, dialogues: dict[str, Dialogue], users: dict[str, int]) -> list:
@@ -295,15 +336,17 @@ def _check_unit(at: Record, criterion: Criterion, unit: int, value: str, shape, 
         raise at.error(str(exc), field) from None
 
 
-def _row(r: Record, row, length: int, field: str) -> list:
-    if not isinstance(row, list) or len(row) != length:
+def _row(r: Record, row, length: int, field: str, *, optional: int = 0) -> list:
+    """``row`` if it is a list of ``length`` values (up to ``optional`` more allowed); absent ones are None."""
+    if not isinstance(row, list) or not length <= len(row) <= length + optional:
         raise r.error(N_("expected a list of %(length)s values"), field, length=length)
-    return row
+    return row + [None] * (length + optional - len(row))
 
 
 def _judgement(r: Record, row, where: str, assignments: list, criteria: dict[str, Criterion], shapes) -> tuple:
-    """One judgement row checked: its assignment, criterion, unit, value, extra and time."""
-    index, key, unit, value, extra, updated = _row(r, row, 6, where)
+    """One judgement row checked: its assignment, criterion, unit, value, extra, time and (comparison items)
+    the candidate shown first."""
+    index, key, unit, value, extra, updated, shown = _row(r, row, 6, where, optional=1)
     index = r.value(index, int, f"{where}[0]")
     if not 0 <= index < len(assignments):
         raise r.error(N_("assignment %(index)s is not in the archive"), f"{where}[0]", index=index)
@@ -318,22 +361,24 @@ def _judgement(r: Record, row, where: str, assignments: list, criteria: dict[str
     if extra is not None:
         at.check_json(at.value(extra, dict, f"{where}[4]"), where)
     when = at.time({"t": at.value(updated, str, f"{where}[5]")}, "t", where)
-    return assignment, criterion, unit, value, extra, when
+    shown = _shown_first(at, at.value(shown, str, f"{where}[6]", optional=True), f"{where}[6]")
+    return assignment, criterion, unit, value, extra, when, shown
 
 
 def _judgements(r: Record, document: dict, assignments: list, criteria: dict[str, Criterion], shapes) -> None:
     """Inserted with the archived times (plain INSERTs: ``updated_at`` would otherwise be set to now)."""
     prepared, seen = [], set()
-    fields = [Judgement._meta.get_field(n) for n in ("assignment", "criterion", "unit", "value", "extra", "updated_at")]
+    names = ("assignment", "criterion", "unit", "value", "extra", "updated_at", "shown_first")
+    fields = [Judgement._meta.get_field(n) for n in names]
     for i, row in enumerate(r.field(document, "judgements", list)):
-        assignment, criterion, unit, value, extra, when = _judgement(
+        assignment, criterion, unit, value, extra, when, shown = _judgement(
             r, row, f"judgements[{i}]", assignments, criteria, shapes
         )
         if (assignment.pk, criterion.pk, unit) in seen:
             message = N_("the same unit is judged twice in one assignment")
             raise r.at(assignments[row[0]][1]).error(message, f"judgements[{i}]")
         seen.add((assignment.pk, criterion.pk, unit))
-        values = (assignment.pk, criterion.pk, unit, value, extra, when)
+        values = (assignment.pk, criterion.pk, unit, value, extra, when, shown)
         prepared.append([f.get_db_prep_save(v, connection) for f, v in zip(fields, values)])
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     table = connection.ops.quote_name(Judgement._meta.db_table)
@@ -341,7 +386,7 @@ def _judgements(r: Record, document: dict, assignments: list, criteria: dict[str
         for start in range(0, len(prepared), 1000):
             batch = prepared[start : start + 1000]
             cursor.execute(
-                f"INSERT INTO {table} ({columns}) VALUES " + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(batch)),
+                f"INSERT INTO {table} ({columns}) VALUES " + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(batch)),
                 [v for row in batch for v in row],
             )
 
