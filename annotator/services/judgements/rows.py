@@ -129,8 +129,8 @@ def judgements_write(
         for start in range(0, len(rows), INSERT_BATCH):
             batch = rows[start : start + INSERT_BATCH]
             cursor.execute(
-                f"INSERT INTO {judgements} (assignment_id, criterion_id, unit, value, updated_at, revision, shown_first)"
-                " VALUES "
+                f"INSERT INTO {judgements}"
+                " (assignment_id, criterion_id, unit, value, updated_at, revision, shown_first) VALUES "
                 + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(batch))
                 + " ON CONFLICT (assignment_id, criterion_id, unit) DO UPDATE"
                 f" SET updated_at = CASE WHEN {judgements}.value = excluded.value THEN {judgements}.updated_at"
