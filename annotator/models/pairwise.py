@@ -9,6 +9,7 @@ place where the page showed it (``Assignment.shown_first`` and ``Judgement.shown
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotator.models.dialogues import Dialogue
 from annotator.models.projects import Project
@@ -35,6 +36,11 @@ class Candidate(models.Model):
         return f"{self.dialogue} {SLOTS[self.slot]}: {self.system}"
 
 
+class TieModel(models.TextChoices):
+    HALF = "half", _("Ties as half a win to each (Chatbot Arena)")
+    DAVIDSON = "davidson", _("Davidson's model of ties (1970)")
+
+
 class PairwiseSettings(models.Model):
     """A comparison project's settings; a project without a row has the defaults."""
 
@@ -49,6 +55,9 @@ class PairwiseSettings(models.Model):
     )
     vote_budget = models.PositiveIntegerField(
         null=True, blank=True, help_text="With active pairs: the most votes (submitted comparisons) to collect."
+    )
+    ties = models.CharField(
+        max_length=10, choices=TieModel.choices, default=TieModel.HALF, help_text="How Bradley-Terry counts ties."
     )
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from annotator.models import Assignment, Criterion, Judgement, Reordering, Unit
-from annotator.presets import PRESETS
+from django.utils.translation import gettext
+
+from annotator.models import Assignment, Candidate, Criterion, Judgement, PairwiseSettings, Reordering, Unit
+from annotator.presets import A_BETTER, B_BETTER, BOTH_BAD, PRESETS, TIE
 from annotator.selectors.structure import DialogueShape, dialogue_shape
 from annotator.units import POST_UNITS, ShownFrame, required_units, unit_names
 from annotator.wording import criterion_wording, guidelines_text
@@ -61,6 +63,46 @@ class AnnotationPage:
     first_speaker: str
     progress_noun: str = "Turn"  # what the turn-by-turn progress counts ("Turn 4 of 11")
     guidelines: str = ""  # in the reader's language, falling back to English (annotator.wording)
+    candidates: list[CandidateView] | None = None  # a comparison's responses, in the order shown
+
+
+@dataclass
+class CandidateView:
+    """A comparison's response as the page shows it: its number there (1: shown first) and its text; the
+    system's name only where the lead reveals it (never otherwise in the page)."""
+
+    number: int
+    text: str
+    system: str = ""
+
+
+def comparison_choices(shown_first: str) -> list[dict]:
+    """A comparison's four outcomes in the order and words of the page: "Response 1 is better" is the
+    candidate shown first (``a`` or ``b``); the values stay in system terms.
+
+    >>> [c["value"] for c in comparison_choices("b")]
+    ['b', 'a', 'tie', 'both_bad']
+    """
+    first, second = (A_BETTER, B_BETTER) if shown_first != B_BETTER else (B_BETTER, A_BETTER)
+    return [
+        {"value": first, "label": gettext("Response 1 is better")},
+        {"value": second, "label": gettext("Response 2 is better")},
+        {"value": TIE, "label": gettext("About the same (tie)")},
+        {"value": BOTH_BAD, "label": gettext("Both are bad")},
+    ]
+
+
+def comparison_candidates(assignment: Assignment) -> list[CandidateView]:
+    """The item's two responses in the order this assignment shows them."""
+    reveal = PairwiseSettings.objects.filter(project_id=assignment.dialogue.project_id, reveal_systems=True).exists()
+    rows = list(
+        Candidate.objects.filter(dialogue_id=assignment.dialogue_id).order_by("slot").values_list("system", "text")
+    )
+    if assignment.shown_first == B_BETTER:
+        rows.reverse()
+    return [
+        CandidateView(number=i + 1, text=text, system=system if reveal else "") for i, (system, text) in enumerate(rows)
+    ]
 
 
 def choice_hotkeys(choices: list[dict], shown_labels: dict[str, str] | None = None) -> list[dict]:
@@ -106,6 +148,7 @@ class _Questions:
     wordings: dict  # criterion key -> annotator.wording.CriterionWording
     incremental: str  # the key of the turn-by-turn criterion, or ""
     names: dict[str, dict[int, str]] = field(default_factory=dict)  # unit kind -> source unit -> shown name
+    comparison: list[dict] | None = None  # a comparison's outcomes as the page words them (``comparison_choices``)
 
     def of(self, criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
         """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
@@ -115,13 +158,14 @@ class _Questions:
                 criterion.unit, self.shape.speakers, self.shape.blocks, self.shown_order
             )
         wording = self.wordings[criterion.key]
+        compared = self.comparison is not None and criterion.unit == Unit.DIALOGUE
         return Question(
             criterion=criterion,
             unit=unit,
             name=f"j:{criterion.key}:{unit}",
-            choices=choice_hotkeys(choices, wording.values),
+            choices=choice_hotkeys(self.comparison) if compared else choice_hotkeys(choices, wording.values),
             value=self.stored.get((criterion.key, unit)),
-            widget=_widget(criterion),
+            widget="radio" if compared else _widget(criterion),
             incremental=criterion.key == self.incremental,
             where=self.names[criterion.unit].get(unit if source_unit is None else source_unit, ""),
             label=wording.label,
@@ -189,6 +233,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         },
         wordings={c.key: criterion_wording(project, c) for c in criteria},
         incremental=spec.incremental or "",
+        comparison=comparison_choices(assignment.shown_first) if spec.comparison else None,
     )
     blocks, post_views = _blocks(posts, frame)
     for criterion in criteria:
@@ -215,6 +260,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         first_speaker=shown[0].speaker if shown else "",
         progress_noun="System turn" if spec.incremental and by_system_turn else "Turn",
         guidelines=guidelines_text(project),
+        candidates=comparison_candidates(assignment) if spec.comparison else None,
     )
 
 

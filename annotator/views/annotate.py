@@ -30,11 +30,13 @@ from django.views.decorators.http import require_http_methods
 
 from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
+from annotator.presets import PRESETS
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
+from annotator.services.pair_order import pair_orders_fill
 
 SIGNED_OUT = gettext_noop("You were signed out: sign in again (your answers are kept).")
 
@@ -68,6 +70,9 @@ def annotate(request, assignment_id: int):
     if clock and assignment.status != AssignmentStatus.SUBMITTED and clock.now > clock.saves_end:
         return redirect(clock.study_url)
     errors = request.session.pop(f"submit-errors:{assignment_id}", None) or {}
+    if PRESETS[project.preset].comparison and not assignment.shown_first and not assignment.imported:
+        pair_orders_fill(project=project, dialogue_ids=[assignment.dialogue_id])  # made by a path that gave none
+        assignment.refresh_from_db(fields=["shown_first"])
     page = annotation_page(assignment)
     neighbours = annotator_queue(project=assignment.dialogue.project, user=request.user)
     return render(

@@ -228,11 +228,101 @@ class LabelCounts(TypedDict):
     annotators: int
 
 
+class BTSystem(TypedDict):
+    """One system's row of a Bradley-Terry leaderboard (``scoring.pairwise.leaderboard_rows``)."""
+
+    system: str
+    score: float | None  # natural-log strength, centred to mean 0
+    elo: float | None
+    ci: list[float | None]  # bootstrap interval
+    sandwich_ci: list[float | None]
+    rank: int
+    rank_ci: list[int]
+    wins: int
+    losses: int
+    ties: int
+
+
+class BTStyleControlled(TypedDict):
+    systems: list[BTSystem]
+    coefficients: dict[str, float | None]
+    coefficient_ci: dict[str, list[float | None]]
+    scale: dict[str, float | None]
+
+
+class PositionBias(TypedDict):
+    first_shown_wins: int
+    decisive: int
+    share: float | None
+    ci: list[float | None]
+    p_value: float | None
+    ties: int
+    n: int
+
+
+class IntransitiveTriads(TypedDict):
+    cyclic: int
+    triads_with_data: int
+    decided: int
+    share: float | None
+    examples: list[list[str]]
+
+
+class WinMatrix(TypedDict):
+    systems: list[str]
+    wins: list[list[int]]
+    ties: list[list[int]]
+
+
+class DroppedVotes(TypedDict):
+    winner: str
+    loser: str
+    tie: bool
+    votes: int
+
+
+class VoteDropping(TypedDict):
+    votes: int | None
+    share: float | None
+    leader: str | None
+    new_leader: str | None
+    removed: list[DroppedVotes]
+    method: str
+
+
+class CollectionState(TypedDict):
+    state: str  # collecting, separated, budget_spent
+    reason: str
+    votes_used: int
+    budget: int | None
+    overlapping: list[list[str]]
+    active: bool
+
+
+class BradleyTerrySummary(TypedDict):
+    """A comparison criterion's ranking of systems (``scoring.app.services.pairwise_summary``)."""
+
+    systems: list[BTSystem]
+    ties: str
+    bootstrap: int
+    level: float
+    n_votes: int
+    both_bad: int
+    tie_parameter: float | None
+    style_controlled: BTStyleControlled
+    position_bias: PositionBias
+    intransitive_triads: IntransitiveTriads
+    win_matrix: WinMatrix
+    vote_dropping: VoteDropping
+    collection: NotRequired[CollectionState]
+
+
 class StatisticsPayload(TypedDict):
     project: str
     criteria: dict[str, CriterionStatistics]
     nlpcc: NotRequired[dict[str, dict[str, float]]]
     uch: NotRequired[UCHSummary]
+    bradley_terry: NotRequired[dict[str, BradleyTerrySummary]]  # comparison projects, per criterion
     annotators: dict[str, AnnotatorFigures]
     value_counts: dict[str, dict[str, int]]
     gold: dict[str, GoldSummary]

@@ -29,6 +29,7 @@ from scoring.app.services.dashboard import annotator_figures, distributions_and_
 from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.model_reliability import model_reliability_request, model_reliability_stored
 from scoring.app.services.nlpcc_summary import nlpcc_summary
+from scoring.app.services.pairwise_summary import bradley_terry_summary
 from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.reliability import reliability_summary
 from scoring.app.services.schedule import runs_rescore_request
@@ -118,6 +119,8 @@ def project_statistics(
     summary = uch_summary(project, judgements) if Summary.UCH in spec.summaries else None
     if summary is not None:
         payload["uch"] = summary
+    if Summary.BRADLEY_TERRY in spec.summaries:
+        payload["bradley_terry"] = bradley_terry_summary(project)
     payload["annotators"] = annotator_figures(project, judgements)
     payload.update(distributions_and_disputes(project, judgements))
     if fingerprint is None:
