@@ -69,7 +69,8 @@ def handed_out(project: Project) -> int:
 def collection_status(project: Project, records: list[dict] | None = None) -> dict:
     """Whether to keep collecting votes (``scoring.pairwise.collection_state``, on the sandwich intervals of the
     first criterion): ``{"state": "collecting" | "separated" | "budget_spent", "reason", "votes_used", "budget",
-    "overlapping", "active"}``; ``votes_used`` counts the comparisons handed out."""
+    "overlapping", "active", "unvoted"}``; ``votes_used`` counts the comparisons handed out. The ranking is
+    separated only once every system of the project has votes (``unvoted`` lists those without)."""
     settings = pairwise_settings(project)
     if records is None:
         first = project.criteria.order_by("position").values_list("key", flat=True).first()
@@ -81,4 +82,7 @@ def collection_status(project: Project, records: list[dict] | None = None) -> di
         state = collection_state(intervals, used, settings.vote_budget)
     else:
         state = collection_state({"systems": []}, used, settings.vote_budget)
-    return state | {"active": settings.active_pairs}
+    unvoted = sorted(set(project_systems(project)) - {r[side] for r in records for side in ("a", "b")})
+    if unvoted and state["state"] == "separated":  # a system without votes is not ranked, let alone separated
+        state |= {"state": "collecting", "reason": f"{len(unvoted)} systems have no votes yet"}
+    return state | {"active": settings.active_pairs, "unvoted": unvoted}

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext
 
-from annotator.models import Assignment, AssignmentStatus, Membership, Post, Project, Role
+from annotator.models import Assignment, AssignmentStatus, Membership, PairwiseSettings, Post, Project, Role
 from annotator.presets import PRESETS
 from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
@@ -66,7 +66,13 @@ def assignments_create_balanced(
     handed_back = _hand_back(project) if hand_back_unfinished else 0
     if PRESETS[project.preset].reordering:
         return _assign_permutation_sets(project, sets, seed, handed_back)
-    report = _assign_balanced(project, k, seed, handed_back)
+    if (
+        PRESETS[project.preset].comparison
+        and PairwiseSettings.objects.filter(project=project, active_pairs=True).exists()
+    ):
+        report = AssignReport(0, handed_back, {})  # comparisons are handed out one at a time (active pairs)
+    else:
+        report = _assign_balanced(project, k, seed, handed_back)
     quality_assignments_create(project=project, seed=seed)  # training items, and controls at the set rate
     pair_orders_fill(project=project)  # comparisons: which candidate each annotator sees first
     return report

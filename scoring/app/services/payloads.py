@@ -297,6 +297,7 @@ class CollectionState(TypedDict):
     budget: int | None
     overlapping: list[list[str]]
     active: bool
+    unvoted: list[str]
 
 
 class BradleyTerrySummary(TypedDict):
