@@ -33,6 +33,7 @@ urlpatterns = [
         name="lead_member_tokens",
     ),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
+    path("projects/<slug:slug>/manage/pairwise/", lead.pairwise_settings, name="lead_pairwise"),
     path("projects/<slug:slug>/manage/items/<id:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
     # crowdsourced studies: the public link, and the lead's pages
     path("study/<str:token>/", study.study_entry, name="study"),

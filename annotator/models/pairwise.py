@@ -61,5 +61,7 @@ class PairwiseSettings(models.Model):
     )
     updated_at = models.DateTimeField(auto_now=True)
 
+    TIE_CHOICES = TieModel.choices  # for the settings form
+
     def __str__(self) -> str:
         return f"pairwise settings of {self.project}"

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
+from annotator.presets import PRESETS
 from annotator.selectors.imports import import_batch_contents, import_batch_status, import_batches_recent
 from annotator.selectors.manage import (
     ItemFilters,
@@ -24,10 +25,12 @@ from annotator.selectors.manage import (
     member_removal_message,
     member_work,
 )
+from annotator.selectors.pairwise import pairwise_settings as pairwise_settings_of
 from annotator.services.accounts import member_tokens_revoke, membership_add_account
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
 from annotator.services.judgements import assignment_reopen
+from annotator.services.pairwise_settings import comparison_criterion_add, pairwise_settings_save
 from annotator.services.projects import (
     membership_remove,
     project_create_led,
@@ -58,6 +61,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filters": filters,
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
+        "pairwise": pairwise_settings_of(project) if PRESETS[project.preset].comparison else None,
         **overview,
     }
     status = 400 if forms or upload_error else 200
@@ -312,3 +316,32 @@ def reopen(request, slug: str, assignment_id: int):
         % {"external_id": assignment.dialogue.external_id, "username": assignment.annotator.username, "shown": shown},
     )
     return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def pairwise_settings(request, slug: str):
+    """A comparison project's settings, or a new comparison criterion (``annotator.services.pairwise_settings``)."""
+    project = lead_project(request, slug)
+    try:
+        if request.POST.get("action") == "criterion":
+            comparison_criterion_add(
+                project=project,
+                key=request.POST.get("key", "").strip(),
+                label=request.POST.get("label", ""),
+                question=request.POST.get("question", ""),
+            )
+            messages.success(request, gettext("Added the criterion."))
+        else:
+            budget = request.POST.get("vote_budget", "").strip()
+            pairwise_settings_save(
+                project=project,
+                reveal_systems=request.POST.get("reveal_systems") == "on",
+                active_pairs=request.POST.get("active_pairs") == "on",
+                vote_budget=int(budget) if budget.isdigit() else None,
+                ties=request.POST.get("ties", "half"),
+            )
+            messages.success(request, gettext("Saved the comparison settings."))
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    return redirect(f"{reverse('lead_project', args=[slug])}#pairwise-settings")

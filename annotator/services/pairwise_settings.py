@@ -1,0 +1,65 @@
+"""A comparison project's settings (names revealed, active pairs, budget, tie model) and its criteria: a lead
+adds a criterion (coherence, helpfulness) that asks the comparison's question with the comparison's scale."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils.translation import gettext
+
+from annotator.models import Criterion, PairwiseSettings, Project
+from annotator.models.pairwise import TieModel
+from annotator.presets import PRESETS
+
+CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+def _comparison(project: Project):
+    comparison = PRESETS[project.preset].comparison
+    if comparison is None:
+        raise ValueError(gettext("%(slug)s is not a comparison project") % {"slug": project.slug})
+    return comparison
+
+
+def pairwise_settings_save(
+    *, project: Project, reveal_systems: bool, active_pairs: bool, vote_budget: int | None, ties: str
+) -> PairwiseSettings:
+    """Save the comparison settings (``ValueError`` with a message for the lead on a bad value)."""
+    _comparison(project)
+    if ties not in TieModel.values:
+        raise ValueError(gettext("unknown tie model %(ties)s") % {"ties": repr(ties)})
+    if vote_budget is not None and vote_budget < 1:
+        raise ValueError(gettext("the vote budget must be at least 1 (or empty: no budget)"))
+    settings, _ = PairwiseSettings.objects.update_or_create(
+        project=project,
+        defaults={
+            "reveal_systems": reveal_systems,
+            "active_pairs": active_pairs,
+            "vote_budget": vote_budget,
+            "ties": ties,
+        },
+    )
+    return settings
+
+
+@transaction.atomic
+def comparison_criterion_add(*, project: Project, key: str, label: str, question: str) -> Criterion:
+    """A new criterion of the comparison (the item as a whole, the four outcomes), asked after the others."""
+    spec = _comparison(project).criterion(key, label.strip() or key, question.strip())
+    if not CRITERION_KEY.match(key):
+        raise ValueError(gettext("a criterion key is lower-case letters, digits and _, starting with a letter"))
+    if project.criteria.filter(key=key).exists():
+        raise ValueError(gettext("the project already has a criterion %(key)s") % {"key": key})
+    position = (project.criteria.aggregate(m=Max("position"))["m"] or 0) + 1
+    return Criterion.objects.create(
+        project=project,
+        key=spec.key,
+        label=spec.label,
+        question=spec.question,
+        unit=spec.unit,
+        values=spec.values,
+        level=spec.level,
+        position=position,
+    )
