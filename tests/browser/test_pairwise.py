@@ -10,7 +10,7 @@ from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 from scoring.app.services.statistics import statistics_recompute
-from tests.browser.test_annotation import login, open_item, wait_for_submission
+from tests.browser.test_annotation import PASSWORD, login, open_item, wait_for_submission
 from tests.factories import user_make
 from tests.pairwise.data import SYSTEMS, pairwise_items, write_lines
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def comparisons(tmp_path, *, votes: int = 0, items: int = 3):
     project = project_create(slug="pw-b", preset="pairwise", annotators_per_dialogue=1)
     dialogues_import(project=project, paths=[write_lines(tmp_path / "pw.jsonl", pairwise_items(items, votes=votes))])
-    user = user_make("pw-ann")
+    user = user_make("pw-ann", PASSWORD)
     membership_add(project=project, user=user, role="annotator")
     assignments_create_balanced(project=project, seed=0)
     return project, user
@@ -63,7 +63,7 @@ def test_an_annotator_judges_comparisons_with_the_keys(live_server, page, screen
 
 def test_the_leads_dashboard_shows_the_leaderboard_with_intervals(live_server, page, screenshot, tmp_path):
     project, _user = comparisons(tmp_path, votes=5, items=36)
-    lead = user_make("pw-lead")
+    lead = user_make("pw-lead", PASSWORD)
     membership_add(project=project, user=lead, role="lead")
     statistics_recompute(project_id=project.pk, force=True)
     login(page, live_server, "pw-lead")
