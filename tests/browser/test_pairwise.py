@@ -28,7 +28,7 @@ def comparisons(tmp_path, *, votes: int = 0, items: int = 3):
 
 @pytest.mark.parametrize("width", [1200, 390])
 def test_an_annotator_judges_comparisons_with_the_keys(live_server, page, screenshot, tmp_path, width):
-    project, user = comparisons(tmp_path)
+    _project, user = comparisons(tmp_path)
     page.set_viewport_size({"width": width, "height": 844 if width == 390 else 800})
     login(page, live_server, "pw-ann")
     items = list(Assignment.objects.filter(annotator=user).order_by("queue_rank"))
@@ -79,6 +79,7 @@ def test_the_leads_dashboard_shows_the_leaderboard_with_intervals(live_server, p
     assert "Fleiss" in page.locator("#bt-agreement").inner_text()
     assert page.locator("#bt-collection").get_attribute("data-state") in ("collecting", "separated")
     page.locator("#bt-overall").scroll_into_view_if_needed()
-    screenshot("pairwise-dashboard")
+    folder = screenshot("pairwise-dashboard").parent
+    page.locator("#bt-overall").screenshot(path=str(folder / "pairwise-leaderboard.png"))
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot("pairwise-dashboard-390")
