@@ -13,6 +13,7 @@ from annotator.services.demo import DEMO_DIR
 from annotator.services.imports import dialogues_import
 from tests.factories import DEMO_FILES
 from tests.fixtures.collections import dbdc_dialogue, nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
+from tests.pairwise.data import pairwise_items, write_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +36,8 @@ def community_file(fmt: str, tmp_path):
         return write_json(tmp_path / "train_data_en.json", stc3_dialogues()), "d1"
     if fmt == "dbdc":
         return write_json(tmp_path / "bd1.log.json", dbdc_dialogue("bd1")), "bd1"
+    if fmt == "pairwise":
+        return write_lines(tmp_path / "comparisons.jsonl", pairwise_items(2)), "c1"
     return write_nlpcc_xlsx(tmp_path / "nlpcc.xlsx", nlpcc_rows()), "bot-a-0002"
 
 
@@ -55,6 +58,21 @@ REFUSALS = {
     ("dbdc", "nlpcc"): "has no system turn by S (its speakers are user and system): Dialogue breakdown projects",
     ("nlpcc", "stc3"): "has no reply by system (its speakers are customer and helpdesk): NLPCC open domain projects",
     ("nlpcc", "dbdc"): "has no reply by system (its speakers are S and U): NLPCC open domain projects label replies",
+    # comparisons are not dialogues, nor dialogues comparisons
+    **{
+        (preset, "pairwise"): f"is a comparison of two responses, and {label} projects judge dialogues, not comparisons"
+        for preset, label in [
+            ("dch1", "DCH-1 helpdesk"),
+            ("stc3", "STC-3 / DialEval"),
+            ("coherence", "Dialogue coherence"),
+            ("dbdc", "Dialogue breakdown"),
+            ("nlpcc", "NLPCC open domain"),
+        ]
+    },
+    **{
+        ("pairwise", fmt): "has no candidates: Pairwise comparison projects compare two candidate responses"
+        for fmt in ("stc3", "dbdc", "nlpcc")
+    },
 }
 WRONG_SPEAKERS = {
     "dch1": (("S", "U"), "has speakers S and U: DCH-1 helpdesk projects label dialogues between customer and helpdesk"),

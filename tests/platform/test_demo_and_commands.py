@@ -15,7 +15,14 @@ pytestmark = pytest.mark.django_db
 def test_demo_creates_a_project_per_preset_and_is_idempotent():
     demo_load()
     counts = {p.slug: p.dialogues.count() for p in Project.objects.all()}
-    assert set(Project.objects.values_list("preset", flat=True)) == {"dch1", "stc3", "coherence", "dbdc", "nlpcc"}
+    assert set(Project.objects.values_list("preset", flat=True)) == {
+        "dch1",
+        "stc3",
+        "coherence",
+        "dbdc",
+        "nlpcc",
+        "pairwise",
+    }
     assert all(n >= 2 for n in counts.values())
     demo_load()
     assert {p.slug: p.dialogues.count() for p in Project.objects.all()} == counts
@@ -23,7 +30,7 @@ def test_demo_creates_a_project_per_preset_and_is_idempotent():
     assert authenticate(HttpRequest(), username=DEMO_LEAD[0], password=DEMO_LEAD[1]) is not None
     for username, password in DEMO_ANNOTATORS:
         user = authenticate(HttpRequest(), username=username, password=password)  # axes needs a request
-        assert user is not None and Membership.objects.filter(user=user, role="annotator").count() == 5
+        assert user is not None and Membership.objects.filter(user=user, role="annotator").count() == 6
 
 
 def test_cli_create_import_export(manage, tmp_path):
