@@ -116,10 +116,9 @@ def _covariance(pairs: np.ndarray, counts: np.ndarray, p: np.ndarray, n_systems:
     return centre @ np.linalg.inv(info + np.outer(u, u)) @ centre
 
 
-def _target(scores: np.ndarray, covariance: np.ndarray, level: float) -> np.ndarray:
-    """How often each system is in an adjacent pair whose intervals overlap (all ones if none do)."""
+def _target(scores: np.ndarray, covariance: np.ndarray, z: float) -> np.ndarray:
+    """How often each system is in an adjacent pair whose intervals (+- z sd) overlap (all ones if none do)."""
     sd = np.sqrt(np.clip(np.diag(covariance), 0, None))
-    z = norm.ppf(0.5 + level / 2)
     order = np.argsort(-scores, kind="stable")
     target = np.zeros(len(scores))
     for upper, lower in itertools.pairwise(order):
@@ -182,12 +181,13 @@ def next_pairs(
     counts = counts.copy()
     rng = None if seed is None else np.random.default_rng(seed)
     covariance = _covariance(pairs, counts, p, n_systems) if rule == "intervals" else None
+    z = float(norm.ppf(0.5 + level / 2))
     chosen = []
     for _ in range(k):
         if rule == "chiang":
             weight = _chiang_weights(counts, p)
         else:
-            weight = _interval_weights(pairs, p, covariance, _target(scores, covariance, level))
+            weight = _interval_weights(pairs, p, covariance, _target(scores, covariance, z))
         weight = np.where(np.isfinite(weight) & (weight > 0), weight, 0.0)
         if not weight.any():
             weight = 1.0 / (counts + 1)

@@ -82,8 +82,8 @@ def test_davidson_equals_a_direct_maximisation_of_its_likelihood():
     votes, _ = simulate(5, 2000, 5, tie_share=0.3)
     fit = bradley_terry(votes, ties="davidson", ridge=0.0)
     scores, nu, log_likelihood = davidson_by_scipy(votes)
-    np.testing.assert_allclose(fit.scores, scores, atol=1e-5, rtol=0)
-    assert fit.tie_parameter == pytest.approx(nu, rel=1e-5)
+    np.testing.assert_allclose(fit.scores, scores, atol=1e-6, rtol=0)
+    assert fit.tie_parameter == pytest.approx(nu, rel=1e-6)
     assert fit.log_likelihood == pytest.approx(log_likelihood, rel=1e-9)
     # at the optimum no direction does better: Newton's fit is at least as good as BFGS's
     assert fit.log_likelihood >= log_likelihood - 1e-9
@@ -143,7 +143,8 @@ def test_from_records_numbers_items_and_reads_lengths_and_covariates():
         [
             {"a": "x", "b": "y", "winner": "y", "shown_first": "y", "item": "c7", "len_a": 12, "len_b": 4,
              "covariates": {"markdown": 1.0}},
-            {"a": "y", "b": "x", "winner": "tie", "item": "c7", "len_a": 4, "len_b": 12, "covariates": {"markdown": -1.0}},
+            {"a": "y", "b": "x", "winner": "tie", "item": "c7", "len_a": 4, "len_b": 12,
+             "covariates": {"markdown": -1.0}},
             {"a": "x", "b": "y", "winner": "x", "item": "c8", "covariates": {"markdown": 0.0}},
         ]
     )  # fmt: skip
