@@ -11,9 +11,10 @@ References
 Bradley & Terry (1952); Davidson (1970); Chiang et al. (2024), Chatbot Arena, arXiv 2403.04132.
 """
 
-from scoring.pairwise.active import collection_state, next_pairs, pair_weights
+from scoring.pairwise.active import collection_state, next_pairs, pair_state
 from scoring.pairwise.bradley_terry import BTFit, bradley_terry, to_elo
 from scoring.pairwise.diagnostics import (
+    estimable,
     intransitive_triads,
     position_bias,
     vote_dropping_sensitivity,
@@ -32,10 +33,11 @@ __all__ = [
     "bootstrap_intervals",
     "bradley_terry",
     "collection_state",
+    "estimable",
     "intransitive_triads",
     "leaderboard_rows",
     "next_pairs",
-    "pair_weights",
+    "pair_state",
     "pairwise_summary",
     "position_bias",
     "sandwich_intervals",

@@ -85,13 +85,19 @@ def to_elo(scores):
 
     Parameters
     ----------
-    scores : array-like of float
+    scores : array-like, shape (...)
+        Natural-log strengths.
     """
     return ELO_SCALE * np.asarray(scores, dtype=float) + ELO_BASE
 
 
 def voted_systems(votes: PairwiseVotes) -> np.ndarray:
-    """Indices of the systems that appear in at least one vote (sorted)."""
+    """Indices of the systems that appear in at least one vote (sorted).
+
+    Parameters
+    ----------
+    votes : PairwiseVotes
+    """
     return np.unique(np.concatenate([votes.a, votes.b]))
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.stats import binomtest, norm
 
 from scoring.pairwise._engine import cells, design, newton, row_terms, sandwich
@@ -101,6 +103,33 @@ def majority_preferences(votes: PairwiseVotes) -> tuple[np.ndarray, np.ndarray]:
     return points > points.T, compared
 
 
+def estimable(votes: PairwiseVotes) -> bool:
+    """Whether the Bradley-Terry maximum likelihood exists (is finite) for the systems with votes.
+
+    It does when the graph "i beat or tied j" over the voted systems is strongly connected (Zermelo
+    1929; Ford 1957): otherwise some group of systems won (or lost) every vote against the rest, their
+    scores run off to infinity, and intervals from resampling look narrow because every resample agrees.
+
+    Parameters
+    ----------
+    votes : PairwiseVotes
+
+    Examples
+    --------
+    >>> undefeated = PairwiseVotes(("x", "y"), [0, 0], [1, 1], [1, 1], None, None, None, None)
+    >>> with_a_tie = PairwiseVotes(("x", "y"), [0, 0], [1, 1], [1, 0.5], None, None, None, None)
+    >>> estimable(undefeated), estimable(with_a_tie)
+    (False, True)
+    """
+    present = np.unique(np.concatenate([votes.a, votes.b]))
+    if len(present) < 2:
+        return False
+    wins, ties = win_matrix(votes)
+    beat = (wins + ties)[np.ix_(present, present)] > 0
+    count, _ = connected_components(csr_matrix(beat), directed=True, connection="strong")
+    return bool(count == 1)
+
+
 def intransitive_triads(votes: PairwiseVotes, examples: int = 5) -> dict:
     """Triads of systems whose pairwise majority preferences form a cycle.
 
@@ -138,6 +167,11 @@ def intransitive_triads(votes: PairwiseVotes, examples: int = 5) -> dict:
         "share": cyclic / decided if decided else None,
         "examples": listed[:examples],
     }
+
+
+def _overtaken(scores: np.ndarray, leader: int) -> bool:
+    """Another system scores above the leader (by more than rounding: an exact tie keeps the leader)."""
+    return bool(np.max(np.delete(scores, leader)) > scores[leader] + 1e-9)
 
 
 def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: float = DEFAULT_RIDGE) -> dict:
@@ -190,10 +224,9 @@ def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: f
     result["leader"] = votes.systems[present[leader]]
     order: list[int] = []  # cells, one entry per removed vote
     while counts.sum() > 0:
-        runner = int(np.argsort(-scores)[1])
-        gap = scores[leader] - scores[runner]
-        if gap <= 0:
-            break
+        others = np.where(np.arange(m) == leader, -np.inf, scores)
+        runner = int(np.argmax(others))
+        gap = scores[leader] - scores[runner] + 1e-6  # aim past an exact tie
         model, _ = sandwich(x, c.y, counts, scores, theta, m, ties)
         _, g_d, *_ = row_terms(x @ scores, c.y, ties, theta)
         contrast = np.zeros(model.shape[0])
@@ -216,16 +249,16 @@ def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: f
             counts[cell] -= 1
         order.extend(taken)
         scores, theta = fit(counts)
-        if int(np.argmax(scores)) != leader:
+        if _overtaken(scores, leader):
             break
-    if int(np.argmax(scores)) == leader:
+    if not _overtaken(scores, leader):
         return result
     # shortest prefix of the removal order that changes the top
     low, high = 0, len(order)
     while high - low > 1:
         mid = (low + high) // 2
         trial = c.count - np.bincount(order[:mid], minlength=len(c.count))
-        if int(np.argmax(fit(trial)[0])) != leader:
+        if _overtaken(fit(trial)[0], leader):
             high = mid
         else:
             low = mid
@@ -239,7 +272,7 @@ def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: f
     result.update(
         votes=high,
         share=high / votes.n,
-        new_leader=votes.systems[present[int(np.argmax(new_scores))]],
+        new_leader=votes.systems[present[int(np.argmax(np.where(np.arange(m) == leader, -np.inf, new_scores)))]],
         removed=rows,
     )
     return result

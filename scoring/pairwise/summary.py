@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, bradley_terry
-from scoring.pairwise.diagnostics import intransitive_triads, position_bias, vote_dropping_sensitivity
+from scoring.pairwise.diagnostics import estimable, intransitive_triads, position_bias, vote_dropping_sensitivity
 from scoring.pairwise.intervals import Intervals, bootstrap_intervals, sandwich_intervals
 from scoring.pairwise.style import style_controlled
 from scoring.pairwise.votes import PairwiseVotes, win_matrix
@@ -99,7 +99,7 @@ def pairwise_summary(
     Returns
     -------
     dict
-        ``{"systems": [rows], "ties", "bootstrap", "level", "n_votes", "both_bad", "tie_parameter",
+        ``{"systems": [rows], "ties", "bootstrap", "level", "n_votes", "estimable", "both_bad", "tie_parameter",
         "style_controlled": {"systems": [rows], "coefficients", "coefficient_ci", "scale"},
         "position_bias", "intransitive_triads", "win_matrix": {"systems", "wins", "ties"}, "vote_dropping"}``;
         rows as in ``leaderboard_rows``. Every float is finite (a value that cannot be computed is None).
@@ -115,6 +115,7 @@ def pairwise_summary(
         "bootstrap": int(n_resamples),
         "level": float(level),
         "n_votes": votes.n,
+        "estimable": estimable(votes),
         "both_bad": int(votes.both_bad.sum()),
         "tie_parameter": None if fit.tie_parameter is None else _number(fit.tie_parameter),
         "style_controlled": {
