@@ -79,7 +79,7 @@ def collection_status(project: Project, records: list[dict] | None = None) -> di
     if records:
         votes = PairwiseVotes.from_records(records)
         intervals = sandwich_intervals(votes, ties=settings.ties or TieModel.HALF)
-        state = collection_state(intervals, used, settings.vote_budget)
+        state = collection_state(intervals, used, settings.vote_budget, votes=votes)
     else:
         state = collection_state({"systems": []}, used, settings.vote_budget)
     unvoted = sorted(set(project_systems(project)) - {r[side] for r in records for side in ("a", "b")})
