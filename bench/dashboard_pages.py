@@ -29,7 +29,10 @@ from _setup import django_on_postgres, extract, shared_file
 
 COLLECTIONS = {
     "dbdc3-en": ("dbdc", lambda tmp: [extract("dbdc3.zip", "DBDC3/dbdc3/en/eval/", tmp)]),
-    "dbdc3-en-dev-eval": ("dbdc", lambda tmp: [extract("dbdc3.zip", "DBDC3/dbdc3/en/", tmp) / d for d in ("dev", "eval")]),
+    "dbdc3-en-dev-eval": (
+        "dbdc",
+        lambda tmp: [extract("dbdc3.zip", "DBDC3/dbdc3/en/", tmp) / d for d in ("dev", "eval")],
+    ),
     "dbdc3-ja": ("dbdc", lambda tmp: [extract("dbdc3.zip", "DBDC3/dbdc3/ja/", tmp) / "eval"]),
     "stc3-cn": ("stc3", lambda tmp: [extract("stc3.zip", "stc3/train_data_cn.json", tmp)]),
     "nlpcc": ("nlpcc", lambda tmp: [shared_file("nlpcc2019_task3_sample.xlsx")]),

@@ -15,8 +15,8 @@ from annotator.access import lead_project, own_assignment
 from annotator.importers import InputError
 from annotator.input_errors import input_error_text
 from annotator.models import QualityItemKind, SourceFilter
-from annotator.selectors.qualification import qualification_results, training_feedback
 from annotator.selectors.manage import dialogue_search
+from annotator.selectors.qualification import qualification_results, training_feedback
 from annotator.selectors.quality import quality_item_questions, quality_items_of, unmarked_dialogues_page
 from annotator.services.qualification import qualification_admit
 from annotator.services.quality_items import (
