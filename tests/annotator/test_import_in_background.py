@@ -31,7 +31,6 @@ def upload(project, content: bytes, name: str = "s.json"):
 
 def test_an_import_runs_after_the_request_and_records_its_outcome(in_background, make_project):
     import json
-
     import threading
 
     project = make_project("stc3", slug="bg")
