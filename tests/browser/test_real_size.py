@@ -133,8 +133,10 @@ def test_mark_a_dialogue_finds_one_past_the_first_thousand(browser, live_server,
 
 @pytest.mark.shared_data
 def test_an_import_on_runserver_without_a_broker_runs_in_the_background_with_progress(
-    browser, stc3_dir, django_user_model, tmp_path
+    browser, stc3_dir, django_user_model, tmp_path, monkeypatch
 ):
+    for name in ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND"):  # the embedded default: no broker
+        monkeypatch.delenv(name, raising=False)
     project = project_create(slug="stc3-en", preset="stc3", name="STC-3 English")
     # runserver's settings (config.settings.local) check passwords with PBKDF2, not the test settings' hasher
     lead = django_user_model.objects.create(username="lead", password=PBKDF2PasswordHasher().encode(PASSWORD, "s1"))
