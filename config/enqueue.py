@@ -7,12 +7,16 @@ in the Celery app's registry, which imports the apps' ``tasks`` modules on first
 that never send a task never import Celery.
 
 Without a broker (the embedded single-user set-up) Celery runs the task in-process
-(``CELERY_TASK_ALWAYS_EAGER``): ``task_send`` then returns once the task has run.
+(``CELERY_TASK_ALWAYS_EAGER``): ``task_send`` then returns once the task has run, except for the long
+jobs sent with ``background=True`` (imports, scoring a run, the significance tests), which run in a
+thread of the web process (``TASKS_IN_PROCESS_IN_BACKGROUND``, on unless the test settings turn it off)
+so that the request answers at once and the page shows their progress as with a worker.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +38,42 @@ def _registered(name: str):
     return app.tasks[name]
 
 
-def task_send(name: str, *args, countdown: float | None = None, raise_in_process: bool = False) -> bool:
+def _run_in_thread(task, args: tuple) -> None:
+    """Run ``task`` in-process in a daemon thread of its own, with its own database connection, closed after.
+
+    The task's own bookkeeping records its outcome (a batch's error, a run's rejection); anything it lets
+    through is logged. A restart of the process while it runs leaves the job to the sweeps that find
+    abandoned work (``import_batches_requeue``, ``runs_requeue``).
+    """
+    from django.db import connections
+
+    def run() -> None:
+        try:
+            result = task.apply(args=args)
+            if result.failed():
+                log.error("in-process task %s%s failed: %s", task.name, args, result.result)
+        except Exception:
+            log.exception("in-process task %s%s failed", task.name, args)
+        finally:
+            connections.close_all()
+
+    threading.Thread(target=run, name=f"task {task.name}{args}", daemon=True).start()
+
+
+def in_background_here() -> bool:
+    """True when tasks sent with ``background=True`` run in a thread of this process (no broker)."""
+    from django.conf import settings
+
+    return tasks_run_in_process() and getattr(settings, "TASKS_IN_PROCESS_IN_BACKGROUND", True)
+
+
+def task_send(
+    name: str, *args, countdown: float | None = None, raise_in_process: bool = False, background: bool = False
+) -> bool:
     """Send the task registered as ``name`` with ``args``; False (and a warning) if it could not be sent.
+
+    ``background``: without a broker, run it in a thread of this process rather than inside the caller
+    (``in_background_here``); the caller has committed what the task reads.
 
     A broker that cannot be reached never fails the caller: saves and uploads are already committed,
     and the work is asked for again later (the next request, the beat sweep). In-process, an error of
@@ -43,6 +81,9 @@ def task_send(name: str, *args, countdown: float | None = None, raise_in_process
     must surface like any other).
     """
     task = _registered(name)
+    if background and in_background_here():
+        _run_in_thread(task, args)
+        return True
     if raise_in_process and tasks_run_in_process():
         task.apply_async(args=args, countdown=countdown)
         return True

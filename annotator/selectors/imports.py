@@ -12,6 +12,19 @@ from annotator.models import Assignment, AssignmentStatus, Dialogue, ImportBatch
 
 BATCHES_SHOWN = 50
 
+# The progress of imports running in a thread of this process (no broker) that the database cannot show yet:
+# SQLite has one writer at a time, so the counts of an import's write pass, inside its transaction, would
+# appear only with its result. Set by the import (``annotator.services.import_batches``), read here.
+_IN_PROCESS_PROGRESS: dict[int, dict] = {}
+
+
+def import_progress_in_process_set(batch_id: int, values: dict | None) -> None:
+    """Publish (``values``: the batch's progress columns) or forget (None) a running import's progress."""
+    if values is None:
+        _IN_PROCESS_PROGRESS.pop(batch_id, None)
+    else:
+        _IN_PROCESS_PROGRESS[batch_id] = dict(values)
+
 
 def import_batches_recent(*, project: Project, limit: int = BATCHES_SHOWN) -> list[ImportBatch]:
     """The project's latest imports, newest first, with who made them (the uploaded bytes deferred)."""
@@ -39,6 +52,9 @@ def import_batch_status(*, batch: ImportBatch) -> dict:
     ``progress`` is the share done so far (0 to 1): the check of every dialogue counts for the
     first fifth, the writing for the rest; None while the number of dialogues is unknown.
     """
+    if batch.status == ImportStatus.RUNNING and (live := _IN_PROCESS_PROGRESS.get(batch.pk)):
+        for column, value in live.items():
+            setattr(batch, column, value)
     total = batch.dialogues_total
     if batch.status in (ImportStatus.DONE, ImportStatus.REMOVED):
         share = 1.0

@@ -119,6 +119,11 @@ def manage_overview(*, project: Project) -> dict:
     }
 
 
+def dialogue_search(text: str) -> str:
+    """What a lead typed to find dialogues by id, made safe to look for (trimmed, no NUL, at most 200 characters)."""
+    return text.strip().replace("\x00", "")[:200]
+
+
 @dataclass(frozen=True)
 class ItemFilters:
     status: str = ""
@@ -133,7 +138,7 @@ class ItemFilters:
         return cls(
             status=status if status in AssignmentStatus.values else "",
             annotator=int(annotator) if annotator.isdigit() and len(annotator) < 12 else None,
-            dialogue=query.get("dialogue", "").strip().replace("\x00", "")[:200],
+            dialogue=dialogue_search(query.get("dialogue", "")),
         )
 
     def as_query(self) -> str:

@@ -8,13 +8,16 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, Post, Project, Role, Unit
+from annotator.presets import PRESETS
 from annotator.units import ShownFrame
 from annotator.wording import preset_label
 
 
 @dataclass(frozen=True)
 class ProjectRow:
-    """A project in the user's list: what it is, the user's role, and the user's own progress."""
+    """A project in the user's list: what it is, the user's role, the user's own progress and, for its leads,
+    the project's: items submitted on the platform of the items it needs (each dialogue K times; a
+    coherence project's permutation sets: the items assigned) and the annotators' items imported with it."""
 
     slug: str
     name: str
@@ -25,10 +28,14 @@ class ProjectRow:
     dialogue_count: int
     my_assigned: int
     my_submitted: int
+    submitted: int | None = None  # the project's, for leads only
+    needed: int | None = None
+    imported: int | None = None
 
 
 def projects_for_user(*, user) -> list[ProjectRow]:
-    """Projects the user belongs to, with their role and their own progress counts (two queries)."""
+    """Projects the user belongs to, with their role and their own progress counts, and the project's progress
+    where they lead it (three queries)."""
     roles = dict(user.memberships.filter(active=True).values_list("project_id", "role"))
     projects = (
         Project.objects.filter(memberships__user=user, memberships__active=True)
@@ -47,6 +54,8 @@ def projects_for_user(*, user) -> list[ProjectRow]:
         )
         .order_by("slug")
     )
+    led = [pk for pk, role in roles.items() if role == Role.LEAD]
+    progress = _project_progress(led) if led else {}
     return [
         ProjectRow(
             slug=p.slug,
@@ -58,9 +67,33 @@ def projects_for_user(*, user) -> list[ProjectRow]:
             dialogue_count=p.dialogue_count,
             my_assigned=p.my_assigned,
             my_submitted=p.my_submitted,
+            **_lead_figures(p, progress.get(p.pk)) if roles.get(p.pk) == Role.LEAD else {},
         )
         for p in projects
     ]
+
+
+def _project_progress(project_ids: list[int]) -> dict[int, dict]:
+    """Per project: items assigned and submitted on the platform, and items imported (one query)."""
+    rows = (
+        Assignment.objects.filter(dialogue__project_id__in=project_ids)
+        .values("dialogue__project_id")
+        .annotate(
+            assigned=Count("pk", filter=Q(imported=False)),
+            submitted=Count("pk", filter=Q(imported=False, status=AssignmentStatus.SUBMITTED)),
+            imported=Count("pk", filter=Q(imported=True)),
+        )
+    )
+    return {row.pop("dialogue__project_id"): row for row in rows}
+
+
+def _lead_figures(project: Project, counts: dict | None) -> dict:
+    counts = counts or {"assigned": 0, "submitted": 0, "imported": 0}
+    if PRESETS[project.preset].reordering:
+        needed = counts["assigned"]
+    else:
+        needed = max(counts["assigned"], project.dialogue_count * project.annotators_per_dialogue)
+    return {"submitted": counts["submitted"], "needed": needed, "imported": counts["imported"]}
 
 
 def is_lead(*, user, project: Project) -> bool:

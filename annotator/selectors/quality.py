@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.core.paginator import Page, Paginator
 from django.db.models import Count
 
 from annotator.models import Assignment, AssignmentStatus, Dialogue, ExpectedAnswer, Judgement, Project, QualityItem
+from annotator.selectors.manage import ITEMS_PER_PAGE
 from annotator.selectors.structure import dialogue_shape
 from annotator.units import POST_UNITS, required_units, unit_rule, unit_speaker
 from scoring.reliability import answers_match
@@ -161,3 +163,13 @@ def quality_items_of(*, project: Project) -> list[dict]:
         .order_by("kind", "dialogue__position")
         .values("dialogue_id", "dialogue__external_id", "kind", "explanation", "n_answers", "n_assigned")
     )
+
+
+def unmarked_dialogues_page(*, project: Project, contains: str, page: str | int | None) -> Page:
+    """One page (``ITEMS_PER_PAGE``, as the manage page's items) of the project's dialogues that are not yet a
+    control or training item, whose id contains ``contains`` (any case), in import order (2 queries)."""
+    dialogues = project.dialogues.filter(quality_item__isnull=True)
+    if contains:
+        dialogues = dialogues.filter(external_id__icontains=contains)
+    dialogues = dialogues.order_by("position", "pk").values("pk", "external_id")
+    return Paginator(dialogues, ITEMS_PER_PAGE).get_page(page)

@@ -32,7 +32,7 @@ from django.utils.translation import gettext
 from annotator.importers import InputError
 from annotator.input_errors import input_error_detail
 from annotator.models import Dialogue, ImportBatch, ImportStatus, Project
-from annotator.selectors.imports import ImportBatchContents, import_batch_contents
+from annotator.selectors.imports import ImportBatchContents, import_batch_contents, import_progress_in_process_set
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
 from config import enqueue
 from scoring.app.services.schedule import statistics_request_on_commit
@@ -58,7 +58,7 @@ def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", 
     """Keep an uploaded file as a pending import of ``project`` and queue it for a worker.
 
     The worker is sent the batch's id once this transaction commits; without a broker the import
-    runs in-process right then (``CELERY_TASK_ALWAYS_EAGER``).
+    runs in a thread of this process (``config.enqueue``, ``background``), with the same progress.
     """
     upload_check_size(name=upload_name(uploaded.name), size=uploaded.size)
     content = b"".join(uploaded.chunks())
@@ -74,8 +74,16 @@ def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", 
     return batch
 
 
+# Imports sent to a thread of this process (no broker) and not finished: any other running or pending batch
+# that was there before this process started was left by an earlier one (a restart), see ``_abandoned``.
+_SENT_HERE: set[int] = set()
+_PROCESS_STARTED = timezone.now()
+
+
 def _enqueue(batch_id: int) -> None:
-    if not enqueue.task_send("annotator.tasks.run_import_batch", batch_id, raise_in_process=True):
+    if enqueue.in_background_here():
+        _SENT_HERE.add(batch_id)
+    if not enqueue.task_send("annotator.tasks.run_import_batch", batch_id, raise_in_process=True, background=True):
         ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.PENDING).update(
             status=ImportStatus.FAILED,
             error="The workers cannot be reached right now; nothing was imported. Upload the file again later.",
@@ -110,6 +118,7 @@ class _BatchProgress:
             ImportBatch.objects.filter(pk=self.batch_id).update(**values)
             return
         if connection.vendor != "postgresql":
+            import_progress_in_process_set(self.batch_id, values)  # pages served by this process see it
             return
         if self.side is None:
             self.side = connections.create_connection(DEFAULT_DB_ALIAS)
@@ -122,6 +131,7 @@ class _BatchProgress:
             )
 
     def close(self) -> None:
+        import_progress_in_process_set(self.batch_id, None)
         if self.side is not None:
             self.side.close()
             self.side = None
@@ -131,19 +141,30 @@ def _abandoned() -> Q:
     """Batches whose import no worker is running any more: still *running* longer than the heavy queue's hard
     time limit (a worker past it is killed, and a SIGKILLed worker's import was rolled back with its
     connection), or *pending* although sent longer than ``RUN_REQUEUE_AFTER_SECONDS`` ago (the message was
-    lost with the broker's data)."""
+    lost with the broker's data). Without a broker, also every batch running or pending since before this
+    process started that it did not send itself: the import thread of an earlier process (a restart) is gone."""
     now = timezone.now()
     running_since = now - timedelta(seconds=settings.TASK_TIME_LIMITS["heavy"])
     pending_since = now - timedelta(seconds=settings.RUN_REQUEUE_AFTER_SECONDS)
-    return Q(status=ImportStatus.RUNNING, started_at__lt=running_since) | Q(
+    abandoned = Q(status=ImportStatus.RUNNING, started_at__lt=running_since) | Q(
         status=ImportStatus.PENDING, created_at__lt=pending_since
     )
+    if enqueue.in_background_here():
+        earlier = (Q(status=ImportStatus.RUNNING, started_at__lt=_PROCESS_STARTED)) | Q(
+            status=ImportStatus.PENDING, created_at__lt=_PROCESS_STARTED
+        )
+        abandoned |= earlier & ~Q(pk__in=list(_SENT_HERE))
+    return abandoned
 
 
 def import_batches_requeue() -> int:
     """Send again every abandoned batch (``_abandoned``); beat's sweep, as for runs. How many were sent."""
     ids = list(ImportBatch.objects.filter(_abandoned(), source__isnull=False).values_list("pk", flat=True))
-    return sum(bool(enqueue.task_send("annotator.tasks.run_import_batch", batch_id)) for batch_id in ids)
+    if enqueue.in_background_here():
+        _SENT_HERE.update(ids)
+    return sum(
+        bool(enqueue.task_send("annotator.tasks.run_import_batch", batch_id, background=True)) for batch_id in ids
+    )
 
 
 def import_batch_run(*, batch_id: int) -> ImportBatch | None:
@@ -161,6 +182,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
     )
     batch = ImportBatch.objects.select_related("project").filter(pk=batch_id).first()
     if not claimed or batch is None:
+        _SENT_HERE.discard(batch_id)
         return batch
     progress = _BatchProgress(batch.pk)
     failure: InputError | None = None
@@ -189,6 +211,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
         crash = exc
     finally:
         progress.close()
+        _SENT_HERE.discard(batch_id)
     if failure is not None:
         _batch_fail(batch_id, f"Nothing was imported. {failure}", input_error_detail(failure))
     elif crash is not None:

@@ -28,7 +28,12 @@ from annotator.selectors.manage import (
 from annotator.selectors.pairwise import pairwise_settings as pairwise_settings_of
 from annotator.services.accounts import member_tokens_revoke, membership_add_account
 from annotator.services.assignment import assignments_create_balanced
-from annotator.services.import_batches import ImportBatchError, import_batch_create, import_batch_remove
+from annotator.services.import_batches import (
+    ImportBatchError,
+    import_batch_create,
+    import_batch_remove,
+    import_batches_requeue,
+)
 from annotator.services.judgements import assignment_reopen
 from annotator.services.pairwise_settings import comparison_criterion_add, pairwise_settings_save
 from annotator.services.projects import (
@@ -38,9 +43,12 @@ from annotator.services.projects import (
     project_wording_save,
 )
 from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
+from config.enqueue import in_background_here
 
 
 def _page(request, project, *, upload_error: str | None = None, **forms):
+    if in_background_here():  # no beat without a broker: the page sends on what a restart left unfinished
+        import_batches_requeue()
     filters = ItemFilters.from_query(request.GET)
     overview = manage_overview(project=project)
     batches = import_batches_recent(project=project)
@@ -153,7 +161,8 @@ def guidelines(request, slug: str):
 def upload(request, slug: str):
     """Keep the file as an import job; the page then follows its progress (``import_status``).
 
-    Without a broker the import has already run when the job is created: its outcome is shown at once.
+    Without a broker the import runs in a thread of this process (``config.enqueue``) and the page follows it
+    alike; with ``TASKS_IN_PROCESS_IN_BACKGROUND`` off it has already run and its outcome is shown at once.
     """
     project = lead_project(request, slug)
     form = UploadForm(request.POST, request.FILES)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -13,8 +15,9 @@ from annotator.access import lead_project, own_assignment
 from annotator.importers import InputError
 from annotator.input_errors import input_error_text
 from annotator.models import QualityItemKind, SourceFilter
+from annotator.selectors.manage import dialogue_search
 from annotator.selectors.qualification import qualification_results, training_feedback
-from annotator.selectors.quality import quality_item_questions, quality_items_of
+from annotator.selectors.quality import quality_item_questions, quality_items_of, unmarked_dialogues_page
 from annotator.services.qualification import qualification_admit
 from annotator.services.quality_items import (
     Expected,
@@ -60,7 +63,7 @@ def training_feedback_page(request, assignment_id: int):
 def quality_page(request, slug: str, status: int = 200, error: str = ""):
     project = lead_project(request, slug)
     items = quality_items_of(project=project)
-    marked = {i["dialogue_id"] for i in items}
+    find = dialogue_search(request.GET.get("find", ""))
     return render(
         request,
         "annotator/quality/manage.html",
@@ -70,7 +73,9 @@ def quality_page(request, slug: str, status: int = 200, error: str = ""):
             "sources": SourceFilter.choices,
             "kinds": QualityItemKind.choices,
             "items": items,
-            "dialogues": [d for d in project.dialogues.values("pk", "external_id")[:1000] if d["pk"] not in marked],
+            "find": find,
+            "find_query": urlencode({"find": find}) if find else "",
+            "dialogues": unmarked_dialogues_page(project=project, contains=find, page=request.GET.get("page")),
             "qualification": qualification_results(project=project),
             "error": error,
         },

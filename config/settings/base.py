@@ -84,7 +84,8 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One writer at a time: wait for the lock instead of failing at once.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20}
+    # Write-ahead log: pages keep reading while an import in a thread of the process writes (config.enqueue).
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

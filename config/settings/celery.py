@@ -1,12 +1,14 @@
 """Background work: the broker and result store, the three queues and their routes, beat's schedule, the
 tasks' time limits and the timing of the work they run (``config.celery`` is the Celery app that reads them)."""
 
-from config.env import env_int, env_str
+from config.env import env_bool, env_int, env_str
 
 # With no broker configured, tasks run in-process so one person needs no server.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "")) or None
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or "") or None
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
+# without a broker, imports, run scoring and significance tests run in a thread of the web process (not in the request)
+TASKS_IN_PROCESS_IN_BACKGROUND = env_bool("TASKS_IN_PROCESS_IN_BACKGROUND", True)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -4,6 +4,9 @@ from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False
+# the test client's requests run in-process tasks inside the request, so that a test sees their result at once
+# (a test of the background path turns it on, as do live servers started with other settings)
+TASKS_IN_PROCESS_IN_BACKGROUND = env_bool("TASKS_IN_PROCESS_IN_BACKGROUND", False)  # noqa: F405
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -1,5 +1,6 @@
 // The dashboard's reliability panel: pairwise kappa heat maps and control accuracy over time, drawn from
-// #reliability-data (the same numbers as the tables beside them).
+// #reliability-data (the same numbers as the tables beside them). The heat map numbers its annotators as
+// the key beside it does; pointing at a cell writes its pair and kappa below the map (and in its title).
 (function () {
   "use strict";
   const holder = document.getElementById("reliability-data");
@@ -12,50 +13,58 @@
     return "hsl(" + (v >= 0 ? 215 : 5) + ", 70%, " + Math.round(100 - 45 * Math.abs(v)) + "%)";
   }
 
+  function number(x) {
+    return x === null || x === undefined ? "–" : x.toFixed(2);
+  }
+
   document.querySelectorAll("canvas.kappa-heatmap").forEach(function (canvas) {
     const k = data.kappa[canvas.dataset.criterion];
     if (!k) return;
     const n = k.annotators.length;
-    const margin = 90;
+    const margin = 26;
     const cell = Math.max(8, Math.min(40, Math.floor((canvas.width - margin) / Math.max(n, 1))));
     canvas.height = margin + cell * n + 4;
     const ctx = canvas.getContext("2d");
-    ctx.font = "11px sans-serif";
+    ctx.font = (cell < 14 ? 9 : 11) + "px sans-serif";
     ctx.textBaseline = "middle";
     for (let a = 0; a < n; a++) {
       ctx.fillStyle = "#222";
       ctx.textAlign = "right";
-      ctx.fillText(k.annotators[a].slice(0, 14), margin - 4, margin + cell * a + cell / 2);
-      ctx.save();
-      ctx.translate(margin + cell * a + cell / 2, margin - 4);
-      ctx.rotate(-Math.PI / 3);
-      ctx.textAlign = "left";
-      ctx.fillText(k.annotators[a].slice(0, 14), 0, 0);
-      ctx.restore();
+      ctx.fillText(String(a + 1), margin - 3, margin + cell * a + cell / 2);
+      ctx.textAlign = "center";
+      ctx.fillText(String(a + 1), margin + cell * a + cell / 2, margin / 2);
       for (let b = 0; b < n; b++) {
         const x = k.kappa[a][b];
         ctx.fillStyle = colour(x);
         ctx.fillRect(margin + cell * b, margin + cell * a, cell - 1, cell - 1);
         if (cell >= 28 && x !== null) {
           ctx.fillStyle = Math.abs(x) > 0.6 ? "#fff" : "#222";
-          ctx.textAlign = "center";
           ctx.fillText(x.toFixed(2), margin + cell * b + cell / 2, margin + cell * a + cell / 2);
         }
       }
     }
+    const hover = canvas.parentElement.querySelector(".kappa-hover");
+    const idle = hover ? hover.textContent : "";
+    canvas.addEventListener("mousemove", function (event) {
+      const box = canvas.getBoundingClientRect();
+      const scale = canvas.width / box.width;
+      const b = Math.floor(((event.clientX - box.left) * scale - margin) / cell);
+      const a = Math.floor(((event.clientY - box.top) * scale - margin) / cell);
+      if (a < 0 || b < 0 || a >= n || b >= n) return;
+      const text = (a + 1) + " " + k.annotators[a] + " × " + (b + 1) + " " + k.annotators[b] + ": κ = " + number(k.kappa[a][b]);
+      canvas.title = text;
+      if (hover) hover.textContent = text;
+    });
+    canvas.addEventListener("mouseleave", function () {
+      if (hover) hover.textContent = idle;
+    });
   });
 
   const chart = document.getElementById("control-chart");
   if (chart && window.Chart) {
-    const names = Object.keys(data.annotators).sort();
-    const datasets = names
-      .filter(function (name) { return data.annotators[name].control; })
-      .map(function (name) {
-        return {
-          label: name,
-          data: data.annotators[name].control.series.map(function (p, i) { return { x: i + 1, y: p.cumulative }; }),
-        };
-      });
+    const datasets = Object.keys(data.control).map(function (name) {
+      return { label: name, data: data.control[name].map(function (y, i) { return { x: i + 1, y: y }; }) };
+    });
     if (datasets.length) {
       new window.Chart(chart, {
         type: "line",

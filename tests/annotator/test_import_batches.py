@@ -239,7 +239,7 @@ def test_an_import_a_killed_worker_left_running_is_taken_over(make_project, tmp_
     ImportBatch.objects.filter(pk=batch.pk).update(started_at=timezone.now() - timedelta(seconds=limit + 1))
     with mock.patch("config.enqueue.task_send", return_value=True) as send:
         assert import_batches_requeue() == 1
-    send.assert_called_once_with("annotator.tasks.run_import_batch", batch.pk)
+    send.assert_called_once_with("annotator.tasks.run_import_batch", batch.pk, background=True)
     assert import_batch_run(batch_id=batch.pk).status == "done" and project.dialogues.count() == 2
     with mock.patch("config.enqueue.task_send", return_value=True) as send:
         assert import_batches_requeue() == 0  # done: nothing left to send

@@ -108,11 +108,6 @@ def _scale_order(criterion: Criterion | None, counts: dict) -> list[str]:
     return [v for v in scale if v in counts] + [v for v in counts if v not in scale]
 
 
-def annotators_sorted(payload: dict) -> list[tuple[str, dict]]:
-    """The payload's per-annotator figures in natural order of names (ann2 before ann10)."""
-    return sorted(payload.get("annotators", {}).items(), key=lambda item: natural_key(item[0]))
-
-
 def dialogue_judgements_side_by_side(*, dialogue: Dialogue) -> dict:
     """Every submitted judgement of one dialogue: rows are units, columns annotators (lead-only view)."""
     rows = Judgement.objects.filter(

@@ -13,12 +13,13 @@ from annotator.models import Dialogue
 from annotator.selectors.manage import natural_key
 from annotator.selectors.progress import project_progress
 from scoring.app.selectors.dashboard import (
-    annotators_sorted,
     dialogue_judgements_side_by_side,
     disputed_rows,
     freshness,
     value_labels,
 )
+from scoring.app.selectors.dashboard_annotators import AnnotatorListing, annotators_page
+from scoring.app.selectors.kappa_maps import kappa_maps, reliability_chart_data
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_recompute
 
@@ -55,7 +56,14 @@ def dashboard(request, slug: str):
             "agreement_rows": agreement_rows,
             "value_counts": value_counts,
             "labels": labels,
-            "annotator_rows": annotators_sorted(payload),
+            "annotators": annotators_page(
+                payload=payload,
+                slug=project.slug,
+                listing=AnnotatorListing.from_query(request.GET),
+                page=request.GET.get("page"),
+            ),
+            "kappa_maps": kappa_maps(reliability=payload.get("reliability"), slug=project.slug),
+            "reliability_chart": reliability_chart_data(reliability=payload.get("reliability"), slug=project.slug),
             "disputed": disputed_rows(payload, criteria),
             "uch": uch if uch.get("auch_mean") is not None else None,
             "progress": progress,
