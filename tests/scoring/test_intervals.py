@@ -245,7 +245,7 @@ def test_bootstrap_intervals_cover_the_population_value_within_three_points_of_9
     true = {"alpha": 0.5, "fleiss": 0.5, "cohen": 0.5}
     p_o = 0.5 + 0.5 * (SHARES**2).sum()
     true["randolph"] = (p_o - 0.25) / 0.75
-    covered = {k: 0 for k in ("nominal", "ordinal", "interval", "fleiss", "randolph", "cohen", "cohen_linear")}
+    covered = dict.fromkeys(("nominal", "ordinal", "interval", "fleiss", "randolph", "cohen", "cohen_linear"), 0)
     for s in range(SIMULATIONS):
         labels = simulated_labels(rng, units=150, raters=4, reliability=reliability)
         result = agreement_intervals(as_counts(labels), seed=s, levels=LEVELS)
