@@ -8,8 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 
 from annotator.access import lead_project
-from scoring.app.selectors.agreement_data import agreement_csv_rows
 from scoring.app.models import ProjectStatistics
+from scoring.app.selectors.agreement_data import agreement_csv_rows
 
 
 @login_required
