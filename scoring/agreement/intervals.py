@@ -138,8 +138,27 @@ def _resample_patterns(patterns, multiplicity, *, seed, resamples, jackknife_bel
         weights = multiplicity[None, :] - np.eye(len(multiplicity), dtype=np.int64)
         return UnitResamples(patterns, multiplicity, weights, JACKKNIFE)
     rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n, multiplicity / n, size=resamples)
-    return UnitResamples(patterns, multiplicity, weights, BOOTSTRAP)
+    return UnitResamples(patterns, multiplicity, _bootstrap_weights(rng, multiplicity, resamples), BOOTSTRAP)
+
+
+def _bootstrap_weights(rng: np.random.Generator, multiplicity: np.ndarray, resamples: int) -> np.ndarray:
+    """``resamples`` x patterns: how many units of each pattern a draw of n units with replacement holds.
+
+    Many patterns for few units (19 annotators' ratings: nearly every unit its own pattern): draw the units
+    themselves (n integers per resample, in blocks) and count them per pattern; few patterns for many units
+    (a pair's confusion cells): one multinomial draw per resample (a binomial per pattern). The same
+    distribution either way; the cheaper is chosen (a binomial costs about 30 integer draws)."""
+    n, g = int(multiplicity.sum()), len(multiplicity)
+    if n > 30 * g:
+        return rng.multinomial(n, multiplicity / n, size=resamples)
+    pattern_of_unit = np.repeat(np.arange(g), multiplicity)
+    weights = np.empty((resamples, g), dtype=np.int64)
+    block = max(1, 2_000_000 // n)
+    for start in range(0, resamples, block):
+        rows = min(block, resamples - start)
+        drawn = pattern_of_unit[rng.integers(0, n, size=(rows, n))] + g * np.arange(rows)[:, None]
+        weights[start : start + rows] = np.bincount(drawn.ravel(), minlength=rows * g).reshape(rows, g)
+    return weights
 
 
 def interval_from_replicates(
@@ -194,7 +213,7 @@ def alpha_replicates(resamples: UnitResamples, level: str, values=None) -> np.nd
     v = resamples.patterns.shape[1]
     values = np.arange(v, dtype=float) if values is None else np.asarray(values, dtype=float)
     o = coincidences(resamples.patterns).reshape(len(resamples.patterns), v * v)
-    stack = (resamples.weights @ o).reshape(-1, v, v)
+    stack = (resamples.weights.astype(float) @ o).reshape(-1, v, v)
     return _alpha_from_coincidences(stack, level, values)
 
 
@@ -352,7 +371,9 @@ class KappaMatrixIntervals:
 
 def _cohen_replicates(resamples: UnitResamples, n_values: int, w: np.ndarray) -> np.ndarray:
     """Cohen's kappa of every resample of a pair's confusion matrix (patterns are one-hot cells)."""
-    cells = (resamples.weights @ resamples.patterns).reshape(-1, n_values, n_values).astype(float)
+    cells = np.zeros((len(resamples.weights), n_values * n_values))
+    cells[:, resamples.patterns.argmax(axis=1)] = resamples.weights  # one-hot patterns: a weight per cell
+    cells = cells.reshape(-1, n_values, n_values)
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = cells / cells.sum(axis=(1, 2))[:, None, None]
         expected = observed.sum(axis=2)[:, :, None] * observed.sum(axis=1)[:, None, :]

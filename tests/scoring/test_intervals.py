@@ -88,12 +88,15 @@ def test_alpha_bootstrap_equals_the_krippendorff_package_on_the_same_resamples(l
 
 def test_each_resample_is_a_draw_of_units_with_replacement():
     counts = varying_counts(np.random.default_rng(2), units=80)
-    resamples = unit_resamples(counts, seed=5, resamples=300)
+    resamples = unit_resamples(counts, seed=5, resamples=2000)
     assert (resamples.weights.sum(axis=1) == 80).all()
     # every resample holds only units that exist, and on average each pattern as often as in the data
     rows = {tuple(row) for row in counts.tolist()}
     assert all(tuple(row) in rows for row in resamples.counts(0).tolist())
-    np.testing.assert_allclose(resamples.weights.mean(axis=0), resamples.multiplicity, rtol=0.15)
+    f = resamples.multiplicity
+    se = np.sqrt(f * (1 - f / 80) / 2000)  # a pattern's count in a resample is Binomial(80, f / 80)
+    assert (np.abs(resamples.weights.mean(axis=0) - f) <= 4 * se).all()
+    assert resamples.weights.var(axis=0, ddof=1) == pytest.approx(f * (1 - f / 80), rel=0.2)
 
 
 def test_fleiss_and_randolph_bootstrap_equal_statsmodels_on_the_same_resamples():
