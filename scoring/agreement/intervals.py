@@ -434,18 +434,28 @@ def cohen_kappa_matrix_intervals(
     eye = np.eye(n_cells, dtype=np.int64)
     pair_resamples = {}
     bootstrap = np.nonzero(n >= jackknife_below)[0]
-    drawn = np.zeros((resamples, len(bootstrap), n_cells), dtype=np.int64)
-    many = bootstrap[n[bootstrap] > 30 * (frequency[bootstrap] > 0).sum(axis=1)]  # a multinomial draw each
+    used = np.nonzero(frequency[bootstrap].any(axis=0))[0]  # the cells some pair filled (e.g. not customer x helpdesk)
+    counts = frequency[:, used]
+    drawn = np.zeros((resamples, len(bootstrap), len(used)), dtype=np.int64)
+    many = bootstrap[n[bootstrap] > 30 * (counts[bootstrap] > 0).sum(axis=1)]  # a multinomial draw each
     if len(many):
         at = np.searchsorted(bootstrap, many)
-        drawn[:, at] = rng.multinomial(n[many], frequency[many] / n[many][:, None], size=(resamples, len(many)))
+        drawn[:, at] = rng.multinomial(n[many], counts[many] / n[many][:, None], size=(resamples, len(many)))
     for i in np.setdiff1d(bootstrap, many):  # few units: draw them
-        present = np.nonzero(frequency[i])[0]
-        drawn[:, np.searchsorted(bootstrap, i), present] = _bootstrap_weights(rng, frequency[i, present], resamples)
-    replicates = _kappa_of_cells(drawn.reshape(resamples, len(bootstrap), n_values, n_values), w)
+        present = np.nonzero(counts[i])[0]
+        drawn[:, np.searchsorted(bootstrap, i), present] = _bootstrap_weights(rng, counts[i, present], resamples)
+    # each resample's kappa from its cells: row and column sums through the cells' row and column indicators
+    rows_of, columns_of = np.eye(n_values)[used // n_values], np.eye(n_values)[used % n_values]
+    as_float = drawn.astype(float)
+    rows, columns = as_float @ rows_of, as_float @ columns_of
+    total = as_float.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chance = ((rows @ w) * columns).sum(axis=-1)
+        replicates = 1 - total * (as_float @ w.reshape(-1)[used]) / chance
+    replicates = np.where(chance > 1e-12 * np.maximum(total, 1) ** 2, replicates, np.nan)
     for j, i in enumerate(bootstrap):
-        present = np.nonzero(frequency[i])[0]
-        r = UnitResamples(eye[present], frequency[i, present], drawn[:, j, present], BOOTSTRAP)
+        present = np.nonzero(counts[i])[0]
+        r = UnitResamples(eye[used[present]], counts[i, present], drawn[:, j, present], BOOTSTRAP)
         pair_resamples[(int(first[i]), int(second[i]))] = r
         interval = interval_from_replicates(kappa[first[i], second[i]], replicates[:, j], r, confidence=confidence)
         low[first[i], second[i]], high[first[i], second[i]] = interval.low, interval.high
