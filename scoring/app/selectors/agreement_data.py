@@ -35,9 +35,10 @@ def agreement_blocks(payload: dict, criteria: list[Criterion]) -> list[dict]:
         for speaker, merge, figures in parts:
             if "categories" not in figures:  # stored before the intervals were computed
                 continue
-            shown = [labels.get(c.key, {}).get(v, v) for v in figures["categories"]]
-            if merge is not None:
-                shown = figures["categories"]
+            names = labels.get(c.key, {})
+            shown = [names.get(v, v) for v in figures["categories"]]
+            if merge is not None:  # a merge's categories are its groups of values, joined by "+"
+                shown = ["+".join(names.get(v, v) for v in group.split("+")) for group in figures["categories"]]
             out.append(
                 {
                     "key": block_key(c.key, speaker=speaker, merge=merge),
