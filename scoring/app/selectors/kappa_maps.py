@@ -18,10 +18,11 @@ def kappa_maps(*, reliability: dict | None, slug: str) -> list[dict]:
         names = [display_name(n, slug) for n in k["annotators"]]
         rows = [
             {
+                "index": a,
                 "number": a + 1,
                 "name": names[a],
                 "cells": [
-                    {"value": x, "pair": f"{a + 1} {names[a]} × {b + 1} {names[b]}", "self": a == b}
+                    {"index": b, "value": x, "pair": f"{a + 1} {names[a]} × {b + 1} {names[b]}", "self": a == b}
                     for b, x in enumerate(row)
                 ],
             }
@@ -35,6 +36,7 @@ def kappa_maps(*, reliability: dict | None, slug: str) -> list[dict]:
                 "of": k.get("of", len(names)),
                 "names": list(enumerate(names, start=1)),
                 "rows": rows,
+                "matrices": k,  # the payload's matrices, for each cell's interval (agreement_data.pair_interval)
             }
         )
     return maps
