@@ -32,6 +32,18 @@ def normalised_entropy(distributions: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1) / np.log(p.shape[-1]) if p.shape[-1] > 1 else np.zeros(len(p))
 
 
+def unit_agreement(counts: np.ndarray) -> np.ndarray:
+    """The share of a unit's pairs of labels that agree, sum_c n_c (n_c - 1) / (m (m - 1)): Fleiss' P_i.
+
+    >>> unit_agreement(np.array([3, 1, 0])).round(4).tolist(), unit_agreement(np.array([[2, 0], [1, 1]])).tolist()
+    (0.5, [1.0, 0.0])
+    """
+    n = np.asarray(counts, dtype=float)
+    m = n.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(m >= 2, (n * (n - 1)).sum(axis=-1) / (m * (m - 1)), np.nan)
+
+
 def annotator_figures(project: Project, judgements: dict[str, CriterionJudgements]) -> dict[str, dict]:
     """Per annotator: judgements, mean rating and z-score bias per ordered criterion, agreement with the
     majority, median seconds per submitted item."""
@@ -84,7 +96,7 @@ def annotator_figures(project: Project, judgements: dict[str, CriterionJudgement
 
 def distributions_and_disputes(project: Project, judgements: dict[str, CriterionJudgements]) -> dict:
     """Value counts per criterion, the mean gold distribution and entropy histogram, and the most disputed units
-    (those whose annotators disagree: entropy above zero)."""
+    (those whose annotators disagree: entropy above zero) with their labels, entropy and pairwise agreement."""
     external = dict(project.dialogues.values_list("pk", "external_id"))
     values, gold, disputed = {}, {}, []
     for key, data in judgements.items():
@@ -113,6 +125,8 @@ def distributions_and_disputes(project: Project, judgements: dict[str, Criterion
                     "dialogue": external[int(data.unit_dialogue[u])],
                     "unit": int(data.unit_index[u]),
                     "entropy": float(entropy[i]),
+                    "agreement": float(unit_agreement(counts[u])),
+                    "n_labels": int(counts[u].sum()),
                     "counts": dict(zip(data.values, counts[u].tolist())),
                 }
             )

@@ -48,8 +48,32 @@ class KrippendorffAlphas(TypedDict):
     interval: NotRequired[float | None]
 
 
+class Interval(TypedDict):
+    """A coefficient's confidence interval: bootstrap over units, or jackknife below ``jackknife_below`` units."""
+
+    ci: list[float | None]  # [low, high]
+    ci_method: str  # "bootstrap" or "jackknife"
+    resamples: int  # bootstrap draws, or the units left out one at a time
+
+
+class KrippendorffAlphaIntervals(TypedDict):
+    nominal: Interval
+    ordinal: NotRequired[Interval]
+    interval: NotRequired[Interval]
+
+
+class AgreementIntervals(TypedDict):
+    confidence: float
+    jackknife_below: int
+    fleiss_kappa: Interval
+    randolph_kappa: Interval
+    krippendorff_alpha: KrippendorffAlphaIntervals
+
+
 class AgreementSummary(TypedDict):
-    """Agreement over the units with at least two judgements."""
+    """Agreement over the units with at least two judgements, each coefficient's interval, and the data behind
+    them: the categories in column order, the labels in each (the kappas' marginals), alpha's coincidence
+    matrix, and how many values could be paired (``agreement_evidence``)."""
 
     n_units: int
     n_annotators: int
@@ -59,6 +83,11 @@ class AgreementSummary(TypedDict):
     krippendorff_alpha: KrippendorffAlphas
     agree_2plus: float | None
     agree_all: float | None
+    intervals: AgreementIntervals
+    categories: list[str]
+    category_counts: list[int]
+    coincidences: list[list[float]]
+    pairable_values: int
 
 
 class MeanAndStd(TypedDict):
@@ -96,6 +125,8 @@ class DisputedUnit(TypedDict):
     dialogue: str
     unit: int
     entropy: float
+    agreement: float  # the share of the unit's pairs of labels that agree
+    n_labels: int
     counts: dict[str, int]
 
 
@@ -171,13 +202,22 @@ class AnnotatorReliability(TypedDict):
 
 
 class KappaHeatMap(TypedDict):
-    """Pairwise Cohen's kappa of (at most 30 of) the ``of`` annotators, with the units each pair shared."""
+    """Pairwise Cohen's kappa of (at most 30 of) the ``of`` annotators, with the units each pair shared, each
+    kappa's interval over those units, and each annotator's labels per category (in ``categories`` order)."""
 
     annotators: list[str]
     weights: str
     kappa: list[list[float | None]]
     shared: list[list[int]]
     of: int
+    categories: list[str]
+    ci_low: list[list[float | None]]
+    ci_high: list[list[float | None]]
+    ci_method: list[list[str | None]]
+    confidence: float
+    jackknife_below: int
+    resamples: int
+    category_counts: list[list[int]]
 
 
 class ModelInfo(TypedDict):

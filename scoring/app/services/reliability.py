@@ -1,7 +1,8 @@
 """The statistics payload's reliability part: how careful each annotator is, and why one is flagged.
 
 Per annotator (by username): leave-one-out Krippendorff's alpha per criterion, pairwise Cohen's kappa
-(a matrix per criterion, drawn as a heat map), control accuracy over time, median seconds per item,
+(a matrix per criterion, drawn as a heat map, each kappa with its interval over the pair's shared units),
+control accuracy over time, median seconds per item,
 straight-lining, too-fast items, agreement with adjudicated labels, and the reliability the latent-truth
 models (Dawid-Skene, GLAD, MACE via crowd-kit) estimate. Flags name the figure that raised them.
 Everything but control accuracy reads the judgements that count (``annotator.selectors.population``).
@@ -19,7 +20,8 @@ from annotator.selectors.judgement_arrays import CriterionJudgements
 from annotator.selectors.population import population_of
 from annotator.selectors.quality import checked_answers
 from scoring.aggregation import RELIABILITY
-from scoring.agreement import cohen_kappa_matrix, krippendorff_alpha_leave_one_out
+from scoring.agreement import krippendorff_alpha_leave_one_out
+from scoring.app.services.agreement_evidence import kappa_matrix_evidence
 from scoring.app.services.model_reliability import MIN_MODEL_JUDGEMENTS, MODEL_LIMITS
 from scoring.reliability import straight_lining
 
@@ -54,16 +56,16 @@ def _kappa(data: CriterionJudgements, names: dict[int, str]) -> dict | None:
     remap[keep] = np.arange(len(keep))
     use = remap[data.annotator] >= 0
     weights = None if data.criterion.level == "nominal" else "linear"
-    m = cohen_kappa_matrix(
-        data.unit[use], remap[data.annotator[use]], data.value[use],
+    figures = kappa_matrix_evidence(
+        data.unit[use], remap[data.annotator[use]], data.value[use], key=data.criterion.key,
         n_annotators=len(keep), n_values=len(data.values), weights=weights,
     )  # fmt: skip
     return {
         "annotators": [names.get(int(data.annotators[a]), str(data.annotators[a])) for a in keep],
         "weights": weights or "none",
-        "kappa": [[None if np.isnan(x) else round(float(x), 4) for x in row] for row in m.kappa],
-        "shared": m.shared.tolist(),
         "of": n_annotators,
+        "categories": list(data.values),
+        **figures,
     }
 
 

@@ -25,6 +25,7 @@ from scoring.agreement import (
 )
 from scoring.app.models import ProjectStatistics
 from scoring.app.selectors.fingerprint import judgements_fingerprint
+from scoring.app.services.agreement_evidence import agreement_evidence, block_key
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.model_reliability import model_reliability_request, model_reliability_stored
@@ -45,8 +46,12 @@ def numeric_values(values: list[str]) -> np.ndarray:
         return np.arange(len(values), dtype=float)
 
 
-def agreement_summary(counts: np.ndarray, level: str, values: np.ndarray, *, n_categories: int | None = None) -> dict:
-    """Agreement of one criterion (or one speaker's units, or one label merge) from its counts."""
+def agreement_summary(
+    counts: np.ndarray, level: str, values: np.ndarray, *, key: str, categories: list[str],
+    n_categories: int | None = None,
+) -> dict:  # fmt: skip
+    """Agreement of one criterion (or one speaker's units, or one label merge) from its counts, each coefficient
+    with its interval and the data behind it (``agreement_evidence``; ``key`` seeds the resamples)."""
     pairable = counts[counts.sum(axis=1) >= 2]
     shares = agreement_shares(pairable)
     alpha = {"nominal": krippendorff_alpha_from_counts(pairable, "nominal")}
@@ -60,6 +65,9 @@ def agreement_summary(counts: np.ndarray, level: str, values: np.ndarray, *, n_c
         "krippendorff_alpha": alpha,
         "agree_2plus": shares.agree_2plus,
         "agree_all": shares.agree_all,
+        **agreement_evidence(
+            pairable, key=key, levels=tuple(alpha), values=values, categories=categories, n_categories=n_categories
+        ),
     }
 
 
@@ -68,7 +76,7 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
     criterion = data.criterion
     counts = data.counts()
     values = numeric_values(data.values)
-    entry = agreement_summary(counts, criterion.level, values)
+    entry = agreement_summary(counts, criterion.level, values, key=criterion.key, categories=list(data.values))
     entry["n_annotators"] = len(data.annotators)
     # what the figures are computed from: every label counted, and those published as counts without annotators
     # (NLPCC): "0 annotators" beside a kappa of 4,000 counts would contradict it
@@ -82,7 +90,10 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
         for speaker in criterion.speakers:
             columns = data.scale(speaker)
             rows = data.unit_speaker == speaker
-            sub = agreement_summary(counts[rows][:, columns], criterion.level, values[columns])
+            sub = agreement_summary(
+                counts[rows][:, columns], criterion.level, values[columns],
+                key=block_key(criterion.key, speaker=speaker), categories=[data.values[c] for c in columns],
+            )  # fmt: skip
             sub["n_annotators"] = len(np.unique(data.annotator[rows[data.unit]])) if len(data.unit) else 0
             sub["n_imported_counts"] = int(data.unit_counts[rows].sum())
             entry["by_speaker"][speaker] = sub
@@ -90,7 +101,10 @@ def criterion_statistics(data: CriterionJudgements, merges: dict[str, list[list[
         entry["merges"] = {}
         for name, groups in merges.items():
             merged = merge_counts(counts, group_indices(data.values, groups))
-            sub = agreement_summary(merged, "nominal", np.arange(len(groups), dtype=float))
+            sub = agreement_summary(
+                merged, "nominal", np.arange(len(groups), dtype=float),
+                key=block_key(criterion.key, merge=name), categories=["+".join(g) for g in groups],
+            )  # fmt: skip
             sub["n_annotators"] = entry["n_annotators"]
             sub["n_imported_counts"] = entry["n_imported_counts"]
             entry["merges"][name] = sub
