@@ -12,6 +12,34 @@
     return "hsl(" + (v >= 0 ? 215 : 5) + ", 70%, " + Math.round(100 - 45 * Math.abs(v)) + "%)";
   }
 
+  function escapeXml(text) {
+    return String(text).replace(/[<>&"']/g, function (c) {
+      return { "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  // The heat map as SVG, laid out as the canvas draws it (the chart downloads' SVG, static/js/chart_downloads.js).
+  function heatmapSvg(k, width, height, margin, cell) {
+    const n = k.annotators.length;
+    const out = ['<rect width="' + width + '" height="' + height + '" fill="#fff"/>'];
+    for (let a = 0; a < n; a++) {
+      const name = escapeXml(k.annotators[a].slice(0, 14));
+      out.push('<text x="' + (margin - 4) + '" y="' + (margin + cell * a + cell / 2) + '" text-anchor="end" dominant-baseline="middle">' + name + "</text>");
+      out.push('<text transform="translate(' + (margin + cell * a + cell / 2) + " " + (margin - 4) + ') rotate(-60)" dominant-baseline="middle">' + name + "</text>");
+      for (let b = 0; b < n; b++) {
+        const x = k.kappa[a][b];
+        out.push('<rect x="' + (margin + cell * b) + '" y="' + (margin + cell * a) + '" width="' + (cell - 1) + '" height="' + (cell - 1) + '" fill="' + colour(x) + '"><title>' +
+          escapeXml(k.annotators[a] + " / " + k.annotators[b] + ": " + (x === null ? "–" : x.toFixed(2))) + "</title></rect>");
+        if (cell >= 28 && x !== null) {
+          out.push('<text x="' + (margin + cell * b + cell / 2) + '" y="' + (margin + cell * a + cell / 2) + '" text-anchor="middle" dominant-baseline="middle" fill="' +
+            (Math.abs(x) > 0.6 ? "#fff" : "#222") + '">' + x.toFixed(2) + "</text>");
+        }
+      }
+    }
+    return '<svg xmlns="http://www.w3.org/2000/svg" width="' + width + '" height="' + height + '" viewBox="0 0 ' + width + " " + height +
+      '" font-family="sans-serif" font-size="11" fill="#222">' + out.join("") + "</svg>";
+  }
+
   document.querySelectorAll("canvas.kappa-heatmap").forEach(function (canvas) {
     const k = data.kappa[canvas.dataset.criterion];
     if (!k) return;
@@ -43,6 +71,8 @@
         }
       }
     }
+ 
+    canvas.chartSvg = function () { return heatmapSvg(k, canvas.width, canvas.height, margin, cell); };
   });
 
   const chart = document.getElementById("control-chart");

@@ -4,6 +4,7 @@ statistics' with its interval or "interval not computed", LaTeX escaping, an ine
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -14,7 +15,7 @@ from annotator.models import Judgement
 from annotator.services.adjudication import adjudication_record
 from annotator.services.exclusions import annotator_exclude
 from annotator.services.studies import study_create
-from scoring.app.models import ProjectStatistics
+from scoring.app.models import ProjectStatistics, StatisticsJob
 from scoring.app.services.report.content import project_report
 from scoring.app.services.report.methods import figure_text
 from scoring.app.services.report.numbers import number
@@ -73,12 +74,29 @@ def test_report_has_every_section_with_the_payloads_numbers(dbdc_study):
     rows = {(r.kind, r.part): r for r in report.agreement}
     main = rows[("criterion", "")]
     assert main.fleiss.value == breakdown["fleiss_kappa"] and main.randolph.value == breakdown["randolph_kappa"]
-    assert main.alpha.value == breakdown["krippendorff_alpha"]["nominal"] and main.n_units == breakdown["n_units"]
+    assert main.alpha_level == "ordinal" and main.n_units == breakdown["n_units"]
+    assert main.alpha.value == breakdown["krippendorff_alpha"]["ordinal"]
+    assert main.alpha_other["nominal"].value == breakdown["krippendorff_alpha"]["nominal"]
+    # each interval as the payload gives it
+    intervals = breakdown["intervals"]
+    assert list(main.fleiss.ci) == intervals["fleiss_kappa"]["ci"]
+    assert main.fleiss.ci_method == intervals["fleiss_kappa"]["ci_method"]
+    assert list(main.alpha.ci) == intervals["krippendorff_alpha"]["ordinal"]["ci"]
     assert {p for k, p in rows if k == "merge"} == set(breakdown["merges"]) == {"NB+PB,B", "NB,PB+B"}
     for name, sub in breakdown["merges"].items():
         assert rows[("merge", name)].fleiss.value == sub["fleiss_kappa"]
     assert report.work == payload["work"] and payload["work"]["items"] == project.dialogues.count()
-    assert payload["work"]["annotators_per_item"]["median"] == 3  # four asked, one excluded
+    # annotators per item, counted here from the judgements of those not excluded
+    counted = Judgement.objects.filter(assignment__dialogue__project=project, assignment__status="submitted").exclude(
+        assignment__annotator=dbdc_study.annotators[3]
+    )
+    per_item = sorted(
+        len({a for d, a in counted.values_list("assignment__dialogue", "assignment__annotator") if d == dialogue})
+        for dialogue in set(counted.values_list("assignment__dialogue", flat=True))
+    )
+    assert payload["work"]["annotators_per_item"]["min"] == per_item[0]
+    assert payload["work"]["annotators_per_item"]["max"] == per_item[-1]
+    assert payload["work"]["annotators_per_item"]["n"] == len(per_item)
     assert report.exclusions[0].reason == "clicked at random"
     assert report.adjudications == 1 and report.adjudications_listed[0].note == "clearly a breakdown"
     assert [s.name for s in report.studies] == ["Prolific pilot"] and report.studies[0].time_limit_minutes == 45
@@ -117,10 +135,11 @@ def test_figures_without_intervals_say_so_and_intervals_are_printed_when_present
 
 def test_stale_and_missing_statistics_are_said_first(dbdc_study, make_project):
     project = dbdc_study.project
-    ProjectStatistics.objects.filter(project=project).update(checked_at=None, computed_at="2000-01-01T00:00:00Z")
-    from scoring.app.services.schedule import statistics_request
-
-    statistics_request(project_id=project.pk)  # a request after the statistics: they are stale now
+    stored = ProjectStatistics.objects.get(project=project)
+    # a recomputation asked for after the statistics were last checked: they are stale
+    StatisticsJob.objects.update_or_create(
+        project=project, defaults={"requested_at": stored.checked_at + timedelta(seconds=1)}
+    )
     report = project_report(project=project)
     assert report.statistics.status == "stale"
     text = report_render(report, "md")
