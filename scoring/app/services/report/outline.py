@@ -52,6 +52,12 @@ def _count(x) -> str:
     return number(x, 0 if x % 1 == 0 else 1)
 
 
+def _value_label(value: str, label: str) -> str:
+    """A scale value as annotators saw it: its label, the stored value first where the label does not start
+    with it (``O = NB: not a breakdown``, but ``-2: very poor``)."""
+    return label if label == value or label.startswith(f"{value}:") else f"{value} = {label}"
+
+
 def _spread(spread: dict | None, *, counts: bool = False) -> str:
     if not spread:
         return gettext("not in these statistics")
@@ -97,7 +103,7 @@ def _evaluated(report: Report) -> list[Block]:
     if report.dialogue_languages:
         items.append(
             gettext("Languages of the dialogues: %(list)s")
-            % {"list": ", ".join(f"{lang or '?'} ({n})" for lang, n in report.dialogue_languages)}
+            % {"list": ", ".join(f"{lang or gettext('not given')} ({n})" for lang, n in report.dialogue_languages)}
         )
     if report.systems:
         items.append(
@@ -136,7 +142,7 @@ def _criteria(report: Report) -> list[Block]:
                 rows.append([w.language_name, gettext("as in English"), "", ""])
             else:
                 rows.append(
-                    [w.language_name, w.label, w.question, "; ".join(f"{v} = {label}" for v, label in w.values)]
+                    [w.language_name, w.label, w.question, "; ".join(_value_label(v, lab) for v, lab in w.values)]
                 )
         blocks.append(
             Table([gettext("Language"), gettext("Label"), gettext("Question"), gettext("Values shown")], rows)
