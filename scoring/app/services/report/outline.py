@@ -160,7 +160,7 @@ def _annotators(report: Report) -> list[Block]:
         gettext("Time per item in seconds: %(spread)s") % {"spread": _spread(work.get("seconds_per_item"))},
         gettext("Project members: annotators %(annotators)s, adjudicators %(adjudicators)s, leads %(leads)s")
         % {"annotators": report.own_annotators, "adjudicators": m.get("adjudicator", 0), "leads": m.get("lead", 0)},
-        gettext("Imported with the source collection's judgements: %(n)s annotators")
+        gettext("Annotators imported with the source collection's judgements: %(n)s")
         % {"n": report.imported_annotators},
         gettext("Crowd study participants: %(n)s") % {"n": report.study_participants},
     ]
@@ -256,7 +256,7 @@ def _adjudications(report: Report) -> list[Block]:
     blocks.append(
         Items(
             [
-                gettext("%(criterion)s: %(n)s units") % {"criterion": k, "n": n}
+                gettext("%(criterion)s: adjudicated units %(n)s") % {"criterion": k, "n": n}
                 for k, n in report.adjudications_by_criterion
             ]
         )
