@@ -138,8 +138,27 @@ def _resample_patterns(patterns, multiplicity, *, seed, resamples, jackknife_bel
         weights = multiplicity[None, :] - np.eye(len(multiplicity), dtype=np.int64)
         return UnitResamples(patterns, multiplicity, weights, JACKKNIFE)
     rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n, multiplicity / n, size=resamples)
-    return UnitResamples(patterns, multiplicity, weights, BOOTSTRAP)
+    return UnitResamples(patterns, multiplicity, _bootstrap_weights(rng, multiplicity, resamples), BOOTSTRAP)
+
+
+def _bootstrap_weights(rng: np.random.Generator, multiplicity: np.ndarray, resamples: int) -> np.ndarray:
+    """``resamples`` x patterns: how many units of each pattern a draw of n units with replacement holds.
+
+    Many patterns for few units (19 annotators' ratings: nearly every unit its own pattern): draw the units
+    themselves (n integers per resample, in blocks) and count them per pattern; few patterns for many units
+    (a pair's confusion cells): one multinomial draw per resample (a binomial per pattern). The same
+    distribution either way; the cheaper is chosen (a binomial costs about 30 integer draws)."""
+    n, g = int(multiplicity.sum()), len(multiplicity)
+    if n > 30 * g:
+        return rng.multinomial(n, multiplicity / n, size=resamples)
+    pattern_of_unit = np.repeat(np.arange(g), multiplicity)
+    weights = np.empty((resamples, g), dtype=np.int64)
+    block = max(1, 2_000_000 // n)
+    for start in range(0, resamples, block):
+        rows = min(block, resamples - start)
+        drawn = pattern_of_unit[rng.integers(0, n, size=(rows, n))] + g * np.arange(rows)[:, None]
+        weights[start : start + rows] = np.bincount(drawn.ravel(), minlength=rows * g).reshape(rows, g)
+    return weights
 
 
 def interval_from_replicates(
@@ -194,7 +213,7 @@ def alpha_replicates(resamples: UnitResamples, level: str, values=None) -> np.nd
     v = resamples.patterns.shape[1]
     values = np.arange(v, dtype=float) if values is None else np.asarray(values, dtype=float)
     o = coincidences(resamples.patterns).reshape(len(resamples.patterns), v * v)
-    stack = (resamples.weights @ o).reshape(-1, v, v)
+    stack = (resamples.weights.astype(float) @ o).reshape(-1, v, v)
     return _alpha_from_coincidences(stack, level, values)
 
 
@@ -350,15 +369,27 @@ class KappaMatrixIntervals:
     pair_resamples: dict
 
 
+def _kappa_of_cells(cells: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of each confusion matrix (counts) in a stack (..., V, V); NaN where chance is 0.
+
+    1 - N sum_ij w_ij o_ij / sum_ij w_ij r_i c_j with o the counts, r and c their row and column sums and N
+    their total: the disagreement observed over that expected from the margins."""
+    cells = np.asarray(cells, dtype=float)
+    v = cells.shape[-1]
+    rows, columns = cells.sum(axis=-1), cells.sum(axis=-2)
+    total = rows.sum(axis=-1)
+    observed = cells.reshape(*cells.shape[:-2], v * v) @ w.reshape(-1)
+    chance = ((rows @ w) * columns).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = 1 - total * observed / chance
+    return np.where(chance > 1e-12 * np.maximum(total, 1) ** 2, kappa, np.nan)
+
+
 def _cohen_replicates(resamples: UnitResamples, n_values: int, w: np.ndarray) -> np.ndarray:
     """Cohen's kappa of every resample of a pair's confusion matrix (patterns are one-hot cells)."""
-    cells = (resamples.weights @ resamples.patterns).reshape(-1, n_values, n_values).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = cells / cells.sum(axis=(1, 2))[:, None, None]
-        expected = observed.sum(axis=2)[:, :, None] * observed.sum(axis=1)[:, None, :]
-        chance = (w * expected).sum(axis=(1, 2))
-        kappa = 1 - (w * observed).sum(axis=(1, 2)) / chance
-    return np.where(chance > 1e-12, kappa, np.nan)
+    cells = np.zeros((len(resamples.weights), n_values * n_values))
+    cells[:, resamples.patterns.argmax(axis=1)] = resamples.weights  # one-hot patterns: a weight per cell
+    return _kappa_of_cells(cells.reshape(-1, n_values, n_values), w)
 
 
 def cohen_kappa_matrix_intervals(
@@ -369,9 +400,10 @@ def cohen_kappa_matrix_intervals(
     """Cohen's kappa of every pair of annotators with its interval over the units the pair shares.
 
     Each pair's kappa is a function of its confusion matrix, and resampling its ``n`` shared units is a
-    multinomial draw of that matrix's cells (``unit_resamples`` with one pattern per cell); pairs sharing
-    fewer than ``jackknife_below`` units get the jackknife. Kappa as ``cohen_kappa_matrix`` (unweighted,
-    linear or quadratic weights); the diagonal is 1 with no interval.
+    multinomial draw of that matrix's cells (``unit_resamples`` with one pattern per cell): all pairs are
+    drawn together, ``B x pairs x cells``, and their kappas computed as one stack. Pairs sharing fewer than
+    ``jackknife_below`` units get the jackknife. Kappa as ``cohen_kappa_matrix`` (unweighted, linear or
+    quadratic weights); the diagonal is 1 with no interval.
 
     Examples
     --------
@@ -382,42 +414,63 @@ def cohen_kappa_matrix_intervals(
     """
     unit, annotator, value = (np.asarray(x, dtype=np.int64) for x in (unit, annotator, value))
     n_units = int(unit.max()) + 1 if len(unit) else 0
-    cells = n_values * n_values
-    # per annotator, the value given to each unit (-1: none)
-    given = np.full((n_annotators, n_units), -1, dtype=np.int64)
-    given[annotator, unit] = value
-    kappa = np.full((n_annotators, n_annotators), np.nan)
-    low, high = kappa.copy(), kappa.copy()
-    shared = np.zeros((n_annotators, n_annotators), dtype=np.int64)
-    method = np.full((n_annotators, n_annotators), "", dtype=object)
+    n_cells = n_values * n_values
+    # every pair's confusion matrix at once: the one-hot judgements of each unit, annotator by value
+    flat = np.zeros((n_units, n_annotators * n_values))
+    flat[unit, annotator * n_values + value] = 1.0
+    confusion = (flat.T @ flat).reshape(n_annotators, n_values, n_annotators, n_values).transpose(0, 2, 1, 3)
+    confusion = confusion.round().astype(np.int64)
+    shared = confusion.sum(axis=(2, 3))
     w = _kappa_weights(n_values, weights)
+    kappa = np.where(shared >= min_shared, _kappa_of_cells(confusion, w), np.nan)
+    low, high = np.full_like(kappa, np.nan), np.full_like(kappa, np.nan)
+    method = np.full((n_annotators, n_annotators), "", dtype=object)
+    first, second = np.triu_indices(n_annotators, k=1)
+    keep = shared[first, second] >= min_shared
+    first, second = first[keep], second[keep]
+    frequency = confusion[first, second].reshape(-1, n_cells)
+    n = frequency.sum(axis=1)
     rng = np.random.default_rng(seed)
-    eye = np.eye(cells, dtype=np.int64)
+    eye = np.eye(n_cells, dtype=np.int64)
     pair_resamples = {}
-    for a in range(n_annotators):
-        judged = given[a] >= 0
-        shared[a, a] = int(judged.sum())
-        for b in range(a + 1, n_annotators):
-            both = judged & (given[b] >= 0)
-            n = int(both.sum())
-            shared[a, b] = shared[b, a] = n
-            if n < min_shared:
-                continue
-            frequency = np.bincount(given[a, both] * n_values + given[b, both], minlength=cells)
-            present = np.nonzero(frequency)[0]
-            patterns, multiplicity = eye[present], frequency[present]
-            pair_seed = int(rng.integers(2**63))
-            r = _resample_patterns(
-                patterns, multiplicity, seed=pair_seed, resamples=resamples, jackknife_below=jackknife_below
-            )
-            fn = lambda x: _cohen_replicates(x, n_values, w)
-            estimate = _estimate(fn, r)
-            interval = interval_from_replicates(estimate, fn(r), r, confidence=confidence)
-            kappa[a, b] = kappa[b, a] = estimate
-            low[a, b] = low[b, a] = interval.low
-            high[a, b] = high[b, a] = interval.high
-            method[a, b] = method[b, a] = interval.method
-            pair_resamples[(a, b)] = r
-    for a in range(n_annotators):
-        kappa[a, a] = 1.0 if shared[a, a] >= min_shared else np.nan
+    bootstrap = np.nonzero(n >= jackknife_below)[0]
+    used = np.nonzero(frequency[bootstrap].any(axis=0))[0]  # the cells some pair filled (e.g. not customer x helpdesk)
+    counts = frequency[:, used]
+    drawn = np.zeros((resamples, len(bootstrap), len(used)), dtype=np.int64)
+    many = bootstrap[n[bootstrap] > 30 * (counts[bootstrap] > 0).sum(axis=1)]  # a multinomial draw each
+    if len(many):
+        at = np.searchsorted(bootstrap, many)
+        drawn[:, at] = rng.multinomial(n[many], counts[many] / n[many][:, None], size=(resamples, len(many)))
+    for i in np.setdiff1d(bootstrap, many):  # few units: draw them
+        present = np.nonzero(counts[i])[0]
+        drawn[:, np.searchsorted(bootstrap, i), present] = _bootstrap_weights(rng, counts[i, present], resamples)
+    # each resample's kappa from its cells: row and column sums through the cells' row and column indicators
+    rows_of, columns_of = np.eye(n_values)[used // n_values], np.eye(n_values)[used % n_values]
+    as_float = drawn.astype(float)
+    rows, columns = as_float @ rows_of, as_float @ columns_of
+    total = as_float.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chance = ((rows @ w) * columns).sum(axis=-1)
+        replicates = 1 - total * (as_float @ w.reshape(-1)[used]) / chance
+    replicates = np.where(chance > 1e-12 * np.maximum(total, 1) ** 2, replicates, np.nan)
+    for j, i in enumerate(bootstrap):
+        present = np.nonzero(counts[i])[0]
+        r = UnitResamples(eye[used[present]], counts[i, present], drawn[:, j, present], BOOTSTRAP)
+        pair_resamples[(int(first[i]), int(second[i]))] = r
+        interval = interval_from_replicates(kappa[first[i], second[i]], replicates[:, j], r, confidence=confidence)
+        low[first[i], second[i]], high[first[i], second[i]] = interval.low, interval.high
+        method[first[i], second[i]] = BOOTSTRAP
+    for i in np.setdiff1d(np.arange(len(n)), bootstrap):
+        present = np.nonzero(frequency[i])[0]
+        r = _resample_patterns(
+            eye[present], frequency[i, present], seed=0, resamples=0, jackknife_below=jackknife_below
+        )
+        pair_resamples[(int(first[i]), int(second[i]))] = r
+        replicate = _cohen_replicates(r, n_values, w)
+        interval = interval_from_replicates(kappa[first[i], second[i]], replicate, r, confidence=confidence)
+        low[first[i], second[i]], high[first[i], second[i]] = interval.low, interval.high
+        method[first[i], second[i]] = JACKKNIFE
+    low, high = np.fmin(low, low.T), np.fmin(high, high.T)  # the lower triangle mirrors the upper
+    method = np.where(method == "", method.T, method)
+    np.fill_diagonal(kappa, np.where(np.diag(shared) >= min_shared, 1.0, np.nan))
     return KappaMatrixIntervals(kappa, shared, low, high, method, pair_resamples)

@@ -1,11 +1,16 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
+<<<<<<< HEAD
 from scoring.app.views import dashboard, quality, report, runs
+=======
+from scoring.app.views import agreement_data, dashboard, quality, runs
+>>>>>>> wave4-intervals
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
     path("projects/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
+    path("projects/<slug:slug>/dashboard/agreement.csv", agreement_data.agreement_csv, name="agreement_csv"),
     path(
         "projects/<slug:slug>/dialogues/<id:dialogue_id>/judgements/",
         dashboard.dialogue_judgements,

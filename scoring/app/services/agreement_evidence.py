@@ -23,19 +23,6 @@ from scoring.agreement.intervals import (
 )
 
 
-def block_key(criterion: str, *, speaker: str | None = None, merge: str | None = None) -> str:
-    """The key an agreement block's draws are seeded from: the criterion's, ``C/speaker/S`` or ``C/merge/M``.
-
-    >>> block_key("breakdown", merge="NB+PB,B")
-    'breakdown/merge/NB+PB,B'
-    """
-    if speaker is not None:
-        return f"{criterion}/speaker/{speaker}"
-    if merge is not None:
-        return f"{criterion}/merge/{merge}"
-    return criterion
-
-
 def _round(x: float, digits: int = 6) -> float:
     return round(float(x), digits) if np.isfinite(x) else float("nan")
 

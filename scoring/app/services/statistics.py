@@ -24,8 +24,9 @@ from scoring.agreement import (
     randolph_kappa,
 )
 from scoring.app.models import ProjectStatistics
+from scoring.app.selectors.agreement_data import block_key
 from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.agreement_evidence import agreement_evidence, block_key
+from scoring.app.services.agreement_evidence import agreement_evidence
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.model_reliability import model_reliability_request, model_reliability_stored
