@@ -1,11 +1,7 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-<<<<<<< HEAD
-from scoring.app.views import dashboard, quality, report, runs
-=======
-from scoring.app.views import agreement_data, dashboard, quality, runs
->>>>>>> wave4-intervals
+from scoring.app.views import agreement_data, dashboard, quality, report, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),

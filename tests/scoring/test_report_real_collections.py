@@ -79,6 +79,8 @@ def test_dbdc3_english_report_gives_the_3_way_and_merged_kappas(dbdc_dir, make_p
     methods = report.methods
     main = main_method(report)
     for label, row in (("breakdown", three_way), ("breakdown, merged (NB+PB,B)", rows[("merge", "NB+PB,B")])):
-        assert f"{label} (2000 units, {len(workers)} annotators): Fleiss' κ = {figure_text(row.fleiss, main)}" in methods
+        assert (
+            f"{label} (2000 units, {len(workers)} annotators): Fleiss' κ = {figure_text(row.fleiss, main)}" in methods
+        )
     tex = report_render(report, "tex")
     assert r"Fleiss' \ensuremath{\kappa} = 0.065 {[}" in tex
