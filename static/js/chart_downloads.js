@@ -10,6 +10,9 @@
 
   const NS = "http://www.w3.org/2000/svg";
   const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?%?$/i;
+  // a figure with its interval or level ("-0.340 [-0.664, -0.016] (ordinal)"): led by a number, without any
+  // operator a formula would need
+  const FIGURE = /^[-+]?(\d|\.\d)[^=+@|!&*\/^"\t\r]*$/;
 
   function escapeXml(text) {
     return String(text).replace(/[<>&"']/g, function (c) {
@@ -29,11 +32,11 @@
     }, 1000);
   }
 
-  // A CSV cell: quoted when it must be; text a spreadsheet would run as a formula starts with ' (numbers,
-  // negative ones included, stay numbers).
+  // A CSV cell: quoted when it must be; text a spreadsheet would run as a formula starts with ' (numbers and
+  // figures, negative ones included, stay as they are).
   function csvCell(value) {
     let text = String(value === null || value === undefined ? "" : value);
-    if (/^[=+\-@\t\r]/.test(text) && !NUMBER.test(text)) text = "'" + text;
+    if (/^[=+\-@\t\r]/.test(text) && !NUMBER.test(text) && !FIGURE.test(text)) text = "'" + text;
     return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
 

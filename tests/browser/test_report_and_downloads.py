@@ -95,6 +95,20 @@ def test_dashboard_charts_download_as_svg_png_and_csv(live_server, page, stored,
         assert cells and int(len(cells) ** 0.5) ** 2 == len(cells)  # a square of cells, one per pair
 
 
+def test_leaderboard_table_downloads_as_csv(live_server, page, stored, tmp_path):
+    login(page, live_server, "lead")
+    page.goto(f"{live_server.url}/projects/charts/runs/")
+    name, raw = _download(page, "#board-heading ~ .chart-downloads", "csv", tmp_path)
+    assert name.startswith("charts-leaderboard-") and name.endswith(".csv")
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    headers = page.locator("#leaderboard thead th").evaluate_all(
+        "cells => cells.map(c => { const x = c.cloneNode(true); x.querySelectorAll('.visually-hidden')"
+        ".forEach(n => n.remove()); return x.textContent.replace(/\\s+/g, ' ').trim(); })"
+    )
+    assert rows[0] == headers and rows[0][0] == "Run"
+    assert rows[1:] == [["No runs yet."]]
+
+
 def test_report_page_shows_the_stored_figures(live_server, page, screenshot, stored):
     login(page, live_server, "lead")
     page.goto(f"{live_server.url}/projects/charts/dashboard/")
