@@ -56,7 +56,8 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     assert labels == ["-2", "-1", "0", "1", "2"]
     # the most disputed units link to the side-by-side view of all annotators' judgements
     page.locator("#disputed-table a").first.click()
-    assert page.locator("#side-by-side thead th").count() == 2 + 2  # criterion, unit, two annotators
+    # criterion, unit, two annotators, and the unit's labels, entropy and pairs agreeing
+    assert page.locator("#side-by-side thead th").count() == 2 + 2 + 3
     screenshot("dialogue-judgements")
     page.go_back()
     screenshot("dashboard")

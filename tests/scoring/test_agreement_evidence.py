@@ -158,3 +158,20 @@ def test_the_disputed_units_carry_their_label_distribution_entropy_and_agreement
         assert d["n_labels"] == n.sum() == 3
         assert d["agreement"] == pytest.approx((n * (n - 1)).sum() / (3 * 2))
         assert d["entropy"] > 0
+
+
+def test_each_unit_of_the_side_by_side_view_has_the_figures_of_the_disputed_list(judged):
+    from annotator.models import Dialogue
+    from scoring.app.selectors.dashboard import dialogue_judgements_side_by_side
+
+    disputed = statistics_recompute(project_id=judged.project.pk).payload["disputed"][0]
+    view = dialogue_judgements_side_by_side(dialogue=Dialogue.objects.get(pk=disputed["dialogue_id"]))
+    row = next(r for r in view["rows"] if r["unit"] == disputed["unit"])
+    assert row["entropy"] == pytest.approx(disputed["entropy"], abs=1e-12)
+    assert row["agreement"] == pytest.approx(disputed["agreement"], abs=1e-12)
+    shown = {"O": "NB", "T": "PB", "X": "B"}
+    assert row["distribution"] == [(shown[v], n) for v, n in disputed["counts"].items() if n]
+    client = Client()
+    client.force_login(judged.lead)
+    page = client.get(f"/projects/{judged.project.slug}/dialogues/{disputed['dialogue_id']}/judgements/")
+    assert f"<td>{row['entropy']:.4f}</td><td>{row['agreement']:.2f}</td>" in page.content.decode()

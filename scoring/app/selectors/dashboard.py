@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from django.db.models import Max
 from django.utils.translation import gettext, gettext_lazy
 
@@ -113,6 +114,29 @@ def annotators_sorted(payload: dict) -> list[tuple[str, dict]]:
     return sorted(payload.get("annotators", {}).items(), key=lambda item: natural_key(item[0]))
 
 
+def unit_figures(values: list[str], criterion: Criterion | None, labels: dict[str, str]) -> dict:
+    """One unit's label distribution (labels as annotators see them, in scale order), the entropy of its
+    shares over the criterion's values (0 unanimous, 1 spread evenly; as the disputed units') and the share
+    of its pairs of labels that agree (None below two labels).
+
+    >>> f = unit_figures(["O", "O", "X"], None, {"O": "NB", "X": "B"})
+    >>> f["distribution"], round(f["agreement"], 4), f["entropy"] > 0
+    ([('NB', 2), ('B', 1)], 0.3333, True)
+    """
+    scale = list(dict.fromkeys(criterion.allowed_values())) if criterion else list(dict.fromkeys(values))
+    scale += [v for v in dict.fromkeys(values) if v not in scale]
+    counts = np.array([values.count(v) for v in scale], dtype=float)
+    m = counts.sum()
+    shares = counts[counts > 0] / m
+    entropy = float(-(shares * np.log(shares)).sum() / np.log(len(scale))) if len(scale) > 1 else 0.0
+    agreement = float((counts * (counts - 1)).sum() / (m * (m - 1))) if m >= 2 else None
+    return {
+        "distribution": [(labels.get(v, v), int(n)) for v, n in zip(scale, counts) if n],
+        "entropy": abs(entropy),
+        "agreement": agreement,
+    }
+
+
 def dialogue_judgements_side_by_side(*, dialogue: Dialogue) -> dict:
     """Every submitted judgement of one dialogue: rows are units, columns annotators (lead-only view)."""
     rows = Judgement.objects.filter(
@@ -122,8 +146,10 @@ def dialogue_judgements_side_by_side(*, dialogue: Dialogue) -> dict:
     criteria = list(dialogue.project.criteria.all())
     labels, by_key = value_labels(criteria), {c.key: c for c in criteria}
     table: dict[tuple[int, str, int], dict[str, str]] = {}
+    given: dict[tuple[int, str, int], list[str]] = {}
     for key, position, unit, annotator, value in rows:
         table.setdefault((position, key, unit), {})[annotator] = labels.get(key, {}).get(value, value)
+        given.setdefault((position, key, unit), []).append(value)
     posts = list(dialogue.posts.order_by("position").values("position", "speaker", "text", "utterance_block"))
     return {
         "dialogue": dialogue,
@@ -135,6 +161,7 @@ def dialogue_judgements_side_by_side(*, dialogue: Dialogue) -> dict:
                 "unit": unit,
                 "unit_name": unit_name(by_key.get(key), unit),
                 "values": [cells.get(a, "") for a in annotators],
+                **unit_figures(given[(_p, key, unit)], by_key.get(key), labels.get(key, {})),
             }
             for (_p, key, unit), cells in sorted(table.items())
         ],
