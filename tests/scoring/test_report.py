@@ -83,6 +83,9 @@ def test_report_has_every_section_with_the_payloads_numbers(dbdc_study):
     assert list(main.fleiss.ci) == intervals["fleiss_kappa"]["ci"]
     assert main.fleiss.ci_method == intervals["fleiss_kappa"]["ci_method"]
     assert list(main.alpha.ci) == intervals["krippendorff_alpha"]["ordinal"]["ci"]
+    # and what they are computed from
+    assert main.pairable_values == breakdown["pairable_values"]
+    assert main.category_counts == list(zip(breakdown["categories"], breakdown["category_counts"], strict=True))
     assert {p for k, p in rows if k == "merge"} == set(breakdown["merges"]) == {"NB+PB,B", "NB,PB+B"}
     for name, sub in breakdown["merges"].items():
         assert rows[("merge", name)].fleiss.value == sub["fleiss_kappa"]

@@ -91,6 +91,8 @@ def agreement_row(criterion: str, kind: str, part: str, block: dict, level: str)
         },
         agree_2plus=block.get("agree_2plus"),
         agree_all=block.get("agree_all"),
+        pairable_values=block.get("pairable_values"),
+        category_counts=list(zip(block.get("categories") or [], block.get("category_counts") or [], strict=False)),
     )
 
 

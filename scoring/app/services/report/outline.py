@@ -313,6 +313,19 @@ def _agreement(report: Report) -> list[Block]:
         for r in report.agreement
     ]
     blocks.append(Table(header, rows, "agreement-table"))
+    traced = [
+        gettext("%(name)s: %(pairable)s pairable values; labels per category: %(counts)s")
+        % {
+            "name": row_name(r),
+            "pairable": r.pairable_values,
+            "counts": ", ".join(f"{category} {n}" for category, n in r.category_counts),
+        }
+        for r in report.agreement
+        if r.pairable_values is not None
+    ]
+    if traced:
+        blocks.append(Heading(3, gettext("What each agreement figure is computed from")))
+        blocks.append(Items(traced))
     other = [
         f"{row_name(r)}: α ({level}) = {figure_text(f, main)}"
         for r in report.agreement

@@ -36,6 +36,8 @@ class AgreementRow:
     alpha_other: dict[str, Figure]
     agree_2plus: float | None
     agree_all: float | None
+    pairable_values: int | None = None  # the labels on units with two or more (what the figures count)
+    category_counts: list[tuple[str, int]] = field(default_factory=list)  # labels per category (the marginals)
 
 
 @dataclass(frozen=True)
