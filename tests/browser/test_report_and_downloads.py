@@ -7,11 +7,13 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
+from datetime import timedelta
 
 import pytest
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
+from scoring.app.models import StatisticsJob
 from scoring.app.services.statistics import statistics_recompute
 from tests.browser.test_annotation import PASSWORD, login
 from tests.fixtures.collections import stc3_dialogues
@@ -124,3 +126,12 @@ def test_report_page_shows_the_stored_figures(live_server, page, screenshot, sto
     with page.expect_download() as info:
         page.locator("#report-download-md").click()
     assert info.value.suggested_filename == "charts-report-en.md"
+    # judgements changed since: the report says so first, and offers the recomputation
+    StatisticsJob.objects.update_or_create(
+        project=stored.project, defaults={"requested_at": stored.checked_at + timedelta(seconds=1)}
+    )
+    page.reload()
+    status = page.locator("#report-status")
+    assert status.inner_text().startswith("These statistics are out of date")
+    assert page.get_by_role("button", name="Recompute the statistics").is_visible()
+    screenshot("study-report-stale")
