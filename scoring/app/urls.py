@@ -1,7 +1,7 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from scoring.app.views import agreement_data, dashboard, quality, runs
+from scoring.app.views import agreement_data, dashboard, quality, report, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -12,6 +12,8 @@ urlpatterns = [
         dashboard.dialogue_judgements,
         name="dialogue_judgements",
     ),
+    path("projects/<slug:slug>/report/", report.report_page, name="report"),
+    path("projects/<slug:slug>/report/download/<str:fmt>/", report.report_download, name="report_download"),
     path("projects/<slug:slug>/runs/", runs.runs_page, name="leaderboard"),
     path("projects/<slug:slug>/runs/<id:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),
     path("projects/<slug:slug>/runs/<id:run_id>/rescore/", runs.rescore, name="run_rescore"),

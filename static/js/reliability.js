@@ -17,6 +17,34 @@
     return x === null || x === undefined ? "–" : x.toFixed(2);
   }
 
+  function escapeXml(text) {
+    return String(text).replace(/[<>&"']/g, function (c) {
+      return { "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  // The heat map as SVG, laid out as the canvas draws it (the chart downloads' SVG, static/js/chart_downloads.js).
+  function heatmapSvg(k, width, height, margin, cell) {
+    const n = k.annotators.length;
+    const out = ['<rect width="' + width + '" height="' + height + '" fill="#fff"/>'];
+    for (let a = 0; a < n; a++) {
+      // numbered as on the canvas and in the key beside it; each cell's title names the pair
+      out.push('<text x="' + (margin - 3) + '" y="' + (margin + cell * a + cell / 2) + '" text-anchor="end" dominant-baseline="middle">' + (a + 1) + "</text>");
+      out.push('<text x="' + (margin + cell * a + cell / 2) + '" y="' + (margin / 2) + '" text-anchor="middle" dominant-baseline="middle">' + (a + 1) + "</text>");
+      for (let b = 0; b < n; b++) {
+        const x = k.kappa[a][b];
+        out.push('<rect x="' + (margin + cell * b) + '" y="' + (margin + cell * a) + '" width="' + (cell - 1) + '" height="' + (cell - 1) + '" fill="' + colour(x) + '"><title>' +
+          escapeXml((a + 1) + " " + k.annotators[a] + " × " + (b + 1) + " " + k.annotators[b] + ": κ = " + number(x)) + "</title></rect>");
+        if (cell >= 28 && x !== null) {
+          out.push('<text x="' + (margin + cell * b + cell / 2) + '" y="' + (margin + cell * a + cell / 2) + '" text-anchor="middle" dominant-baseline="middle" fill="' +
+            (Math.abs(x) > 0.6 ? "#fff" : "#222") + '">' + x.toFixed(2) + "</text>");
+        }
+      }
+    }
+    return '<svg xmlns="http://www.w3.org/2000/svg" width="' + width + '" height="' + height + '" viewBox="0 0 ' + width + " " + height +
+      '" font-family="sans-serif" font-size="11" fill="#222">' + out.join("") + "</svg>";
+  }
+
   document.querySelectorAll("canvas.kappa-heatmap").forEach(function (canvas) {
     const k = data.kappa[canvas.dataset.criterion];
     if (!k) return;
@@ -58,6 +86,7 @@
     canvas.addEventListener("mouseleave", function () {
       if (hover) hover.textContent = idle;
     });
+    canvas.chartSvg = function () { return heatmapSvg(k, canvas.width, canvas.height, margin, cell); };
   });
 
   const chart = document.getElementById("control-chart");

@@ -356,6 +356,23 @@ class BradleyTerrySummary(TypedDict):
     win_matrix: WinMatrix
     vote_dropping: VoteDropping
     collection: NotRequired[CollectionState]
+class Spread(TypedDict):
+    n: int
+    median: float
+    q1: float
+    q3: float
+    min: float
+    max: float
+
+
+class WorkSummary(TypedDict):
+    """Items judged, annotators per item and seconds per item (``work_summary``), for the study report."""
+
+    items: int
+    items_with_annotators: int
+    annotators_per_item: Spread | None
+    seconds_per_item: Spread | None
+    annotators_per_item_asked: int
 
 
 class StatisticsPayload(TypedDict):
@@ -371,3 +388,4 @@ class StatisticsPayload(TypedDict):
     reliability: Reliability
     population: Population
     labels: LabelCounts
+    work: NotRequired[WorkSummary]

@@ -36,6 +36,7 @@ from scoring.app.services.payloads import StatisticsPayload, json_finite
 from scoring.app.services.reliability import reliability_summary
 from scoring.app.services.schedule import runs_rescore_request
 from scoring.app.services.uch_summary import uch_summary
+from scoring.app.services.work_summary import work_summary
 from scoring.gold import group_indices, merge_counts
 
 
@@ -145,6 +146,7 @@ def project_statistics(
     judged = {int(u) for data in judgements.values() for u in data.annotators.tolist()}
     payload["population"] = asdict(annotators_included(project, by="username", judged=judged))
     payload["labels"] = label_counts(judgements, n_annotators=len(judged))
+    payload["work"] = work_summary(project, judgements)
     return json_finite(payload)
 
 

@@ -1,0 +1,244 @@
+"""The study report (``manage.py report``, the report page): every section, every figure equal to the stored
+statistics' with its interval or "interval not computed", LaTeX escaping, an inert HTML page, the CLI."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from html.parser import HTMLParser
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from annotator.models import Judgement
+from annotator.services.adjudication import adjudication_record
+from annotator.services.exclusions import annotator_exclude
+from annotator.services.studies import study_create
+from annotator.wording import criterion_wording
+from scoring.app.models import ProjectStatistics, StatisticsJob
+from scoring.app.services.report.content import project_report
+from scoring.app.services.report.methods import figure_text
+from scoring.app.services.report.numbers import number
+from scoring.app.services.report.render import md_escape, report_render, tex_escape
+from scoring.app.services.report.sheet import Figure
+from scoring.app.services.statistics import statistics_recompute
+from tests.factories import project_with_work, submit_all
+
+pytestmark = pytest.mark.django_db
+
+BREAKDOWN = ["O", "T", "X"]
+HOSTILE = "R&D 100% \\input{/etc/passwd} $x^2$ #1 a_b {c} ~d <script>alert(1)</script> [z]"
+
+
+def _choose(assignment, key, unit):
+    """Varied answers: agreement is neither perfect nor undefined."""
+    values = assignment.dialogue.project.criteria.get(key=key).allowed_values()
+    return values[(assignment.annotator_id * 7 + unit * 3 + assignment.dialogue_id) % len(values)]
+
+
+@pytest.fixture
+def dbdc_study():
+    """A DBDC project with three annotators' varied judgements, an exclusion, an adjudication and a study,
+    its statistics computed."""
+    work = project_with_work("dbdc", slug="dbdc-report", annotators=4, k=4)
+    for person in work.annotators:
+        submit_all(person, work.project, _choose, seconds=20 + person.pk % 7)
+    annotator_exclude(
+        project=work.project, username=work.annotators[3].username, reason="clicked at random", excluded_by=work.lead
+    )
+    judgement = (
+        Judgement.objects.filter(assignment__dialogue__project=work.project).select_related("assignment").first()
+    )
+    adjudication_record(
+        project=work.project,
+        dialogue_id=judgement.assignment.dialogue_id,
+        criterion="breakdown",
+        unit=judgement.unit,
+        value="X",
+        note="clearly a breakdown",
+        adjudicator=work.lead,
+    )
+    study_create(project=work.project, name="Prolific pilot", items_per_participant=3, time_limit_minutes=45)
+    statistics_recompute(project_id=work.project.pk, force=True)
+    return work
+
+
+def test_report_has_every_section_with_the_payloads_numbers(dbdc_study):
+    project = dbdc_study.project
+    stored = ProjectStatistics.objects.get(project=project)
+    payload = stored.payload
+    report = project_report(project=project)
+    assert report.statistics.status == "current"
+    assert report.statistics.fingerprint == stored.fingerprint
+    breakdown = payload["criteria"]["breakdown"]
+    rows = {(r.kind, r.part): r for r in report.agreement}
+    main = rows[("criterion", "")]
+    assert main.fleiss.value == breakdown["fleiss_kappa"] and main.randolph.value == breakdown["randolph_kappa"]
+    assert main.alpha_level == "ordinal" and main.n_units == breakdown["n_units"]
+    assert main.alpha.value == breakdown["krippendorff_alpha"]["ordinal"]
+    assert main.alpha_other["nominal"].value == breakdown["krippendorff_alpha"]["nominal"]
+    # each interval as the payload gives it
+    intervals = breakdown["intervals"]
+    assert list(main.fleiss.ci) == intervals["fleiss_kappa"]["ci"]
+    assert main.fleiss.ci_method == intervals["fleiss_kappa"]["ci_method"]
+    assert list(main.alpha.ci) == intervals["krippendorff_alpha"]["ordinal"]["ci"]
+    # and what they are computed from
+    assert main.pairable_values == breakdown["pairable_values"]
+    assert main.category_counts == list(zip(breakdown["categories"], breakdown["category_counts"], strict=True))
+    assert {p for k, p in rows if k == "merge"} == set(breakdown["merges"]) == {"NB+PB,B", "NB,PB+B"}
+    for name, sub in breakdown["merges"].items():
+        assert rows[("merge", name)].fleiss.value == sub["fleiss_kappa"]
+    assert report.work == payload["work"] and payload["work"]["items"] == project.dialogues.count()
+    # annotators per item, counted here from the judgements of those not excluded
+    counted = Judgement.objects.filter(assignment__dialogue__project=project, assignment__status="submitted").exclude(
+        assignment__annotator=dbdc_study.annotators[3]
+    )
+    per_item = sorted(
+        len({a for d, a in counted.values_list("assignment__dialogue", "assignment__annotator") if d == dialogue})
+        for dialogue in set(counted.values_list("assignment__dialogue", flat=True))
+    )
+    assert payload["work"]["annotators_per_item"]["min"] == per_item[0]
+    assert payload["work"]["annotators_per_item"]["max"] == per_item[-1]
+    assert payload["work"]["annotators_per_item"]["n"] == len(per_item)
+    assert report.exclusions[0].reason == "clicked at random"
+    assert report.adjudications == 1 and report.adjudications_listed[0].note == "clearly a breakdown"
+    assert [s.name for s in report.studies] == ["Prolific pilot"] and report.studies[0].time_limit_minutes == 45
+
+    text = report_render(report, "md")
+    for heading in (
+        "What was evaluated",
+        "Criteria, scales and their wording",
+        "Who annotated",
+        "Quality control",
+        "Exclusions",
+        "Adjudications",
+        "Agreement",
+        "Methods paragraph",
+    ):
+        assert f"## {heading}" in text, heading
+    # the figures as printed, each from the payload, with the fingerprint and the time
+    for value in (
+        breakdown["fleiss_kappa"],
+        breakdown["randolph_kappa"],
+        breakdown["merges"]["NB+PB,B"]["fleiss_kappa"],
+    ):
+        assert number(value) in text
+    assert stored.fingerprint in text and stored.computed_at.strftime("%Y-%m-%d %H:%M:%S") in text
+    assert "Prolific pilot" in text and "clicked at random" in text
+    # the wording in each language: DBDC's question in Japanese and Chinese from the catalogues
+    criterion = project.criteria.get(key="breakdown")
+    for language in ("ja", "zh-hans"):
+        question = criterion_wording(project, criterion, language).question
+        assert question != criterion.question and md_escape(question) in text
+
+
+def test_figures_without_intervals_say_so_and_intervals_are_printed_when_present():
+    assert figure_text(Figure(0.41234)) == "0.412 (interval not computed)"
+    assert figure_text(Figure(0.41234, (0.39, 0.433), "bootstrap", 1000)) == "0.412 [0.390, 0.433]"
+    main = ("bootstrap", 1000, None)
+    assert figure_text(Figure(0.5, (0.1, 0.9), "jackknife", None), main) == "0.500 [0.100, 0.900; jackknife]"
+
+
+def test_stale_and_missing_statistics_are_said_first(dbdc_study, make_project):
+    project = dbdc_study.project
+    stored = ProjectStatistics.objects.get(project=project)
+    # a recomputation asked for after the statistics were last checked: they are stale
+    StatisticsJob.objects.update_or_create(
+        project=project, defaults={"requested_at": stored.checked_at + timedelta(seconds=1)}
+    )
+    report = project_report(project=project)
+    assert report.statistics.status == "stale"
+    text = report_render(report, "md")
+    assert text.split("\n\n")[1].startswith("> **⚠ These statistics are out of date")
+    empty = make_project("dbdc", slug="no-stats")
+    missing = report_render(project_report(project=empty), "md")
+    assert "> **⚠ No statistics have been computed" in missing
+
+
+def _unescaped(tex: str, char: str) -> list[str]:
+    return [line for line in tex.splitlines() if re.search(rf"(?<!\\){re.escape(char)}", line)]
+
+
+def test_latex_escapes_hostile_names(dbdc_study):
+    project = dbdc_study.project
+    project.name = HOSTILE
+    project.save()
+    criterion = project.criteria.get(key="breakdown")
+    criterion.label = "Break & down_100%"
+    criterion.save()
+    annotator_exclude(
+        project=project, username=dbdc_study.annotators[2].username, reason=HOSTILE, excluded_by=dbdc_study.lead
+    )
+    tex = report_render(project_report(project=project), "tex")
+    assert HOSTILE not in tex and tex_escape(HOSTILE) in tex
+    assert r"R\&D 100\% \textbackslash{}input\{/etc/passwd\} \$x\textasciicircum{}2\$ \#1 a\_b" in tex
+    body = tex.split(r"\begin{document}", 1)[1]
+    for char in "$#%_^~":  # none left unescaped anywhere in the body
+        assert not _unescaped(body, char), char
+    # & only as the column separator of table rows, as many as the table has columns less one
+    for line in body.splitlines():
+        if _unescaped(line, "&"):
+            assert line.rstrip().endswith("\\\\"), line
+    assert body.count("{") - body.count("\\{") == body.count("}") - body.count("\\}")  # braces balance
+    assert r"\begin{document}" in tex and tex.rstrip().endswith(r"\end{document}")
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.handlers: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.handlers += [name for name, _v in attrs if name.startswith("on")]
+
+
+def test_html_report_and_page_are_inert(dbdc_study, client):
+    project = dbdc_study.project
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    project.name = hostile
+    project.save()
+    annotator_exclude(
+        project=project, username=dbdc_study.annotators[2].username, reason=hostile, excluded_by=dbdc_study.lead
+    )
+    html = report_render(project_report(project=project), "html")
+    client.force_login(dbdc_study.lead)
+    page = client.get(reverse("report", args=[project.slug]))
+    assert page.status_code == 200
+    for text in (html, page.content.decode()):
+        tags = _Tags()
+        tags.feed(text)
+        assert "img" not in tags.tags and not tags.handlers
+        assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
+    scripts = re.findall(r"<script\b[^>]*>", page.content.decode())
+    assert scripts and all(" src=" in tag for tag in scripts)  # only the page's own files, nothing inline
+
+
+@pytest.mark.parametrize("fmt", ["md", "tex", "html"])
+def test_cli_writes_each_format(dbdc_study, tmp_path, fmt, capsys):
+    out = tmp_path / f"report.{fmt}"
+    call_command("report", dbdc_study.project.slug, "--format", fmt, "--output", str(out), "--language", "ja")
+    text = out.read_text(encoding="utf-8")
+    fleiss = ProjectStatistics.objects.get(project=dbdc_study.project).payload["criteria"]["breakdown"]["fleiss_kappa"]
+    assert number(fleiss) in text
+    assert "方法" in text or "手法" in text  # the prose in Japanese
+    call_command("report", dbdc_study.project.slug, "--format", fmt, "--language", "ja")
+    made = "レポート作成"  # the one line that says when the report was made, to the second
+
+    def without_time(t):
+        return [line for line in t.splitlines() if made not in line]
+
+    assert made in text and without_time(capsys.readouterr().out) == without_time(text)
+
+
+def test_downloads_for_leads_only(dbdc_study, client):
+    project = dbdc_study.project
+    client.force_login(dbdc_study.annotators[0])
+    assert client.get(reverse("report_download", args=[project.slug, "md"])).status_code == 403
+    client.force_login(dbdc_study.lead)
+    response = client.get(reverse("report_download", args=[project.slug, "tex"]) + "?language=zh-hans")
+    assert response.status_code == 200 and response["Content-Type"].startswith("application/x-tex")
+    assert "dbdc-report-report-zh-hans.tex" in response["Content-Disposition"]
+    assert client.get(reverse("report_download", args=[project.slug, "pdf"])).status_code == 404
