@@ -356,6 +356,8 @@ class BradleyTerrySummary(TypedDict):
     win_matrix: WinMatrix
     vote_dropping: VoteDropping
     collection: NotRequired[CollectionState]
+
+
 class Spread(TypedDict):
     n: int
     median: float
