@@ -348,6 +348,7 @@ class BradleyTerrySummary(TypedDict):
     bootstrap: int
     level: float
     n_votes: int
+    estimable: bool  # False while some system won or lost every vote against the rest (its score is unbounded)
     both_bad: int
     tie_parameter: float | None
     style_controlled: BTStyleControlled
