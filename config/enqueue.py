@@ -7,12 +7,15 @@ in the Celery app's registry, which imports the apps' ``tasks`` modules on first
 that never send a task never import Celery.
 
 Without a broker (the embedded single-user set-up) Celery runs the task in-process
-(``CELERY_TASK_ALWAYS_EAGER``): ``task_send`` then returns once the task has run.
+(``CELERY_TASK_ALWAYS_EAGER``): ``task_send`` then returns once the task has run. Work that must never hold
+the request that asked for it (a webhook's delivery to a slow endpoint) goes through ``task_send_background``,
+which in-process runs the task on a thread of its own instead.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 
 log = logging.getLogger(__name__)
 
@@ -52,3 +55,28 @@ def task_send(name: str, *args, countdown: float | None = None, raise_in_process
     except Exception as exc:  # kombu/redis raise several connection error types; none may fail the caller
         log.warning("could not send %s%s to the workers: %s", name, args, exc)
         return False
+
+
+def task_send_background(name: str, *args, countdown: float | None = None) -> bool:
+    """``task_send``, except that in-process the task runs on a daemon thread (after ``countdown`` seconds)
+    instead of inside the caller, so that the request that asked never waits for it. The thread closes its
+    own database connection when done. Such work is lost if the process stops first (the embedded set-up
+    has no queue to keep it); with a broker it waits in the queue like any task."""
+    if not tasks_run_in_process():
+        return task_send(name, *args, countdown=countdown)
+    task = _registered(name)
+
+    def run() -> None:
+        from django.db import connection
+
+        try:
+            task.apply(args=args)
+        except Exception as exc:  # logged like a worker's failure: nobody is waiting for the result
+            log.warning("%s%s failed in the background: %s", name, args, exc)
+        finally:
+            connection.close()
+
+    timer = threading.Timer(max(0.0, countdown or 0.0), run)
+    timer.daemon = True
+    timer.start()
+    return True

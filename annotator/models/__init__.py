@@ -6,6 +6,7 @@
 - ``imports``: import batches
 - ``studies``: crowdsourced studies, participants, released items
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
+- ``webhooks``: webhooks of a project and the log of their deliveries
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
 one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
@@ -28,6 +29,7 @@ from annotator.models.quality import (
     SourceFilter,
 )
 from annotator.models.studies import Participant, ReleasedItem, Study
+from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 
 __all__ = [
     "K_MAX",
@@ -38,6 +40,7 @@ __all__ = [
     "Assignment",
     "AssignmentStatus",
     "Criterion",
+    "DeliveryStatus",
     "Dialogue",
     "ExpectedAnswer",
     "GoldCount",
@@ -59,4 +62,7 @@ __all__ = [
     "SourceFilter",
     "Study",
     "Unit",
+    "Webhook",
+    "WebhookDelivery",
+    "WebhookEvent",
 ]

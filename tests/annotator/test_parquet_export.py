@@ -159,6 +159,6 @@ def test_without_pyarrow_the_api_and_command_say_how_to_enable_it(monkeypatch, t
     monkeypatch.setattr(parquet_module, "parquet_available", lambda: False)
     response = api_client(work.lead).get("/api/projects/pq-off/export/?format=parquet")
     assert response.status_code == 400 and "requirements-parquet.txt" in response.json()["format"][0]
-    with pytest.raises(CommandError, match="requirements-parquet.txt"):
+    with pytest.raises(CommandError, match=r"requirements-parquet\.txt"):
         call_command("export_gold", "pq-off", "--format", "parquet", "--output", str(tmp_path / "x"))
     assert not (tmp_path / "x").exists() and not (tmp_path / "x.partial").exists()
