@@ -15,10 +15,16 @@ from django.views.decorators.http import require_GET, require_POST
 from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
-from annotator.selectors.imports import import_batch_contents, import_batch_status, import_batches_recent
+from annotator.selectors.imports import (
+    import_batch_contents,
+    import_batch_status,
+    import_batches_of,
+    import_batches_recent,
+)
 from annotator.selectors.manage import (
     ItemFilters,
     assignment_shortfall,
+    items_filtered,
     items_page,
     manage_overview,
     member_removal_message,
@@ -34,6 +40,7 @@ from annotator.services.projects import (
     project_settings_update,
     project_wording_save,
 )
+from annotator.views.downloads import DownloadTable, table_download
 from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
 
 
@@ -84,7 +91,66 @@ def project_new(request):
 
 @login_required
 def project_manage(request, slug: str):
-    return _page(request, lead_project(request, slug))
+    project = lead_project(request, slug)
+    download = table_download(request, prefix=project.slug, tables=_manage_tables(project, request))
+    return download or _page(request, project)
+
+
+IMPORT_COLUMNS = (
+    "id", "created_at", "created_by", "files", "format", "status", "dialogues_written", "judgements", "error",
+    "removed_at",
+)  # fmt: skip
+
+
+def _manage_tables(project, request) -> list[DownloadTable]:
+    """The manage page's tables as downloads: the items (as filtered), progress per annotator, imports, members."""
+    filters = ItemFilters.from_query(request.GET)
+
+    def items():
+        for a in items_filtered(project=project, filters=filters).iterator(chunk_size=2000):
+            yield {
+                "dialogue": a.dialogue.external_id,
+                "annotator": a.annotator.username,
+                "status": a.status,
+                "seconds_spent": a.seconds_spent,
+                "submitted_at": a.submitted_at,
+                "reopened_at": a.reopened_at,
+                "reopen_reason": a.reopen_reason,
+            }
+
+    def progress():
+        for row in manage_overview(project=project)["per_annotator"]:
+            yield {"annotator": row["annotator__username"], **row}
+
+    def imports():
+        for b in import_batches_of(project=project):
+            yield {
+                "id": b.pk,
+                "created_at": b.created_at,
+                "created_by": b.created_by.username if b.created_by else "",
+                "files": b.file_names,
+                "format": b.format or b.requested_format,
+                "status": b.status,
+                "dialogues_written": b.dialogues_written,
+                "judgements": b.judgements,
+                "error": b.error,
+                "removed_at": b.removed_at,
+            }
+
+    def members():
+        for m in manage_overview(project=project)["members"]:
+            yield {"username": m.user.username, "role": m.role, "active": m.active}
+
+    return [
+        DownloadTable(
+            "items",
+            ("dialogue", "annotator", "status", "seconds_spent", "submitted_at", "reopened_at", "reopen_reason"),
+            items,
+        ),
+        DownloadTable("progress", ("annotator", "assigned", "submitted", "in_progress", "seconds"), progress),
+        DownloadTable("imports", IMPORT_COLUMNS, imports),
+        DownloadTable("members", ("username", "role", "active"), members),
+    ]
 
 
 @login_required
