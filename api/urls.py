@@ -64,7 +64,9 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/webhooks/", webhooks.WebhookList.as_view(), name="api-webhooks"),
     path("projects/<slug:slug>/webhooks/<id:webhook_id>/", webhooks.WebhookDetail.as_view(), name="api-webhook"),
-    path("projects/<slug:slug>/webhooks/<id:webhook_id>/test/", webhooks.WebhookTest.as_view(), name="api-webhook-test"),
+    path(
+        "projects/<slug:slug>/webhooks/<id:webhook_id>/test/", webhooks.WebhookTest.as_view(), name="api-webhook-test"
+    ),
     path(
         "projects/<slug:slug>/webhooks/<id:webhook_id>/deliveries/",
         webhooks.WebhookDeliveries.as_view(),

@@ -39,7 +39,9 @@ class WebhookOut(serializers.Serializer):
     events = serializers.ListField(child=serializers.CharField())
     active = serializers.BooleanField()
     created_at = serializers.DateTimeField()
-    secret_hint = serializers.CharField(help_text="The secret's last characters (the secret is shown at creation only).")
+    secret_hint = serializers.CharField(
+        help_text="The secret's last characters (the secret is shown at creation only)."
+    )
 
 
 class WebhookCreated(WebhookOut):

@@ -13,6 +13,9 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_create_projects, lead_project
+from annotator.exporters import AGGREGATIONS, export_formats_of
+from annotator.exporters.parquet import ParquetUnavailable, parquet_check
+from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
 from annotator.selectors.imports import (
@@ -40,7 +43,6 @@ from annotator.services.projects import (
     project_settings_update,
     project_wording_save,
 )
-from annotator.views.downloads import DownloadTable, table_download
 from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
 
 
@@ -65,10 +67,27 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filters": filters,
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
+        **_exports(project),
         **overview,
     }
     status = 400 if forms or upload_error else 200
     return render(request, "annotator/lead_project.html", context, status=status)
+
+
+def _exports(project) -> dict:
+    """What the page's export section offers: the formats that fit the preset, the aggregations, and Parquet
+    (or, without pyarrow, how to enable it)."""
+    try:
+        parquet_check()
+        missing = ""
+    except ParquetUnavailable as exc:
+        missing = str(exc)
+    return {
+        "export_formats": export_formats_of(project),
+        "aggregations": AGGREGATIONS,
+        "parquet_available": not missing,
+        "parquet_missing": missing,
+    }
 
 
 @login_required

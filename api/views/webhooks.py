@@ -13,7 +13,13 @@ from rest_framework.views import APIView
 from annotator.access import IsProjectLead
 from annotator.models import Webhook, WebhookDelivery
 from annotator.selectors.webhooks import RECENT_DELIVERIES, deliveries_of, secret_hint
-from annotator.services.webhooks import delivery_resend, webhook_create, webhook_delete, webhook_set_active, webhook_test
+from annotator.services.webhooks import (
+    delivery_resend,
+    webhook_create,
+    webhook_delete,
+    webhook_set_active,
+    webhook_test,
+)
 from api import webhook_serializers as s
 
 

@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 
 from django.http import Http404, StreamingHttpResponse
 
-from annotator.exporters.stream import LazyList, csv_chunks, json_chunks
 from annotator.filenames import attachment
+
+from .stream import LazyList, csv_chunks, json_chunks
 
 DOWNLOAD_FORMATS = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 
@@ -54,6 +55,11 @@ def table_download(request, *, prefix: str, tables: list[DownloadTable]) -> Stre
     table = next((t for t in tables if t.name == request.GET.get("table")), None)
     if fmt not in DOWNLOAD_FORMATS or table is None:
         raise Http404("no such download")
+    return table_file(table, fmt, prefix=prefix)
+
+
+def table_file(table: DownloadTable, fmt: str, *, prefix: str) -> StreamingHttpResponse:
+    """``table`` as a streamed CSV or JSON attachment named ``PREFIX-TABLE.FORMAT``."""
     if fmt == "csv":
         chunks = csv_chunks(_csv_rows(table))
     else:
