@@ -30,7 +30,9 @@ def download_links(html: str, table: str) -> dict[str, str]:
     """format -> the href of the table's download links on a page."""
     block = re.search(rf'data-downloads="{table}">(.*?)</p>', html, re.S)
     assert block, f"no downloads of {table} on the page"
-    return {fmt: unescape(href) for href, fmt in re.findall(r'href="([^"]+)" download data-format="(\w+)"', block[1])}
+    return {
+        fmt: unescape(href) for href, fmt in re.findall(r'href="([^"]+)"\s+download\s+data-format="(\w+)"', block[1])
+    }
 
 
 def fetch_table(session, page_url: str, table: str) -> tuple[list[dict], list[dict]]:
