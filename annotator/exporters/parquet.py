@@ -263,15 +263,19 @@ def parquet_tables(project: Project) -> list[ParquetTable]:
     return tables
 
 
-def _batches(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
-    batch: list[dict] = []
+def _batches(rows: Iterable[dict], names: list[str], size: int) -> Iterator[dict[str, list]]:
+    """``rows`` as batches of ``size`` rows held as columns (a list per column: no dict kept per row)."""
+    columns: dict[str, list] = {name: [] for name in names}
+    held = 0
     for row in rows:
-        batch.append(row)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+        for name in names:
+            columns[name].append(row.get(name))
+        held += 1
+        if held == size:
+            yield columns
+            columns, held = {name: [] for name in names}, 0
+    if held:
+        yield columns
 
 
 def parquet_table_write(
@@ -286,9 +290,11 @@ def parquet_table_write(
     schema = table.schema(project)
     written = 0
     with pq.ParquetWriter(path, schema, compression="zstd") as writer:
-        for batch in _batches(table.rows(project, aggregation), batch_rows):
-            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-            written += len(batch)
+        for batch in _batches(table.rows(project, aggregation), schema.names, batch_rows):
+            arrow = pa.Table.from_pydict(batch, schema=schema)
+            del batch
+            writer.write_table(arrow)
+            written += arrow.num_rows
         if not written:
             writer.write_table(schema.empty_table())
     return written
