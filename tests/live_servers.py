@@ -247,3 +247,30 @@ def start_gunicorn(db_url: str, log: Path, *, production: bool = True, **env_ext
     headers = {"X-Forwarded-Proto": "https"} if production else {}
     server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers)
     return _wait_until_up(server)
+
+
+class WebhookReceiver:
+    """``tests/webhook_receiver.py`` started as its own process on a free loopback port, with its log of requests."""
+
+    def __init__(self, log: Path):
+        self.log = log
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "webhook_receiver.py"), str(log)], stdout=subprocess.PIPE, text=True
+        )
+        self.port = int(self.process.stdout.readline())
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def entries(self, phase: str, path: str | None = None) -> list[dict]:
+        if not self.log.exists():
+            return []
+        rows = [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        return [r for r in rows if r["phase"] == phase and (path is None or r["path"] == path)]
+
+    def release(self) -> None:
+        self.log.with_name(self.log.name + ".release").touch()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)

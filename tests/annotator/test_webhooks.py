@@ -8,9 +8,6 @@ import base64
 import hashlib
 import hmac
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -18,39 +15,13 @@ from annotator.models import DeliveryStatus, WebhookDelivery, WebhookEvent
 from annotator.services.webhooks import webhook_create
 from annotator.webhook_signature import signature_verify
 from tests.factories import api_client, first_allowed_values, project_with_work
+from tests.live_servers import WebhookReceiver
 from tests.waiting import wait_for
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class Receiver:
-    def __init__(self, log: Path):
-        self.log = log
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "webhook_receiver.py"), str(log)], stdout=subprocess.PIPE, text=True
-        )
-        self.port = int(self.process.stdout.readline())
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def entries(self, phase: str, path: str | None = None) -> list[dict]:
-        if not self.log.exists():
-            return []
-        rows = [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
-        return [r for r in rows if r["phase"] == phase and (path is None or r["path"] == path)]
-
-    def release(self) -> None:
-        self.log.with_name(self.log.name + ".release").touch()
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 @pytest.fixture
 def receiver(tmp_path):
-    server = Receiver(tmp_path / "requests.jsonl")
+    server = WebhookReceiver(tmp_path / "requests.jsonl")
     yield server
     server.release()
     server.stop()
