@@ -162,3 +162,40 @@ def test_without_pyarrow_the_api_and_command_say_how_to_enable_it(monkeypatch, t
     with pytest.raises(CommandError, match=r"requirements-parquet\.txt"):
         call_command("export_gold", "pq-off", "--format", "parquet", "--output", str(tmp_path / "x"))
     assert not (tmp_path / "x").exists() and not (tmp_path / "x.partial").exists()
+
+
+@pytest.mark.django_db
+def test_the_card_gives_agreement_with_intervals_where_the_statistics_have_them(make_project, tmp_path):
+    from django.utils import timezone
+
+    from scoring.app.models import ProjectStatistics
+
+    project = make_project("stc3", slug="pq-card")
+    dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
+    interval = {"ci": [0.41, 0.73], "ci_method": "bootstrap"}
+    ProjectStatistics.objects.create(
+        project=project,
+        payload={
+            "criteria": {
+                "A": {
+                    "n_units": 2,
+                    "n_annotators": 2,
+                    "fleiss_kappa": 0.5678,
+                    "randolph_kappa": 0.25,
+                    "krippendorff_alpha": {"nominal": 0.6, "ordinal": None},
+                    "intervals": {"fleiss_kappa": interval, "krippendorff_alpha": {"nominal": interval}},
+                }
+            }
+        },
+        n_judgements=22,
+        fingerprint="f" * 16,
+        library_version="test",
+        computed_at=timezone.now(),
+    )
+    dataset_write(project=project, directory=tmp_path / "ds")
+    card = (tmp_path / "ds" / "README.md").read_text(encoding="utf-8")
+    assert "| A | 2 | 2 | Fleiss' kappa | 0.568 (95% CI 0.410 to 0.730, bootstrap) |" in card
+    assert "| A | 2 | 2 | Randolph's kappa | 0.250 |" in card  # no interval in the payload: none shown
+    assert "| A | 2 | 2 | Krippendorff's alpha (nominal) | 0.600 (95% CI 0.410 to 0.730, bootstrap) |" in card
+    assert "| A | 2 | 2 | Krippendorff's alpha (ordinal) | — |" in card
+    assert "f" * 16 in card and "over 22 judgements" in card
