@@ -23,3 +23,12 @@ def requeue_abandoned_imports() -> int:
     from annotator.services.import_batches import import_batches_requeue
 
     return import_batches_requeue()
+
+
+@shared_task(bind=True, **RETRY)
+def deliver_webhook(self, delivery_id: int) -> dict:
+    """One attempt at a webhook delivery (``delivery_attempt``); the service schedules the next on failure."""
+    from annotator.services.webhooks import delivery_attempt
+
+    delivery = delivery_attempt(delivery_id=delivery_id)
+    return {"delivery_id": delivery_id, "status": delivery.status if delivery else None}

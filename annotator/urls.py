@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from annotator.views import annotate, home, lead, quality, study, study_lead
+from annotator.views import annotate, home, lead, quality, study, study_lead, webhooks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -58,6 +58,24 @@ urlpatterns = [
         "projects/<slug:slug>/manage/studies/<id:study_id>/participants/<int:participant_id>/token/",
         study_lead.participant_token,
         name="lead_participant_token",
+    ),
+    # leads: webhooks
+    path("projects/<slug:slug>/manage/webhooks/", webhooks.webhooks_page, name="lead_webhooks"),
+    path(
+        "projects/<slug:slug>/manage/webhooks/<id:webhook_id>/remove/",
+        webhooks.webhook_remove,
+        name="lead_webhook_remove",
+    ),
+    path(
+        "projects/<slug:slug>/manage/webhooks/<id:webhook_id>/active/",
+        webhooks.webhook_active,
+        name="lead_webhook_active",
+    ),
+    path("projects/<slug:slug>/manage/webhooks/<id:webhook_id>/test/", webhooks.webhook_ping, name="lead_webhook_test"),
+    path(
+        "projects/<slug:slug>/manage/webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/again/",
+        webhooks.delivery_again,
+        name="lead_webhook_again",
     ),
     path("items/<id:assignment_id>/feedback/", quality.training_feedback_page, name="training_feedback"),
     # leads: quality control (controls, training and qualification)

@@ -304,7 +304,10 @@ class ArchiveOut(serializers.Serializer):
 
 
 class ExportQuery(serializers.Serializer):
-    format = serializers.ChoiceField(choices=sorted(EXPORT_FORMATS))
+    format = serializers.ChoiceField(
+        choices=sorted([*EXPORT_FORMATS, "parquet"]),
+        help_text="parquet: a zip of the Parquet dataset folder (every table and its dataset card README.md).",
+    )
     aggregation = serializers.ChoiceField(
         choices=AGGREGATIONS,
         default="votes",

@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from api.views import archive, assignments, auth, projects, quality, runs, studies
+from api.views import archive, assignments, auth, projects, quality, runs, studies, webhooks
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -61,6 +61,21 @@ urlpatterns = [
         "projects/<slug:slug>/studies/<id:study_id>/participants/<int:participant_id>/token/",
         studies.ParticipantToken.as_view(),
         name="api-participant-token",
+    ),
+    path("projects/<slug:slug>/webhooks/", webhooks.WebhookList.as_view(), name="api-webhooks"),
+    path("projects/<slug:slug>/webhooks/<id:webhook_id>/", webhooks.WebhookDetail.as_view(), name="api-webhook"),
+    path(
+        "projects/<slug:slug>/webhooks/<id:webhook_id>/test/", webhooks.WebhookTest.as_view(), name="api-webhook-test"
+    ),
+    path(
+        "projects/<slug:slug>/webhooks/<id:webhook_id>/deliveries/",
+        webhooks.WebhookDeliveries.as_view(),
+        name="api-webhook-deliveries",
+    ),
+    path(
+        "projects/<slug:slug>/webhooks/<id:webhook_id>/deliveries/<id:delivery_id>/resend/",
+        webhooks.DeliveryResend.as_view(),
+        name="api-webhook-resend",
     ),
     path("assignments/", assignments.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<id:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),

@@ -111,6 +111,7 @@ EXPORTS = {
     "distributions-json": "/api/projects/{slug}/export/?format=distributions-json",
     "distributions-csv": "/api/projects/{slug}/export/?format=distributions-csv",
     "archive": "/api/projects/{slug}/archive/",
+    "parquet": "/api/projects/{slug}/export/?format=parquet",
     "run-per-dialogue-csv": "/api/projects/{slug}/runs/{run}/per-dialogue/?format=csv",
 }
 

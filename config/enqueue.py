@@ -11,6 +11,8 @@ Without a broker (the embedded single-user set-up) Celery runs the task in-proce
 jobs sent with ``background=True`` (imports, scoring a run, the significance tests), which run in a
 thread of the web process (``TASKS_IN_PROCESS_IN_BACKGROUND``, on unless the test settings turn it off)
 so that the request answers at once and the page shows their progress as with a worker.
+Work that must never hold the request that asked for it, whatever that setting (a webhook's delivery to a slow
+endpoint), goes through ``task_send_background``, which in-process always runs the task on such a thread.
 """
 
 from __future__ import annotations
@@ -38,12 +40,13 @@ def _registered(name: str):
     return app.tasks[name]
 
 
-def _run_in_thread(task, args: tuple) -> None:
-    """Run ``task`` in-process in a daemon thread of its own, with its own database connection, closed after.
+def _run_in_thread(task, args: tuple, countdown: float | None = None) -> None:
+    """Run ``task`` in-process in a daemon thread of its own (after ``countdown`` seconds), with its own
+    database connection, closed after.
 
     The task's own bookkeeping records its outcome (a batch's error, a run's rejection); anything it lets
     through is logged. A restart of the process while it runs leaves the job to the sweeps that find
-    abandoned work (``import_batches_requeue``, ``runs_requeue``).
+    abandoned work (``import_batches_requeue``, ``runs_requeue``); a webhook's delivery still waiting is lost.
     """
     from django.db import connections
 
@@ -57,7 +60,10 @@ def _run_in_thread(task, args: tuple) -> None:
         finally:
             connections.close_all()
 
-    threading.Thread(target=run, name=f"task {task.name}{args}", daemon=True).start()
+    timer = threading.Timer(max(0.0, countdown or 0.0), run)
+    timer.name = f"task {task.name}{args}"
+    timer.daemon = True
+    timer.start()
 
 
 def in_background_here() -> bool:
@@ -82,7 +88,7 @@ def task_send(
     """
     task = _registered(name)
     if background and in_background_here():
-        _run_in_thread(task, args)
+        _run_in_thread(task, args, countdown)
         return True
     if raise_in_process and tasks_run_in_process():
         task.apply_async(args=args, countdown=countdown)
@@ -93,3 +99,14 @@ def task_send(
     except Exception as exc:  # kombu/redis raise several connection error types; none may fail the caller
         log.warning("could not send %s%s to the workers: %s", name, args, exc)
         return False
+
+
+def task_send_background(name: str, *args, countdown: float | None = None) -> bool:
+    """``task_send``, except that in-process the task always runs on a thread of its own (after ``countdown``
+    seconds), whatever ``TASKS_IN_PROCESS_IN_BACKGROUND`` says, so that the request that asked never waits
+    for it (a webhook's delivery). Such work is lost if the process stops first (the embedded set-up has no
+    queue to keep it); with a broker it waits in the queue like any task."""
+    if not tasks_run_in_process():
+        return task_send(name, *args, countdown=countdown)
+    _run_in_thread(_registered(name), args, countdown)
+    return True

@@ -41,17 +41,18 @@ print("SEEDED " + json.dumps(seed()))
 
 def seed() -> dict:
     """The demo (``manage.py demo``, as serve.sh runs it) plus a lead who is not staff (``owner``) of every demo
-    project, an outsider, a study with its link (on a project of its own, whose places are free), a scored run and
-    an API token per user; answers their ids."""
+    project, an outsider, a study with its link (on a project of its own, whose places are free), a scored run, a
+    webhook with a failed delivery and an API token per user; answers their ids."""
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
-    from annotator.models import Assignment, ImportBatch, Project
+    from annotator.models import Assignment, ImportBatch, Project, WebhookDelivery
     from annotator.services.demo import DEMO_DIR
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from annotator.services.studies import study_create, study_set_open
+    from annotator.services.webhooks import webhook_create
     from scoring.app.services.runs.upload import run_upload
     from tests.reference_scoring import random_stc3_run
 
@@ -72,6 +73,8 @@ def seed() -> dict:
     mine = Assignment.objects.filter(annotator=ann1, dialogue__project=stc3).order_by("pk").first()
     dialogue = mine.dialogue
     criterion = stc3.criteria.order_by("position").first()
+    hook, _secret = webhook_create(project=stc3, url="http://127.0.0.1:9/smoke", events=["import.finished"])
+    delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     return {
         "slug": stc3.slug,
         "slugs": sorted(Project.objects.values_list("slug", flat=True)),
@@ -89,6 +92,8 @@ def seed() -> dict:
         "study_slug": crowd.slug,
         "study_token": study.token,
         "run": run.pk,
+        "webhook": hook.pk,
+        "delivery": delivery.pk,
         "tokens": {
             u.username: Token.objects.get_or_create(user=u)[0].key
             for u in User.objects.filter(username__in=["lead", "owner", "ann1", "outsider"])
@@ -242,3 +247,30 @@ def start_gunicorn(db_url: str, log: Path, *, production: bool = True, **env_ext
     headers = {"X-Forwarded-Proto": "https"} if production else {}
     server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers)
     return _wait_until_up(server)
+
+
+class WebhookReceiver:
+    """``tests/webhook_receiver.py`` started as its own process on a free loopback port, with its log of requests."""
+
+    def __init__(self, log: Path):
+        self.log = log
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "webhook_receiver.py"), str(log)], stdout=subprocess.PIPE, text=True
+        )
+        self.port = int(self.process.stdout.readline())
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def entries(self, phase: str, path: str | None = None) -> list[dict]:
+        if not self.log.exists():
+            return []
+        rows = [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        return [r for r in rows if r["phase"] == phase and (path is None or r["path"] == path)]
+
+    def release(self) -> None:
+        self.log.with_name(self.log.name + ".release").touch()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)

@@ -7,6 +7,7 @@
 - ``studies``: crowdsourced studies, participants, released items
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
 - ``pairwise``: comparison items' candidate responses and the comparison settings
+- ``webhooks``: webhooks of a project and the log of their deliveries
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
 one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
@@ -30,6 +31,7 @@ from annotator.models.quality import (
     SourceFilter,
 )
 from annotator.models.studies import Participant, ReleasedItem, Study
+from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 
 __all__ = [
     "K_MAX",
@@ -41,6 +43,7 @@ __all__ = [
     "AssignmentStatus",
     "Candidate",
     "Criterion",
+    "DeliveryStatus",
     "Dialogue",
     "ExpectedAnswer",
     "GoldCount",
@@ -63,4 +66,7 @@ __all__ = [
     "SourceFilter",
     "Study",
     "Unit",
+    "Webhook",
+    "WebhookDelivery",
+    "WebhookEvent",
 ]

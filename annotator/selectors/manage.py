@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils.translation import gettext, ngettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Project, Role
@@ -148,6 +148,11 @@ class ItemFilters:
 
 def items_page(*, project: Project, filters: ItemFilters, page: str | int | None) -> Page:
     """One page of the project's items (assignments made on the platform), filtered (2 queries)."""
+    return Paginator(items_filtered(project=project, filters=filters), ITEMS_PER_PAGE).get_page(page)
+
+
+def items_filtered(*, project: Project, filters: ItemFilters) -> QuerySet[Assignment]:
+    """The project's items (assignments made on the platform) that ``filters`` keep, in the page's order."""
     items = Assignment.objects.filter(dialogue__project=project, imported=False)
     if filters.status:
         items = items.filter(status=filters.status)
@@ -155,10 +160,9 @@ def items_page(*, project: Project, filters: ItemFilters, page: str | int | None
         items = items.filter(annotator_id=filters.annotator)
     if filters.dialogue:
         items = items.filter(dialogue__external_id__icontains=filters.dialogue)
-    items = items.select_related("annotator", "dialogue").order_by(
+    return items.select_related("annotator", "dialogue").order_by(
         F("dialogue__position").asc(), "dialogue_id", "annotator__username"
     )
-    return Paginator(items, ITEMS_PER_PAGE).get_page(page)
 
 
 def member_work(*, project: Project, user_id: int) -> dict:

@@ -8,8 +8,6 @@ with the reason, never lost between the two."""
 
 from __future__ import annotations
 
-import csv
-import io
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
+from annotator.exporters.tables import DownloadTable
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -485,22 +484,6 @@ CSV_COLUMNS = (
 )
 
 
-def study_participants_csv(*, study: Study) -> str:
-    """``study_participants`` as CSV (times in UTC, ISO 8601), for approving payments on the platform."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
-    for row in study_participants(study=study):
-        writer.writerow([_cell(row[c]) for c in CSV_COLUMNS])
-    return out.getvalue()
-
-
-def _cell(value) -> str | int:
-    """A CSV cell; text a spreadsheet would run as a formula (ids come from URLs) is quoted with '."""
-    if value is None:
-        return ""
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+def participants_table(*, study: Study) -> DownloadTable:
+    """``study_participants`` as a download (CSV for approving payments on the platform, or JSON)."""
+    return DownloadTable("participants", CSV_COLUMNS, lambda: study_participants(study=study))

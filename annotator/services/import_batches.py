@@ -31,9 +31,10 @@ from django.utils.translation import gettext
 
 from annotator.importers import InputError
 from annotator.input_errors import input_error_detail
-from annotator.models import Dialogue, ImportBatch, ImportStatus, Project
+from annotator.models import Dialogue, ImportBatch, ImportStatus, Project, WebhookEvent
 from annotator.selectors.imports import ImportBatchContents, import_batch_contents, import_progress_in_process_set
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
+from annotator.services.webhooks import webhook_emit
 from config import enqueue
 from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import crash_text, storable_message
@@ -222,7 +223,20 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
         statistics_request_on_commit(project_id=batch.project_id)
     ImportBatch.objects.filter(pk=batch_id).update(source=None)
     batch.refresh_from_db()
+    _emit(batch)
     return batch
+
+
+def _emit(batch: ImportBatch) -> None:
+    """``import.finished`` or ``import.failed`` to the project's webhooks."""
+    data = {"import": batch.pk, "files": batch.file_names, "status": batch.status}
+    if batch.status == ImportStatus.DONE:
+        event = WebhookEvent.IMPORT_FINISHED
+        data.update(dialogues=batch.dialogues_written, rows=batch.rows_written)
+    else:
+        event = WebhookEvent.IMPORT_FAILED
+        data["error"] = batch.error
+    webhook_emit(project_id=batch.project_id, event=event, data=data)
 
 
 def _batch_fail(batch_id: int, message: str, detail: dict | None = None) -> None:

@@ -13,13 +13,22 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from annotator.access import can_create_projects, lead_project
+from annotator.exporters import AGGREGATIONS, export_formats_of
+from annotator.exporters.parquet import ParquetUnavailable, parquet_check
+from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
 from annotator.presets import PRESETS
-from annotator.selectors.imports import import_batch_contents, import_batch_status, import_batches_recent
+from annotator.selectors.imports import (
+    import_batch_contents,
+    import_batch_status,
+    import_batches_of,
+    import_batches_recent,
+)
 from annotator.selectors.manage import (
     ItemFilters,
     assignment_shortfall,
+    items_filtered,
     items_page,
     manage_overview,
     member_removal_message,
@@ -70,10 +79,27 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
         "pairwise": pairwise_settings_of(project) if PRESETS[project.preset].comparison else None,
+        **_exports(project),
         **overview,
     }
     status = 400 if forms or upload_error else 200
     return render(request, "annotator/lead_project.html", context, status=status)
+
+
+def _exports(project) -> dict:
+    """What the page's export section offers: the formats that fit the preset, the aggregations, and Parquet
+    (or, without pyarrow, how to enable it)."""
+    try:
+        parquet_check()
+        missing = ""
+    except ParquetUnavailable as exc:
+        missing = str(exc)
+    return {
+        "export_formats": export_formats_of(project),
+        "aggregations": AGGREGATIONS,
+        "parquet_available": not missing,
+        "parquet_missing": missing,
+    }
 
 
 @login_required
@@ -96,7 +122,66 @@ def project_new(request):
 
 @login_required
 def project_manage(request, slug: str):
-    return _page(request, lead_project(request, slug))
+    project = lead_project(request, slug)
+    download = table_download(request, prefix=project.slug, tables=_manage_tables(project, request))
+    return download or _page(request, project)
+
+
+IMPORT_COLUMNS = (
+    "id", "created_at", "created_by", "files", "format", "status", "dialogues_written", "judgements", "error",
+    "removed_at",
+)  # fmt: skip
+
+
+def _manage_tables(project, request) -> list[DownloadTable]:
+    """The manage page's tables as downloads: the items (as filtered), progress per annotator, imports, members."""
+    filters = ItemFilters.from_query(request.GET)
+
+    def items():
+        for a in items_filtered(project=project, filters=filters).iterator(chunk_size=2000):
+            yield {
+                "dialogue": a.dialogue.external_id,
+                "annotator": a.annotator.username,
+                "status": a.status,
+                "seconds_spent": a.seconds_spent,
+                "submitted_at": a.submitted_at,
+                "reopened_at": a.reopened_at,
+                "reopen_reason": a.reopen_reason,
+            }
+
+    def progress():
+        for row in manage_overview(project=project)["per_annotator"]:
+            yield {"annotator": row["annotator__username"], **row}
+
+    def imports():
+        for b in import_batches_of(project=project):
+            yield {
+                "id": b.pk,
+                "created_at": b.created_at,
+                "created_by": b.created_by.username if b.created_by else "",
+                "files": b.file_names,
+                "format": b.format or b.requested_format,
+                "status": b.status,
+                "dialogues_written": b.dialogues_written,
+                "judgements": b.judgements,
+                "error": b.error,
+                "removed_at": b.removed_at,
+            }
+
+    def members():
+        for m in manage_overview(project=project)["members"]:
+            yield {"username": m.user.username, "role": m.role, "active": m.active}
+
+    return [
+        DownloadTable(
+            "items",
+            ("dialogue", "annotator", "status", "seconds_spent", "submitted_at", "reopened_at", "reopen_reason"),
+            items,
+        ),
+        DownloadTable("progress", ("annotator", "assigned", "submitted", "in_progress", "seconds"), progress),
+        DownloadTable("imports", IMPORT_COLUMNS, imports),
+        DownloadTable("members", ("username", "role", "active"), members),
+    ]
 
 
 @login_required

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
+from annotator.exporters.tables import table_download, table_file
 from annotator.models import Participant, Study
 from annotator.selectors.studies import (
     opening_without_places,
+    participants_table,
     study_participants,
-    study_participants_csv,
     study_places,
 )
 from annotator.services.studies import (
@@ -87,6 +87,11 @@ def _study_open_from(project, form: StudyForm) -> tuple[Study | None, StudyForm]
 def study_manage(request, slug: str, study_id: int):
     """A study: its link (with the query strings for Prolific and MTurk), settings, places, participants."""
     study = _study(request, slug, study_id)
+    download = table_download(
+        request, prefix=f"{study.project.slug}-study-{study.pk}", tables=[participants_table(study=study)]
+    )
+    if download is not None:
+        return download
     confirm = ("confirm_time_limit",) if request.POST.get("confirm_time_limit") else ()
     form = StudyForm(request.POST or None, instance=study, confirm=confirm)
     if request.method == "POST" and form.is_valid():
@@ -158,9 +163,7 @@ def study_release(request, slug: str, study_id: int):
 @login_required
 def study_csv(request, slug: str, study_id: int):
     study = _study(request, slug, study_id)
-    response = HttpResponse(study_participants_csv(study=study), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{study.project.slug}-study-{study.pk}-participants.csv"'
-    return response
+    return table_file(participants_table(study=study), "csv", prefix=f"{study.project.slug}-study-{study.pk}")
 
 
 @login_required

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
 from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, ExportFormatMismatch, export_gold_chunks
+from annotator.exporters.parquet import ParquetUnavailable
 from annotator.filenames import attachment
 from annotator.models import ImportStatus
 from annotator.selectors.imports import import_batch_status, import_batches_of
@@ -30,6 +31,7 @@ from api import quality_serializers as q
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from api.schema import ERROR_RESPONSE
+from scoring.app.services.dataset_export import dataset_zip_chunks
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_current
@@ -198,7 +200,9 @@ class ProjectStatsRecompute(APIView):
 
 
 class ProjectExport(APIView):
-    """Gold data: the same bytes as ``manage.py export_gold`` (leads).
+    """Gold data: the same bytes as ``manage.py export_gold`` (leads); ``parquet`` is the Parquet dataset folder
+    (the raw judgements and a table per gold format, with its dataset card) as a zip, 400 naming how to enable
+    it where pyarrow is not installed.
 
     A format that does not fit the project's preset (STC-3 JSON of a DBDC project) answers 400 naming the
     formats that do. Who the export includes is at ``export/annotators/`` (a list of hundreds of names does
@@ -210,12 +214,14 @@ class ProjectExport(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("format", str, enum=sorted(EXPORT_FORMATS), required=True),
+            OpenApiParameter("format", str, enum=sorted([*EXPORT_FORMATS, "parquet"]), required=True),
             OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
         ],
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.ANY, description="stc3, distributions-json"),
-            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="dbdc"),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="dbdc; parquet (the dataset folder with its card)"
+            ),
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="distributions-csv"),
             (200, "application/jsonl"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="pairwise, preference-pairs (JSON lines)"
@@ -227,9 +233,17 @@ class ProjectExport(APIView):
         query = s.ExportQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         fmt, aggregation = query.validated_data["format"], query.validated_data["aggregation"]
-        _fn, content_type, extension = EXPORT_FORMATS[fmt]
+        if fmt == "parquet":
+            content_type, extension = "application/zip", "zip"
+        else:
+            _fn, content_type, extension = EXPORT_FORMATS[fmt]
         try:
-            chunks = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation)
+            if fmt == "parquet":
+                chunks = dataset_zip_chunks(project=project, aggregation=aggregation)
+            else:
+                chunks = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation)
+        except ParquetUnavailable as exc:
+            raise ValidationError({"format": [str(exc)]}) from None
         except ExportFormatMismatch as exc:
             raise ValidationError({"format": [str(exc)]}) from None
         except ValueError as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.core.exceptions import ValidationError as ModelValidationError
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -16,8 +15,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
+from annotator.exporters.tables import table_file
 from annotator.models import Participant, Study
-from annotator.selectors.studies import study_participants, study_participants_csv, study_places
+from annotator.selectors.studies import participants_table, study_participants, study_places
 from annotator.services.studies import (
     StudyError,
     participant_token_grant,
@@ -148,11 +148,7 @@ class StudyParticipantsCsv(APIView):
     @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug: str, study_id: int):
         study = _study(request, study_id)
-        response = HttpResponse(study_participants_csv(study=study), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = (
-            f'attachment; filename="{study.project.slug}-study-{study.pk}-participants.csv"'
-        )
-        return response
+        return table_file(participants_table(study=study), "csv", prefix=f"{study.project.slug}-study-{study.pk}")
 
 
 class ParticipantToken(APIView):

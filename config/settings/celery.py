@@ -37,6 +37,7 @@ CELERY_TASK_ROUTES = {
     "scoring.app.tasks.refresh_run_comparisons": {"queue": "heavy"},
     "scoring.app.tasks.rescore_stale_runs": {"queue": "heavy"},
     "annotator.tasks.requeue_abandoned_imports": {"queue": "interactive"},
+    "annotator.tasks.deliver_webhook": {"queue": "interactive"},  # one short POST (WEBHOOK_TIMEOUT_SECONDS)
     "annotator.tasks.*": {"queue": "heavy"},
     "*.export_*": {"queue": "exports"},
 }
@@ -63,6 +64,11 @@ COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))
 # how often beat re-sends runs and imports that never reached (or lost) their workers
 RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", 60)
 RUN_REQUEUE_AFTER_SECONDS = env_int("RUN_REQUEUE_AFTER_SECONDS", 3600)  # ...or were sent this long ago, still pending
+# webhooks (annotator.services.webhooks): each attempt's time limit, the first retry's delay (doubling after
+# each failure, at most an hour) and the attempts before a delivery is given up as failed
+WEBHOOK_TIMEOUT_SECONDS = float(env_str("WEBHOOK_TIMEOUT_SECONDS", "10"))
+WEBHOOK_RETRY_SECONDS = float(env_str("WEBHOOK_RETRY_SECONDS", "30"))
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6)
 CELERY_BEAT_SCHEDULE = {
     "requeue-unqueued-runs": {"task": "scoring.app.tasks.requeue_unqueued_runs", "schedule": RUN_SWEEP_SECONDS},
     "requeue-abandoned-imports": {"task": "annotator.tasks.requeue_abandoned_imports", "schedule": RUN_SWEEP_SECONDS},

@@ -15,3 +15,7 @@ STORAGES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     # A file, not memory, so that subprocesses (manage.py, workers) see the test database.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}  # noqa: F405
+
+# a failed webhook delivery is retried after half a second in tests (the worker started by the tests reads these too)
+WEBHOOK_RETRY_SECONDS = float(env_str("WEBHOOK_RETRY_SECONDS", "0.5"))  # noqa: F405
+WEBHOOK_TIMEOUT_SECONDS = float(env_str("WEBHOOK_TIMEOUT_SECONDS", "60"))  # noqa: F405

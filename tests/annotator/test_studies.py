@@ -441,7 +441,7 @@ def test_the_lead_pages_open_a_study_show_link_places_participants_csv_and_manag
     assert "finished" in body
     # the CSV for payments: one row per participant, formulas defused
     download = lead.get(reverse("lead_study_csv", args=[work.project.slug, study.pk]))
-    rows = list(csv.DictReader(io.StringIO(download.content.decode())))
+    rows = list(csv.DictReader(io.StringIO(b"".join(download.streaming_content).decode())))
     assert len(rows) == 1
     assert rows[0]["external_id"] == "'=cmd|' /C calc'!A0"
     row = rows[0]

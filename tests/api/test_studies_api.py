@@ -71,7 +71,9 @@ def test_participants_csv_release_and_api_tokens_through_the_api(lead_api):
     assert [(r["external_id"], r["status"], r["items"], r["api_token"]) for r in rows] == [("w-1", "working", 2, False)]
     download = api.get(f"{base}participants/csv/")
     assert download["Content-Type"].startswith("text/csv")
-    assert [r["external_id"] for r in csv.DictReader(io.StringIO(download.content.decode()))] == ["w-1"]
+    assert [r["external_id"] for r in csv.DictReader(io.StringIO(b"".join(download.streaming_content).decode()))] == [
+        "w-1"
+    ]
     assert api.post(f"{base}release-expired/").json() == {"released": 0}
     # a participant has no API token until the lead grants one; revoking it ends its use
     granted = api.post(f"{base}participants/{participant.pk}/token/")

@@ -100,6 +100,8 @@ def urls(seeded: dict) -> tuple[list[Route], list[str]]:
         "criterion": seeded["criterion"],
         "unit": 0,
         "annotator": seeded["annotator"],
+        "webhook_id": seeded["webhook"],
+        "delivery_id": seeded["delivery"],
     }
     found, left_out = [], []
     for prefix, pattern in routes():

@@ -25,6 +25,7 @@ from annotator.services.judgements.checks import check_complete, check_conflicts
 from annotator.services.judgements.errors import Given, ItemClosed, SubmissionError
 from annotator.services.judgements.rows import assignment_lock_own, judgements_write, stored_values
 from annotator.services.qualification import qualification_pass_record
+from annotator.services.webhooks import submission_emit
 from annotator.units import (
     ShownFrame,
     UnitError,
@@ -145,6 +146,7 @@ def judgements_save(
             if assignment.training_required and is_training(assignment):  # only a training item can reach a pass
                 qualification_pass_record(project=project, user=user)
             statistics_request_on_commit(project_id=project.pk)
+            submission_emit(assignment=assignment, project_id=project.pk, annotator=user)
     return assignment
 
 

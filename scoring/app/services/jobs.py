@@ -11,6 +11,8 @@ from django.db import InterfaceError, OperationalError
 from django.db.models import F
 from django.utils import timezone
 
+from annotator.models import WebhookEvent
+from annotator.services.webhooks import webhook_emit
 from scoring.app.models import ProjectStatistics, StatisticsJob
 from scoring.app.services.model_reliability import model_reliability_recompute
 from scoring.app.services.statistics import statistics_recompute
@@ -41,6 +43,16 @@ def statistics_job_run(*, project_id: int, force: bool = False) -> ProjectStatis
         last_error="",
         recomputations=F("recomputations") + 1,
     )
+    if stored.computed_at >= started:  # new figures, not the stored ones found unchanged
+        webhook_emit(
+            project_id=project_id,
+            event=WebhookEvent.STATISTICS_RECOMPUTED,
+            data={
+                "n_judgements": stored.n_judgements,
+                "fingerprint": stored.fingerprint,
+                "computed_at": stored.computed_at.isoformat(),
+            },
+        )
     return stored
 
 

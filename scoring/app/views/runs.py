@@ -11,11 +11,12 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
+from annotator.exporters.tables import DownloadTable, table_download
 from annotator.filenames import attachment
 from annotator.input_errors import input_error_text
 from annotator.presets import PRESETS, RunScheme
 from scoring.app.models import Run
-from scoring.app.selectors.leaderboard import leaderboard
+from scoring.app.selectors.leaderboard import ALL, leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
 from scoring.app.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload, runs_requeue
 from scoring.errors import InputError
@@ -91,6 +92,9 @@ def runs_page(request, slug: str):
             )
             return redirect("leaderboard", slug=slug)
     if request.method == "GET":
+        download = table_download(request, prefix=project.slug, tables=[_leaderboard_table(project, request)])
+        if download is not None:
+            return download
         runs_requeue(project=project)  # runs uploaded while the broker was down go to the workers now
     board = leaderboard(
         project=project,
@@ -101,6 +105,25 @@ def runs_page(request, slug: str):
     )
     context = {"project": project, "form": form, "preset": PRESETS[project.preset], **board}
     return render(request, "scoring/leaderboard.html", context, status=400 if form is not None and form.errors else 200)
+
+
+def _leaderboard_table(project, request) -> DownloadTable:
+    """The leaderboard as a download: every run with every metric of the preset (not only the group shown),
+    in the page's order."""
+    board = leaderboard(project=project, group=ALL, sort=request.GET.get("sort"), order=request.GET.get("order"))
+    keys = [c.key for c in board["columns"]]
+
+    def rows():
+        for run in board["runs"]:
+            yield {
+                "run": run.name,
+                "status": run.status_label,
+                "stale": run.stale_reason or "",
+                "error": run.error,
+                **dict(zip(keys, run.cells)),
+            }
+
+    return DownloadTable("leaderboard", ("run", "status", "stale", "error", *keys), rows)
 
 
 @login_required
