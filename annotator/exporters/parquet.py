@@ -25,6 +25,7 @@ from annotator.selectors.population import gold_judgements, population_of
 from .common import annotator_names
 from .dbdc import dbdc_record_stream
 from .distributions import CSV_COLUMNS, _csv_rows, distribution_document
+from .pairwise import pairwise_record_stream, preference_pair_stream
 from .stc3 import stc3_record_stream
 
 BATCH_ROWS = 20_000  # rows a table holds before they are written as one row group
@@ -211,6 +212,77 @@ def _dbdc_rows(project: Project, aggregation: str) -> Iterator[dict]:
         }
 
 
+def _speech():
+    import pyarrow as pa
+
+    return pa.list_(pa.struct([("speaker", pa.string()), ("text", pa.string())]))
+
+
+def _pairwise_schema(project: Project):
+    import pyarrow as pa
+
+    candidate = pa.struct([("system", pa.string()), ("text", pa.string())])
+    vote = pa.struct(
+        [("annotator", pa.string()), ("criterion", pa.string()), ("winner", pa.string()), ("shown_first", pa.string())]
+    )
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("context", _speech()),
+            ("candidates", pa.list_(candidate)),
+            ("annotations", pa.list_(vote)),
+        ]
+    )
+
+
+def _pairwise_rows(project: Project, aggregation: str) -> Iterator[dict]:
+    """One row per comparison item: its context, its two candidates and every vote (the criterion always named)."""
+    for record in pairwise_record_stream(project):
+        yield {
+            "id": str(record["id"]),
+            "context": record["context"],
+            "candidates": record["candidates"],
+            "annotations": [
+                {
+                    "annotator": a["annotator"],
+                    "criterion": a.get("criterion", "overall"),
+                    "winner": a["winner"],
+                    "shown_first": a.get("shown_first"),
+                }
+                for a in record.get("annotations", [])
+            ],
+        }
+
+
+def _preference_schema(project: Project):
+    import pyarrow as pa
+
+    text = pa.string()
+    return pa.schema(
+        [
+            ("id", text),
+            ("criterion", text),
+            ("context", _speech()),
+            ("chosen", text),
+            ("rejected", text),
+            ("chosen_system", text),
+            ("rejected_system", text),
+            ("votes", text),
+        ]
+    )
+
+
+def _preference_rows(project: Project, aggregation: str) -> Iterator[dict]:
+    """The preference pairs (``exporters.pairwise``); the votes per outcome as JSON text (their keys are systems)."""
+    first = project.criteria.order_by("position").values_list("key", flat=True).first()
+    for record in preference_pair_stream(project):
+        yield record | {
+            "id": str(record["id"]),
+            "criterion": record.get("criterion", first),
+            "votes": json.dumps(record["votes"], ensure_ascii=False),
+        }
+
+
 JUDGEMENTS = ParquetTable(
     "judgements",
     "One row per judgement that counts for the gold data: annotator, item (the dialogue's id), unit "
@@ -241,12 +313,29 @@ DBDC = ParquetTable(
     _dbdc_rows,
 )
 
+PAIRWISE = ParquetTable(
+    "pairwise",
+    "Comparison items: one row per item with its context (speaker, text), its two candidate responses "
+    "(system, text) and every vote (annotator, criterion, winner: a system, tie or both_bad; shown_first).",
+    _pairwise_schema,
+    _pairwise_rows,
+)
+PREFERENCE_PAIRS = ParquetTable(
+    "preference_pairs",
+    "Preference pairs for training: one row per item and criterion whose most-voted outcome is a system, "
+    "with the context, the chosen and rejected responses and systems, and the votes per outcome (JSON text).",
+    _preference_schema,
+    _preference_rows,
+)
+
 # export format (``annotator.exporters.EXPORT_FORMATS``) -> the table that holds the same data
 TABLE_OF_FORMAT = {
     "stc3": STC3,
     "dbdc": DBDC,
     "distributions-json": DISTRIBUTIONS,
     "distributions-csv": DISTRIBUTIONS,
+    "pairwise": PAIRWISE,
+    "preference-pairs": PREFERENCE_PAIRS,
 }
 
 

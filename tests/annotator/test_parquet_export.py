@@ -20,6 +20,7 @@ from annotator.services.imports import dialogues_import
 from scoring.app.services.dataset_export import dataset_write
 from tests.factories import api_client, project_with_submissions, user_make
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
+from tests.pairwise.data import pairwise_items, read_lines, write_lines
 
 pd = pytest.importorskip("pandas")
 
@@ -109,6 +110,30 @@ def test_dbdc_table_holds_the_zip_records(make_project, tmp_path):
             ]
         rest = json.loads(row["source_fields"])
         assert {k: v for k, v in record.items() if k not in ("dialogue-id", "turns")} == rest
+
+
+def test_comparison_tables_hold_the_pairwise_and_preference_pair_records(make_project, tmp_path):
+    """A comparison project's dataset: the items with their votes and the preference pairs, the same records as
+    the JSON lines exports (ids as text, the criterion always named, the votes per outcome as JSON text)."""
+    project = make_project("pairwise")
+    dialogues_import(project=project, paths=[write_lines(tmp_path / "pw.jsonl", pairwise_items(6, votes=5))])
+    counts = dataset_write(project=project, directory=tmp_path / "ds")
+    items = read_lines(export_gold(project=project, fmt="pairwise"))
+    pairs = read_lines(export_gold(project=project, fmt="preference-pairs"))
+    assert counts["pairwise"] == len(items) == 6 and counts["preference_pairs"] == len(pairs) > 0
+    rows = pads.dataset(tmp_path / "ds" / "pairwise", format="parquet").to_table().to_pylist()
+    assert [r["id"] for r in rows] == [str(i["id"]) for i in items]
+    for row, item in zip(rows, items):
+        assert row["context"] == item["context"] and row["candidates"] == item["candidates"]
+        assert [(a["annotator"], a["criterion"], a["winner"], a["shown_first"]) for a in row["annotations"]] == [
+            (a["annotator"], a.get("criterion", "overall"), a["winner"], a.get("shown_first"))
+            for a in item.get("annotations", [])
+        ]
+    preference = pd.read_parquet(tmp_path / "ds" / "preference_pairs").to_dict("records")
+    assert [(r["chosen_system"], r["rejected_system"], json.loads(r["votes"])) for r in preference] == [
+        (p["chosen_system"], p["rejected_system"], p["votes"]) for p in pairs
+    ]
+    assert {c["config_name"] for c in card_header(tmp_path / "ds")["configs"]} >= {"pairwise", "preference_pairs"}
 
 
 @pytest.mark.django_db
