@@ -63,7 +63,7 @@ def test_a_ten_system_turn_breakdown_dialogue_in_at_most_25_key_presses(
     # given the page (a new collection: every system turn after a user turn is asked): the first system
     # turn has the focus, the keys are shown, and progress and the save status are visible from the first turn
     assert focused_question(page) == "j:breakdown:1"
-    assert page.locator('input[name="j:breakdown:1"][value="T"] + kbd').inner_text() == "p"
+    assert page.locator('input[name="j:breakdown:1"][value="T"] ~ .keycap kbd').inner_text() == "p"
     assert page.locator("#progress").inner_text().startswith("System turn 1 of 10")
     assert page.locator("#actions").is_visible() and not page.get_by_role("button", name="Submit").is_visible()
     keys = Keys(page)

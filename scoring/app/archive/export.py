@@ -83,6 +83,7 @@ def _assignments(project: Project, external_of: dict[int, str]) -> Iterator[dict
             "reopen_reason",
             "reordering__submitted_order",
             "reordering__updated_at",
+            "reordering__kept_shown_order",
         )
     )
     for a in rows.iterator(chunk_size=ROW_CHUNK):
@@ -104,6 +105,7 @@ def _assignments(project: Project, external_of: dict[int, str]) -> Iterator[dict
             else {
                 "submitted_order": a["reordering__submitted_order"],
                 "updated_at": _time(a["reordering__updated_at"]),
+                "kept_shown_order": a["reordering__kept_shown_order"],
             },
         }
 
