@@ -32,6 +32,7 @@ from annotator.models import (
     ReleasedItem,
     Study,
 )
+from annotator.wording import minutes_text
 
 # Where platforms put the participant id, in the order they are looked for (after the lead's own).
 ID_PARAMETERS = ("PROLIFIC_PID", "workerId", "participant")
@@ -279,12 +280,17 @@ class TimeLimitChange:
     @property
     def summary(self) -> str:
         text = ngettext(
-            "Changing the time limit from %(old)s to %(new)s minutes moves the deadline of %(working)s participant "
+            "Changing the time limit from %(old)s to %(new)s moves the deadline of %(working)s participant "
             "at work (%(items)s unfinished items).",
-            "Changing the time limit from %(old)s to %(new)s minutes moves the deadline of %(working)s participants "
+            "Changing the time limit from %(old)s to %(new)s moves the deadline of %(working)s participants "
             "at work (%(items)s unfinished items).",
             self.working,
-        ) % {"old": self.old_minutes, "new": self.new_minutes, "working": self.working, "items": self.items}
+        ) % {
+            "old": minutes_text(self.old_minutes),
+            "new": minutes_text(self.new_minutes),
+            "working": self.working,
+            "items": self.items,
+        }
         if self.past_new_limit:
             text += " " + ngettext(
                 "%(n)s of them is past the new limit at once: their unfinished items go to other participants.",
