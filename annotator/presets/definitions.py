@@ -1,7 +1,8 @@
 """What each label the presets offer means, as the annotation page's guidelines explain it to a first-time
 annotator: the nugget types of DCH-1 and STC-3 (Zeng et al. 2017, section "Nugget annotation"; Sakai 2017,
 section 2.4, which names the types alike), the breakdown labels (Tsunomori et al. 2020, the DBDC
-definitions) and the NLPCC 2019 aspects (Shan et al. 2019, table 1). Keys are the stored value codes and, for NLPCC, the aspects.
+definitions) and the NLPCC 2019 aspects (Shan et al. 2019, table 1). Keys are the stored value codes
+and, for NLPCC, the aspects.
 """
 
 from __future__ import annotations
