@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_lazy
+
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -34,6 +36,15 @@ class QualificationState:
     PASSED = "passed"
     ADMITTED = "admitted"  # let in by a lead
 
+
+# the states as the lead's page names them (the codes are the API's)
+STATE_LABELS = {
+    QualificationState.NOT_REQUIRED: gettext_lazy("no training required"),
+    QualificationState.TRAINING: gettext_lazy("in training"),
+    QualificationState.FAILED: gettext_lazy("below the pass mark"),
+    QualificationState.PASSED: gettext_lazy("passed"),
+    QualificationState.ADMITTED: gettext_lazy("let in by hand"),
+}
 
 OPEN_STATES = (QualificationState.NOT_REQUIRED, QualificationState.PASSED, QualificationState.ADMITTED)
 
@@ -116,6 +127,7 @@ def qualification_results(*, project: Project) -> list[dict]:
             {
                 "annotator": m.user.username,
                 "state": status.state,
+                "state_label": STATE_LABELS.get(status.state, status.state),
                 "score": status.score,
                 "submitted": status.submitted,
                 "total": status.total,

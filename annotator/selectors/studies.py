@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from annotator.models import (
     Assignment,
@@ -404,6 +404,17 @@ def participant_state(*, participant: Participant, now: datetime | None = None) 
     return state(Stage.WORK, len(items), done, (started or pending)[0])
 
 
+# a participant's status as the lead's page says it (the CSV keeps the English words)
+PARTICIPANT_STATUS_LABELS = {
+    "finished": pgettext_lazy("participant", "finished"),
+    "timed out (released)": pgettext_lazy("participant", "timed out (items released)"),
+    "timed out": pgettext_lazy("participant", "timed out"),
+    "working": pgettext_lazy("participant", "working"),
+    "no items left": pgettext_lazy("participant", "no items left"),
+    "not started": pgettext_lazy("participant", "not started"),
+}
+
+
 def study_participants(*, study: Study) -> list[dict]:
     """One row per participant for the lead: platform ids, first visit, consent, start, finish (the last
     submission, once every item is submitted), items, submitted, released, seconds worked (released
@@ -468,6 +479,7 @@ def study_participants(*, study: Study) -> list[dict]:
                 "seconds_worked": (w.get("seconds") or 0) + (r.get("seconds") or 0),
                 "api_token": bool(p.has_token),
                 "status": status,
+                "status_label": PARTICIPANT_STATUS_LABELS.get(status, status),
             }
         )
     return rows
