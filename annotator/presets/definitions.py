@@ -50,3 +50,13 @@ ASPECT_DEFINITIONS: dict[str, str] = {
 
 # the severe-error question of NLPCC (no aspect of its own)
 SEVERE_ERROR_DEFINITION = N_("Answer Yes when the reply is broken, offensive or unrelated nonsense.")
+
+# why a preset's default K is what it is (said where a new project asks for more annotators than it has)
+K_REASONS: dict[str, str] = {
+    "dch1": N_("K = 3 is the DCH-1 preset's default: each DCH-1 dialogue was judged by three annotators."),
+    "dbdc": N_(
+        "K = 30 is the breakdown preset's default: in DBDC3 each system utterance was labelled by 30 annotators, "
+        "so that its distribution of NB, PB and B is reliable. A smaller team can lower K."
+    ),
+    "nlpcc": N_("K = 3 is the NLPCC preset's default: each NLPCC reply was judged by three annotators."),
+}
