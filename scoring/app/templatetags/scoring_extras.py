@@ -70,3 +70,15 @@ def thousands(value):
     if isinstance(value, int):
         return number_format(value, use_l10n=True, force_grouping=True)
     return "…" if value is None else value
+
+
+@register.filter
+def percent(value, digits: int = 1):
+    """A share as a percentage in the page's language (``12.5%``), or an en dash when unknown.
+
+    >>> percent(0.125), percent(None)
+    ('12.5%', '–')
+    """
+    if value is None or value == "":
+        return "–"
+    return f"{fmt(float(value) * 100, digits)}%"
