@@ -419,11 +419,15 @@ def test_an_invalid_coherence_order_is_never_reported_as_saved(live_server, page
     page.locator("#reorder-list li").nth(0).get_by_role("button", name="Move down").click()
     status = page.locator("#save-status")
     page.wait_for_function("() => !document.getElementById('save-status').textContent.startsWith('Saving')")
-    assert "the order is not saved yet" in status.inner_text() and "Draft saved" not in status.inner_text()
-    assert "first turn must be by A" in status.inner_text()
+    assert "the order is not valid yet" in status.inner_text() and "Draft saved" not in status.inner_text()
+    # the bar stays short: why the order is wrong is said beside the list
+    assert "first turn must be by A" in page.locator("#reorder-status").inner_text()
     assert "not saved yet" in page.locator("#reorder-status").inner_text()
     assert not Reordering.objects.filter(assignment=item).exists()
-    # mended, the order is saved and only then reported saved
+    # mended back to the order shown, the order is an answer once confirmed, and only then saved
     page.locator("#reorder-list li").nth(1).get_by_role("button", name="Move up").click()
+    assert "not confirmed yet" in status.inner_text()
+    assert not Reordering.objects.filter(assignment=item).exists()
+    page.get_by_label("The order shown is my answer: it reads most coherently as it is.").check()
     page.wait_for_function(SAVED)
     assert Reordering.objects.get(assignment=item).submitted_order == item.shown_order
