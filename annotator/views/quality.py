@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project, own_assignment
@@ -174,7 +174,11 @@ def quality_upload(request, slug: str):
         )
     messages.success(
         request,
-        gettext("Imported %(len)s item(s) with their expected answers from %(name)s.")
+        ngettext(
+            "Imported %(len)s item with its expected answers from %(name)s.",
+            "Imported %(len)s items with their expected answers from %(name)s.",
+            len(items),
+        )
         % {"len": len(items), "name": uploaded.name},
     )
     return redirect("quality", slug=slug)

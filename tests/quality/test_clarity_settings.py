@@ -50,14 +50,16 @@ def test_the_control_accuracy_flag_threshold_is_the_projects_setting(tmp_path):
     work = _half_right_on_controls(tmp_path)
     # the default, 70%: 50% right is flagged, and the flag names the threshold
     flags = _control_flags(work)
-    assert all(f == ["control accuracy 50% (below 70%) on 2 control item(s)"] for f in flags.values()), flags
+    assert all(f == ["control accuracy 50% (below 70%); control items answered: 2"] for f in flags.values()), flags
     before = judgements_fingerprint(work.project)
     # a lead who accepts 40% sets it; the flags follow, and the statistics know they must be recomputed
     quality_settings_update(project=work.project, control_accuracy_flag=0.4)
     assert judgements_fingerprint(work.project) != before
     assert all(f == [] for f in _control_flags(work).values())
     quality_settings_update(project=work.project, control_accuracy_flag=0.6)
-    assert all(f == ["control accuracy 50% (below 60%) on 2 control item(s)"] for f in _control_flags(work).values())
+    assert all(
+        f == ["control accuracy 50% (below 60%); control items answered: 2"] for f in _control_flags(work).values()
+    )
     stats = project_statistics(work.project)
     assert stats["reliability"]["thresholds"]["control_accuracy"] == 0.6
 

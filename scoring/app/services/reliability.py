@@ -167,7 +167,7 @@ def _adjudicated(project: Project, judgements: dict[str, CriterionJudgements]) -
 # in no reader's language).
 FLAG_MESSAGES = {
     "alpha": gettext_noop("agreement rises without them: %(key)s alpha %(with)s with them, %(without)s without"),
-    "control": gettext_noop("control accuracy %(accuracy)s (below %(threshold)s) on %(items)s control item(s)"),
+    "control": gettext_noop("control accuracy %(accuracy)s (below %(threshold)s); control items answered: %(items)s"),
     "straight": gettext_noop("straight-lining: the same value on every question in %(share)s of items"),
     "fast": gettext_noop("too fast: %(fast)s of %(items)s items under %(seconds)s s"),
     "spammer": gettext_noop("Dawid-Skene rates their %(key)s labels as a spammer's (score %(score)s)"),
