@@ -414,7 +414,10 @@ def test_an_invalid_coherence_order_is_never_reported_as_saved(live_server, page
     for shown_turn in range(len(item.shown_order)):  # the page numbers turns as shown
         radio(page, "turn_coherence", shown_turn, "3")
     radio(page, "overall", 0, "4")
-    page.wait_for_function(SAVED)
+    # the shuffle shown is valid here: the ratings are saved, the order waits for the annotator's confirmation
+    page.wait_for_function(
+        "() => /^(Draft saved|Answers saved at)/.test(document.getElementById('save-status').textContent)"
+    )
     # moving the first turn down breaks the constraints: the order is not saved, and the page says why
     page.locator("#reorder-list li").nth(0).get_by_role("button", name="Move down").click()
     status = page.locator("#save-status")

@@ -21,7 +21,7 @@ from annotator.services.quality_items import (
 )
 from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.statistics import project_statistics
-from scoring.app.templatetags.scoring_extras import fmt, percent, term
+from scoring.app.templatetags.scoring_extras import fmt, share_percent, term
 from tests.factories import breakdown_project, expected_all, first_allowed_values, project_with_work, submit_all
 
 pytestmark = pytest.mark.django_db
@@ -139,7 +139,7 @@ def test_an_order_given_as_shown_is_recorded_as_kept(tmp_path):
 
 def test_statistics_are_written_in_the_pages_language():
     assert fmt(12345.678) == "12,345.6780" and fmt(0.99996) == "1.0000" and fmt(None) == "–"
-    assert percent(0.125) == "12.5%"
+    assert share_percent(0.125) == "12.5%"
     with translation.override("ja"):
         assert str(term("ordinal")) == "順序尺度" and str(term("all")) == "全員" and str(term("linear")) == "線形"
     with translation.override("zh-hans"):

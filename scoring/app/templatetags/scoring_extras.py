@@ -73,10 +73,11 @@ def thousands(value):
 
 
 @register.filter
-def percent(value, digits: int = 1):
-    """A share as a percentage in the page's language (``12.5%``), or an en dash when unknown.
+def share_percent(value, digits: int = 1):
+    """A share as a percentage in the page's language, to ``digits`` decimals (``12.5%``), or an en dash when
+    unknown (``reliability_extras.percent`` writes whole percentages).
 
-    >>> percent(0.125), percent(None)
+    >>> share_percent(0.125), share_percent(None)
     ('12.5%', '–')
     """
     if value is None or value == "":

@@ -102,6 +102,8 @@ function start() {
     }
     const radio = q && Array.from(q.querySelectorAll("input[type=radio]")).find((r) => r.value === value);
     if (!radio) return value;
+    const shown = radio.parentNode.querySelector(".choice-label");  // the value's label, without its key cap
+    if (shown) return shown.textContent.trim();
     return Array.from(radio.parentNode.childNodes)
       .filter((node) => node.nodeType === Node.TEXT_NODE)
       .map((node) => node.textContent).join("").trim();
