@@ -22,7 +22,14 @@ from annotator.services.quality_items import (
 from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.statistics import project_statistics
 from scoring.app.templatetags.scoring_extras import fmt, share_percent, term
-from tests.factories import breakdown_project, expected_all, first_allowed_values, project_with_work, submit_all
+from tests.factories import (
+    api_client,
+    breakdown_project,
+    expected_all,
+    first_allowed_values,
+    project_with_work,
+    submit_all,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -152,3 +159,12 @@ def test_favicon_answers_at_the_root_and_pages_link_it(client):
     body = answer.content
     assert body[:4] == b"\x00\x00\x01\x00" and int.from_bytes(body[4:6], "little") == 2  # an icon of two sizes
     assert '<link rel="icon"' in client.get("/accounts/login/").content.decode()
+
+
+def test_the_api_reads_and_sets_the_control_accuracy_flag(tmp_path):
+    work = breakdown_project(tmp_path, dialogues=2, annotators=1, k=1)
+    client = api_client(work.lead)
+    url = f"/api/projects/{work.project.slug}/quality/settings/"
+    assert client.get(url).json()["control_accuracy_flag"] == 0.7
+    assert client.patch(url, {"control_accuracy_flag": 0.65}, format="json").json()["control_accuracy_flag"] == 0.65
+    assert client.patch(url, {"control_accuracy_flag": 2}, format="json").status_code == 400
