@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext
 from rest_framework.permissions import BasePermission
 
-from annotator.models import Assignment, Membership, Project, Role
+from annotator.models import Assignment, Membership, Participant, Project, Role
 from annotator.selectors.qualification import may_open
 
 NOT_QUALIFIED = "this item opens once you pass the project's qualification (your queue shows the training items)"
@@ -101,6 +101,11 @@ def adjudicator_project(request, slug: str) -> Project:
 def can_create_projects(user) -> bool:
     """Staff, and anyone who already leads a project, may start new ones (or import an archive)."""
     return user.is_staff or user.memberships.filter(role=Role.LEAD, active=True).exists()
+
+
+def is_study_participant(user) -> bool:
+    """A study's participant: an account the study link signs in, with no password, joining no other projects."""
+    return Participant.objects.filter(user_id=user.pk).exists()
 
 
 class CanCreateProjects(BasePermission):

@@ -22,9 +22,31 @@ class StudyForm(forms.ModelForm):
         fields = list(SETTINGS_FIELDS)
         widgets = {"consent_text": forms.Textarea(attrs={"rows": 5})}
         labels = {
-            "id_parameter": "Participant id parameter (optional)",
-            "completion_url": "Completion URL (optional)",
-            "time_limit_minutes": "Time limit (minutes)",
+            "name": _("Name"),
+            "consent_text": _("Consent text"),
+            "items_per_participant": _("Items per participant"),
+            "id_parameter": _("Participant id parameter (optional)"),
+            "completion_code": _("Completion code"),
+            "completion_url": _("Completion URL (optional)"),
+            "time_limit_minutes": _("Time limit (minutes)"),
+        }
+        help_texts = {
+            "consent_text": _("Shown with the guidelines before any work."),
+            "time_limit_minutes": _(
+                "After this many minutes from the start, a participant's unfinished items go to others."
+            ),
+            "id_parameter": _(
+                "A query parameter of your own that carries the participant id (besides PROLIFIC_PID, workerId and "
+                "participant)."
+            ),
+            "completion_code": _(
+                "Shown to a participant who finished (use the platform's code, e.g. Prolific's). Leave empty for a "
+                "random code."
+            ),
+            "completion_url": _(
+                "Where a participant who finished is sent, e.g. "
+                "https://app.prolific.com/submissions/complete?cc={code}; {code} and {participant} are filled in."
+            ),
         }
 
     def __init__(self, *args, confirm: tuple[str, ...] = (), **kwargs):
@@ -33,7 +55,6 @@ class StudyForm(forms.ModelForm):
             if name not in confirm:
                 del self.fields[name]
         self.fields["completion_code"].required = False
-        self.fields["completion_code"].help_text += " Leave empty for a random code."
 
     def clean_completion_code(self):
         code = self.cleaned_data.get("completion_code") or ""

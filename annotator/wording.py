@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.utils import translation
-from django.utils.translation import gettext, pgettext, pgettext_lazy
+from django.utils import formats, translation
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 
 from annotator.models import Criterion, Project
 from annotator.presets import PRESETS
@@ -128,3 +128,12 @@ def preset_label(preset_key: str, language: str | None = None) -> str:
     """A preset's name in ``language`` (English when it has none)."""
     spec = PRESETS.get(preset_key)
     return preset_text(preset_key, spec.label, wording_language(language)) if spec else preset_key
+
+
+def minutes_text(minutes: int) -> str:
+    """A time limit in minutes, with the plural the language needs: ``1 minute``, ``90 minutes``.
+
+    >>> minutes_text(1), minutes_text(90)
+    ('1 minute', '90 minutes')
+    """
+    return ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": formats.number_format(minutes)}

@@ -13,6 +13,7 @@ class QualitySettingsIO(serializers.Serializer):
     default_tolerance = serializers.IntegerField(min_value=0, max_value=10, required=False)
     pass_mark = serializers.FloatField(min_value=0, max_value=1, required=False)
     too_fast_seconds = serializers.IntegerField(min_value=0, max_value=3600, required=False)
+    control_accuracy_flag = serializers.FloatField(min_value=0, max_value=1, required=False)
     source = serializers.ChoiceField(choices=SourceFilter.choices, required=False)
 
 

@@ -2,7 +2,10 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
+from config.favicon import favicon
+
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
     # the translated strings of static/js (gettext(), interpolate()), in the page's language

@@ -106,6 +106,11 @@ class Reordering(models.Model):
     revision = models.PositiveIntegerField(
         default=0, db_default=0, help_text="The assignment's version that wrote this order."
     )
+    kept_shown_order = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="The order is the shuffled order the annotator was shown, confirmed as their answer untouched.",
+    )
 
     def __str__(self) -> str:
         return f"reordering of assignment {self.assignment_id}"

@@ -29,6 +29,11 @@ class QualitySettings(models.Model):
     )
     pass_mark = models.FloatField(default=0.8, help_text="Share of training answers to get right to qualify.")
     too_fast_seconds = models.PositiveIntegerField(default=10, help_text="Items submitted faster are too fast.")
+    control_accuracy_flag = models.FloatField(
+        default=0.7,
+        db_default=0.7,
+        help_text="An annotator whose accuracy on control items is below this share is flagged (0.7: 70 %).",
+    )
     source = models.CharField(
         max_length=20, choices=SourceFilter.choices, default=SourceFilter.ALL, help_text="Whose judgements count."
     )

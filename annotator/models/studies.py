@@ -22,6 +22,7 @@ import string
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator, URLValidator
 from django.db import models
+from django.utils.translation import gettext_lazy
 
 from annotator.models.dialogues import Dialogue
 from annotator.models.projects import Project
@@ -49,12 +50,12 @@ def return_code_new() -> str:
 
 parameter_name_validator = RegexValidator(
     r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$",
-    "A parameter name is a letter or _ followed by letters, digits, _ . or - (at most 64 characters).",
+    gettext_lazy("A parameter name is a letter or _ followed by letters, digits, _ . or - (at most 64 characters)."),
 )
 completion_code_validator = RegexValidator(
-    r"^[A-Za-z0-9_\-]{1,64}$", "A completion code is 1 to 64 letters, digits, _ or -."
+    r"^[A-Za-z0-9_\-]{1,64}$", gettext_lazy("A completion code is 1 to 64 letters, digits, _ or -.")
 )
-completion_url_validator = URLValidator(schemes=["https", "http"], message="Give an http(s) URL.")
+completion_url_validator = URLValidator(schemes=["https", "http"], message=gettext_lazy("Give an http(s) URL."))
 
 
 class Study(models.Model):

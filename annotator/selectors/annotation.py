@@ -61,6 +61,8 @@ class AnnotationPage:
     reorder_turns: list[dict] | None
     reorder_value: list[int] | None
     first_speaker: str
+    left_speaker: str  # whose turns the page shows on the left: the same side in every item of a project
+    reorder_confirmed: bool = False  # the saved order is the order shown, confirmed as the answer
     progress_noun: str = "Turn"  # what the turn-by-turn progress counts ("Turn 4 of 11")
     guidelines: str = ""  # in the reader's language, falling back to English (annotator.wording)
     candidates: list[CandidateView] | None = None  # a comparison's responses, in the order shown
@@ -257,7 +259,11 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
         incremental_steps=steps if spec.incremental else 0,
         reorder_turns=reorder_turns,
         reorder_value=reorder_value,
+        # a saved order still as shown was confirmed by its annotator (the page ticks the box again)
+        reorder_confirmed=reorder_value is not None and reorder_value == list(range(len(reorder_value))),
         first_speaker=shown[0].speaker if shown else "",
+        # a preset's first speaker (the breakdown's user, the customer) is always on the left; else the first shown
+        left_speaker=spec.speakers[0] if spec.speakers else (shown[0].speaker if shown else ""),
         progress_noun="System turn" if spec.incremental and by_system_turn else "Turn",
         guidelines=guidelines_text(project),
         candidates=comparison_candidates(assignment) if spec.comparison else None,

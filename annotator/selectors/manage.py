@@ -17,6 +17,7 @@ from django.utils.translation import gettext, ngettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Project, Role
 from annotator.presets import PRESETS
+from annotator.presets.definitions import K_REASONS
 
 ITEMS_PER_PAGE = 50
 
@@ -39,6 +40,7 @@ class Shortfall:
     dialogues: int
     short: int  # dialogues with fewer than K annotators once unfinished work of removed annotators is handed back
     reordering: bool  # coherence projects: permutation sets, K does not apply
+    preset: str = ""  # the project's preset, whose default K may need explaining
 
     @property
     def too_few_annotators(self) -> bool:
@@ -64,7 +66,10 @@ class Shortfall:
                 "Add %(missing)s more annotators or lower K.",
                 missing,
             ) % {"missing": missing}
-            return f"{has} {add}"
+            spec = PRESETS.get(self.preset)
+            reason = K_REASONS.get(self.preset) if spec is not None and spec.annotators_per_dialogue == self.k else None
+            where = gettext("K is set under “Guidelines and annotators per dialogue”.")
+            return " ".join(part for part in (has, add, gettext(reason) if reason else "", where) if part)
         if self.short:
             return gettext(
                 "%(short)s of %(dialogues)s dialogues have fewer than K = %(k)s annotators; "
@@ -87,7 +92,9 @@ def assignment_shortfall(*, project: Project) -> Shortfall:
     counts = project.dialogues.annotate(kept=Count("assignments", filter=kept)).aggregate(
         dialogues=Count("pk"), short=Count("pk", filter=Q(kept__lt=k))
     )
-    return Shortfall(k, len(active), counts["dialogues"], counts["short"], PRESETS[project.preset].reordering)
+    return Shortfall(
+        k, len(active), counts["dialogues"], counts["short"], PRESETS[project.preset].reordering, project.preset
+    )
 
 
 def manage_overview(*, project: Project) -> dict:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_lazy
+
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -25,6 +27,9 @@ from annotator.models import (
     Role,
 )
 from annotator.selectors.quality import checked_answers
+from annotator.selectors.structure import dialogue_shape
+from annotator.units import unit_names
+from annotator.wording import criterion_wording
 
 
 class QualificationState:
@@ -34,6 +39,15 @@ class QualificationState:
     PASSED = "passed"
     ADMITTED = "admitted"  # let in by a lead
 
+
+# the states as the lead's page names them (the codes are the API's)
+STATE_LABELS = {
+    QualificationState.NOT_REQUIRED: gettext_lazy("no training required"),
+    QualificationState.TRAINING: gettext_lazy("in training"),
+    QualificationState.FAILED: gettext_lazy("below the pass mark"),
+    QualificationState.PASSED: gettext_lazy("passed"),
+    QualificationState.ADMITTED: gettext_lazy("let in by hand"),
+}
 
 OPEN_STATES = (QualificationState.NOT_REQUIRED, QualificationState.PASSED, QualificationState.ADMITTED)
 
@@ -116,6 +130,7 @@ def qualification_results(*, project: Project) -> list[dict]:
             {
                 "annotator": m.user.username,
                 "state": status.state,
+                "state_label": STATE_LABELS.get(status.state, status.state),
                 "score": status.score,
                 "submitted": status.submitted,
                 "total": status.total,
@@ -138,16 +153,23 @@ def training_feedback(*, assignment: Assignment) -> dict:
     if assignment.status == AssignmentStatus.SUBMITTED:
         answers = checked_answers(project=project, kind=QualityItemKind.TRAINING, user=assignment.annotator)
         criteria = {c.key: c for c in project.criteria.all()}
-        labels = {key: {v["value"]: v["label"] for v in c.values} for key, c in criteria.items()}
+        wordings = {key: criterion_wording(project, c) for key, c in criteria.items()}
+        labels = {key: wordings[key].values for key in criteria}
+        shape = dialogue_shape(assignment.dialogue_id)
+        names: dict[str, dict[int, str]] = {}  # the units named as the item's page numbers them: "turn 1 (customer)"
         for i in range(len(answers.correct)):
             if answers.assignment[i] != assignment.pk:
                 continue
             key = answers.criterion[i]
+            kind = criteria[key].unit
+            if kind not in names:
+                names[kind] = unit_names(kind, shape.speakers, shape.blocks, assignment.shown_order)
             rows.append(
                 {
                     "criterion": key,
-                    "label": criteria[key].label,
+                    "label": wordings[key].label,
                     "unit": int(answers.unit[i]),
+                    "unit_name": names[kind].get(int(answers.unit[i]), str(int(answers.unit[i]) + 1)),
                     "expected": answers.expected[i],
                     "expected_label": labels[key].get(answers.expected[i], answers.expected[i]),
                     "given": answers.given[i],

@@ -8,7 +8,16 @@ import numpy as np
 from django.core.paginator import Page, Paginator
 from django.db.models import Count
 
-from annotator.models import Assignment, AssignmentStatus, Dialogue, ExpectedAnswer, Judgement, Project, QualityItem
+from annotator.models import (
+    Assignment,
+    AssignmentStatus,
+    Dialogue,
+    ExpectedAnswer,
+    Judgement,
+    Project,
+    QualityItem,
+    QualityItemKind,
+)
 from annotator.selectors.manage import ITEMS_PER_PAGE
 from annotator.selectors.structure import dialogue_shape
 from annotator.units import POST_UNITS, required_units, unit_rule, unit_speaker
@@ -157,12 +166,14 @@ def quality_item_questions(*, project: Project, dialogue_id: int) -> dict:
 
 def quality_items_of(*, project: Project) -> list[dict]:
     """The project's control and training items for the lead's page."""
-    return list(
-        QualityItem.objects.filter(dialogue__project=project)
+    kinds = dict(QualityItemKind.choices)
+    return [
+        {**item, "kind_label": kinds.get(item["kind"], item["kind"])}
+        for item in QualityItem.objects.filter(dialogue__project=project)
         .annotate(n_answers=Count("answers", distinct=True), n_assigned=Count("dialogue__assignments", distinct=True))
         .order_by("kind", "dialogue__position")
         .values("dialogue_id", "dialogue__external_id", "kind", "explanation", "n_answers", "n_assigned")
-    )
+    ]
 
 
 def unmarked_dialogues_page(*, project: Project, contains: str, page: str | int | None) -> Page:

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db.models import Count, Exists, Max, OuterRef, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from annotator.exporters.tables import DownloadTable
 from annotator.models import (
@@ -31,6 +31,7 @@ from annotator.models import (
     ReleasedItem,
     Study,
 )
+from annotator.wording import minutes_text
 
 # Where platforms put the participant id, in the order they are looked for (after the lead's own).
 ID_PARAMETERS = ("PROLIFIC_PID", "workerId", "participant")
@@ -278,12 +279,17 @@ class TimeLimitChange:
     @property
     def summary(self) -> str:
         text = ngettext(
-            "Changing the time limit from %(old)s to %(new)s minutes moves the deadline of %(working)s participant "
+            "Changing the time limit from %(old)s to %(new)s moves the deadline of %(working)s participant "
             "at work (%(items)s unfinished items).",
-            "Changing the time limit from %(old)s to %(new)s minutes moves the deadline of %(working)s participants "
+            "Changing the time limit from %(old)s to %(new)s moves the deadline of %(working)s participants "
             "at work (%(items)s unfinished items).",
             self.working,
-        ) % {"old": self.old_minutes, "new": self.new_minutes, "working": self.working, "items": self.items}
+        ) % {
+            "old": minutes_text(self.old_minutes),
+            "new": minutes_text(self.new_minutes),
+            "working": self.working,
+            "items": self.items,
+        }
         if self.past_new_limit:
             text += " " + ngettext(
                 "%(n)s of them is past the new limit at once: their unfinished items go to other participants.",
@@ -397,6 +403,17 @@ def participant_state(*, participant: Participant, now: datetime | None = None) 
     return state(Stage.WORK, len(items), done, (started or pending)[0])
 
 
+# a participant's status as the lead's page says it (the CSV keeps the English words)
+PARTICIPANT_STATUS_LABELS = {
+    "finished": pgettext_lazy("participant", "finished"),
+    "timed out (released)": pgettext_lazy("participant", "timed out (items released)"),
+    "timed out": pgettext_lazy("participant", "timed out"),
+    "working": pgettext_lazy("participant", "working"),
+    "no items left": pgettext_lazy("participant", "no items left"),
+    "not started": pgettext_lazy("participant", "not started"),
+}
+
+
 def study_participants(*, study: Study) -> list[dict]:
     """One row per participant for the lead: platform ids, first visit, consent, start, finish (the last
     submission, once every item is submitted), items, submitted, released, seconds worked (released
@@ -461,6 +478,7 @@ def study_participants(*, study: Study) -> list[dict]:
                 "seconds_worked": (w.get("seconds") or 0) + (r.get("seconds") or 0),
                 "api_token": bool(p.has_token),
                 "status": status,
+                "status_label": PARTICIPANT_STATUS_LABELS.get(status, status),
             }
         )
     return rows

@@ -257,6 +257,7 @@ def _batch_fail(batch_id: int, message: str, detail: dict | None = None) -> None
 class BatchRemoval:
     batch_id: int
     contents: ImportBatchContents
+    refused: bool = False  # a refused import, taken off the list (it had written nothing that stays)
 
 
 @transaction.atomic
@@ -265,14 +266,22 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
     draft), reorderings and gold counts; the batch stays on record as removed, by whom and when.
 
     Annotator accounts an import created stay members of the project (an import of the same file
-    again uses them). Raises ``ImportBatch.DoesNotExist`` for a batch of another project and
-    ``ImportBatchError`` for one that is not imported (running, refused or already removed).
+    again uses them). A refused import is taken off the list altogether (with whatever it may have
+    written before it was refused). Raises ``ImportBatch.DoesNotExist`` for a batch of another project
+    and ``ImportBatchError`` for one that is neither imported nor refused (running, or already removed).
     """
     Project.objects.select_for_update().filter(pk=project.pk).first()  # not while an import writes
     batch = ImportBatch.objects.select_for_update().get(pk=batch_id, project=project)
+    if batch.status == ImportStatus.FAILED:
+        contents = import_batch_contents(batch=batch)
+        Dialogue.objects.filter(batch=batch).delete()
+        batch.delete()
+        if contents.dialogues:
+            statistics_request_on_commit(project_id=project.pk)
+        return BatchRemoval(batch_id, contents, refused=True)
     if batch.status != ImportStatus.DONE:
         raise ImportBatchError(
-            gettext("Import %(pk)s (%(names)s) is %(status)s; only an imported batch can be removed.")
+            gettext("Import %(pk)s (%(names)s) is %(status)s; only an imported or a refused batch can be removed.")
             % {"pk": batch.pk, "names": batch.file_names, "status": str(batch.get_status_display()).lower()}
         )
     contents = import_batch_contents(batch=batch)

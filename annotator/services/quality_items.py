@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import transaction
 from django.db.models import Count
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from annotator.importers import InputError
 from annotator.models import (
@@ -38,6 +38,7 @@ from annotator.models import (
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")
@@ -73,6 +74,7 @@ def quality_settings_update(
     pass_mark: float | None = None,
     too_fast_seconds: int | None = None,
     source: str | None = None,
+    control_accuracy_flag: float | None = None,
 ) -> QualitySettings:
     """Change some of a project's quality settings (the ones given); ``QualityError`` if any is out of range."""
     problems = []
@@ -93,6 +95,11 @@ def quality_settings_update(
             gettext("too_fast_seconds must be between 0 and 3600, got %(too_fast_seconds)s")
             % {"too_fast_seconds": too_fast_seconds}
         )
+    if control_accuracy_flag is not None and not 0 <= control_accuracy_flag <= 1:
+        problems.append(
+            gettext("The control accuracy that flags an annotator must be between 0 and 1, got %(value)s")
+            % {"value": control_accuracy_flag}
+        )
     if source is not None and source not in SourceFilter.values:
         problems.append(
             gettext("source must be one of %(join)s, got %(source)s")
@@ -108,10 +115,13 @@ def quality_settings_update(
             ("pass_mark", pass_mark),
             ("too_fast_seconds", too_fast_seconds),
             ("source", source),
+            ("control_accuracy_flag", control_accuracy_flag),
         ):
             if value is not None:
                 setattr(settings, name, value)
         settings.save()
+        if too_fast_seconds is not None or control_accuracy_flag is not None:  # the flags' thresholds
+            statistics_request_on_commit(project_id=project.pk)
     return settings
 
 
@@ -273,6 +283,44 @@ class MixReport:
     controls_added: int
     controls_withdrawn: int
     training_added: int
+    controls_marked: int = 0  # dialogues marked as control items
+    annotators: int = 0  # the annotators whose queues were looked at
+    rate: float = 0.0  # the control rate the queues were filled to
+
+    @property
+    def summary(self) -> str:
+        """What mixing did, in the lead's words, and why nothing was added when nothing was."""
+        if self.controls_added:
+            text = ngettext(
+                "Added %(n)s control item to the annotators' queues.",
+                "Added %(n)s control items to the annotators' queues.",
+                self.controls_added,
+            ) % {"n": self.controls_added}
+        elif not self.controls_marked:
+            text = gettext("No control item was added: no dialogue is marked as a control item yet.")
+        elif self.rate <= 0:
+            text = gettext(
+                "No control item was added: the control rate is zero. Set the share of control items in the "
+                "settings above, then mix again."
+            )
+        elif not self.annotators:
+            text = gettext("No control item was added: the project has no active annotators of its own.")
+        else:
+            text = gettext(
+                "No control item was added: every annotator already has the control items that a control rate of "
+                "%(rate)s asks for beside their items."
+            ) % {"rate": f"{self.rate:.0%}"}
+        if self.controls_withdrawn:
+            text += " " + ngettext(
+                "Withdrew %(n)s unstarted control item beyond the rate.",
+                "Withdrew %(n)s unstarted control items beyond the rate.",
+                self.controls_withdrawn,
+            ) % {"n": self.controls_withdrawn}
+        if self.training_added:
+            text += " " + ngettext("Added %(n)s training item.", "Added %(n)s training items.", self.training_added) % {
+                "n": self.training_added
+            }
+        return text
 
 
 def _annotators(project: Project) -> list[int]:
@@ -306,7 +354,8 @@ def quality_assignments_create(*, project: Project, seed: int = 0, users: list[i
     ):
         usage[dialogue_id] = n
     added = withdrawn = trained = 0
-    for user_id in _annotators(project) if users is None else users:
+    annotators = _annotators(project) if users is None else users
+    for user_id in annotators:
         mine = list(
             Assignment.objects.filter(annotator_id=user_id, dialogue__project=project, imported=False)
             .order_by("queue_rank", "pk")
@@ -343,4 +392,4 @@ def quality_assignments_create(*, project: Project, seed: int = 0, users: list[i
         for row in rows:
             row.queue_rank = ranks[row.pk]
         Assignment.objects.bulk_update(rows, ["queue_rank"], batch_size=2000)
-    return MixReport(added, withdrawn, trained)
+    return MixReport(added, withdrawn, trained, len(controls), len(annotators), rate)

@@ -14,6 +14,8 @@ from django.utils import formats, translation
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
+from annotator.wording import minutes_text
+
 register = template.Library()
 
 
@@ -63,3 +65,9 @@ def duration(seconds: int | None) -> str:
     if minutes:
         return _("%(minutes)d min %(seconds)02d s") % {"minutes": minutes, "seconds": secs}
     return _("%(seconds)d s") % {"seconds": secs}
+
+
+@register.filter
+def minutes(value: int | None) -> str:
+    """``{{ study.time_limit_minutes|minutes }}``: ``1 minute``, ``60 minutes``; "–" for none."""
+    return "–" if value is None else minutes_text(int(value))

@@ -32,6 +32,7 @@ from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
 from annotator.presets import PRESETS
 from annotator.selectors.annotation import annotation_page, annotation_state
+from annotator.selectors.glossary import label_glossary
 from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
@@ -83,6 +84,7 @@ def annotate(request, assignment_id: int):
         "annotator/annotate.html",
         {
             "page": page,
+            "glossary": label_glossary(page),
             "assignment": assignment,
             "project": assignment.dialogue.project,
             "errors": errors.get("problems", []),

@@ -1,7 +1,8 @@
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
@@ -9,7 +10,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from annotator.access import can_create_projects
+from annotator.access import can_create_projects, is_study_participant
 from annotator.forms import AccountSettingsForm
 from annotator.language import SESSION_KEY, supported_language
 from annotator.selectors.projects import projects_for_user
@@ -31,16 +32,31 @@ def home(request):
 
 @login_required
 def account_settings(request):
-    form = AccountSettingsForm(request.POST or None, initial={"findable_by_leads": account_findable(user=request.user)})
-    if request.method == "POST" and form.is_valid():
+    """The account's settings. A study participant chooses only the language: their account joins no other
+    project and has no password or API token, so the page offers neither."""
+    participant = is_study_participant(request.user)
+    form = None
+    if not participant:
+        form = AccountSettingsForm(
+            request.POST or None, initial={"findable_by_leads": account_findable(user=request.user)}
+        )
+    if request.method == "POST" and form is not None and form.is_valid():
         account_settings_save(user=request.user, findable_by_leads=form.cleaned_data["findable_by_leads"])
         messages.success(request, _("Saved your account settings."))
         return redirect("account_settings")
     return render(
         request,
         "registration/account_settings.html",
-        {"form": form, "chosen_language": account_language(user=request.user)},
+        {"form": form, "participant": participant, "chosen_language": account_language(user=request.user)},
     )
+
+
+@login_required
+def password_change(request):
+    """The password change page, for accounts that sign in with a password (not a study's participant)."""
+    if not request.user.has_usable_password():
+        raise Http404("this account signs in without a password")
+    return auth_views.PasswordChangeView.as_view()(request)
 
 
 @require_POST

@@ -294,6 +294,13 @@ def import_remove(request, slug: str, batch_id: int):
             messages.error(request, str(exc))
         else:
             c = removal.contents
+            if removal.refused:
+                messages.success(
+                    request,
+                    gettext("Removed the refused import %(pk)s (%(file_names)s) from the list.")
+                    % {"pk": batch.pk, "file_names": batch.file_names},
+                )
+                return redirect(f"{reverse('lead_project', args=[slug])}#imports")
             messages.success(
                 request,
                 gettext(

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project, own_assignment
@@ -95,6 +95,7 @@ def quality_settings_save(request, slug: str):
             pass_mark=_number(request.POST.get("pass_mark"), float),
             too_fast_seconds=_number(request.POST.get("too_fast_seconds"), int),
             source=request.POST.get("source") or None,
+            control_accuracy_flag=_number(request.POST.get("control_accuracy_flag"), float),
         )
     except QualityError as exc:
         return quality_page(request, slug, status=400, error=str(exc))
@@ -178,7 +179,11 @@ def quality_upload(request, slug: str):
         )
     messages.success(
         request,
-        gettext("Imported %(len)s item(s) with their expected answers from %(name)s.")
+        ngettext(
+            "Imported %(len)s item with its expected answers from %(name)s.",
+            "Imported %(len)s items with their expected answers from %(name)s.",
+            len(items),
+        )
         % {"len": len(items), "name": uploaded.name},
     )
     return redirect("quality", slug=slug)
@@ -189,18 +194,7 @@ def quality_upload(request, slug: str):
 def quality_mix(request, slug: str):
     project = lead_project(request, slug)
     report = quality_assignments_create(project=project, seed=_int_or(request.POST.get("seed"), 0))
-    messages.success(
-        request,
-        gettext(
-            "Added %(controls_added)s control item(s) to queues (withdrew %(controls_withdrawn)s) and "
-            "%(training_added)s training item(s)."
-        )
-        % {
-            "controls_added": report.controls_added,
-            "controls_withdrawn": report.controls_withdrawn,
-            "training_added": report.training_added,
-        },
-    )
+    messages.success(request, report.summary)
     return redirect("quality", slug=slug)
 
 

@@ -32,6 +32,7 @@ from annotator.selectors.studies import (
     visit_ids,
 )
 from annotator.services.studies import StudyError, participant_enter, participant_start
+from annotator.wording import guidelines_text
 from config.throttling import ClientRateThrottle
 
 MESSAGE = "annotator/study_message.html"
@@ -143,7 +144,13 @@ def _participant_page(request, participant: Participant, *, consent_error: str =
         return render(
             request,
             "annotator/study_consent.html",
-            {"study": study, "project": study.project, "participant": participant, "consent_error": consent_error},
+            {
+                "study": study,
+                "project": study.project,
+                "participant": participant,
+                "consent_error": consent_error,
+                "guidelines": guidelines_text(study.project),  # as the item pages show them, in the reader's language
+            },
             status=400 if consent_error else 200,
         )
     if state.stage == Stage.COMPLETE:

@@ -33,8 +33,11 @@
   function showProgress(state) {
     if (!progressEl) return;
     const questions = Array.from(form.querySelectorAll("[data-question]"));
-    const done = questions.filter(questionAnswered).length;
-    let text = interpolate(gettext("%(done)s of %(total)s answered"), { done: number.format(done), total: number.format(questions.length) }, true);
+    // the reordering counts as one answer, given once its order is valid (and confirmed, if left as shown)
+    const order = document.getElementById("reorder-list");
+    const done = questions.filter(questionAnswered).length + (order && order.dataset.order ? 1 : 0);
+    const total = questions.length + (order ? 1 : 0);
+    let text = interpolate(gettext("%(done)s of %(total)s answered"), { done: number.format(done), total: number.format(total) }, true);
     if (state.total) {
       const step = { n: number.format(Math.min(state.answered + 1, state.total)), total: number.format(state.total) };
       text = (systemTurns ? interpolate(gettext("System turn %(n)s of %(total)s"), step, true) : interpolate(gettext("Turn %(n)s of %(total)s"), step, true)) + " · " + text;
@@ -103,6 +106,7 @@
   });
   // Answers put in place by the page itself (restored from this browser, or saved in another tab).
   form.addEventListener("dialeval:applied", update);
+  form.addEventListener("dialeval:reorder", update);
 
   update();
 })();

@@ -18,10 +18,13 @@
     event.preventDefault();
     asking = form;
     message.textContent = form.dataset.confirm;
-    ok.textContent = form.dataset.confirmButton || "Confirm";
+    ok.textContent = form.dataset.confirmButton || gettext("Confirm");
+    // a destructive action's confirming button looks destructive too
+    const button = form.querySelector("button[type=submit]");
+    ok.classList.toggle("danger", Boolean(button && button.classList.contains("danger")));
     const withReason = form.dataset.reason !== undefined;
     reasonRow.hidden = !withReason;
-    reasonLabel.textContent = form.dataset.reason || "Reason";
+    reasonLabel.textContent = form.dataset.reason || gettext("Reason");
     reason.value = "";
     dialog.returnValue = "";
     dialog.showModal();

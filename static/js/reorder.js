@@ -1,6 +1,8 @@
 // Reordering widget: drag and drop (vendored SortableJS), Move up / Move down buttons, and the keyboard
 // (Up/Down or k/j pick a turn, Shift+Up/Down or Shift+K/J move it). A live message says why an order
 // breaks the constraints (and that it is therefore not saved yet); submit stays disabled until it is valid.
+// An order still as shown (the shuffle may happen to be valid) is an answer only once the annotator ticks
+// "The order shown is my answer" (#reorder-confirm); the server records such an order as kept as shown.
 // The current valid order is kept in #reorder-list's data-order ("" while invalid) for autosave/view.js, which
 // hears of each change by a "dialeval:reorder" event and can put an order in place by "dialeval:set-order".
 (function () {
@@ -14,6 +16,8 @@
   const firstSpeaker = list.dataset.firstSpeaker;
   const firstSpeakerLabel = list.dataset.firstSpeakerLabel || firstSpeaker;  // as the reader's language names it
   const readOnly = form.dataset.readOnly === "true";
+  const confirmBox = document.getElementById("reorder-confirm");
+  const confirmRow = document.getElementById("reorder-confirm-row");
 
   function items() { return Array.from(list.querySelectorAll("li.reorder-item")); }
 
@@ -31,23 +35,35 @@
   }
 
   // how: "initial" (page load), "applied" (put in place by the page), or "" (the person moved a turn)
+  // the turns still stand as they were shown (data-turn numbers the turns as shown: 0, 1, 2, ...)
+  function asShown(order) { return order.every(function (turn, i) { return turn === i; }); }
+
   function update(announce, how) {
     const order = items().map(function (li) { return Number(li.dataset.turn); });
     const wrong = problems();
-    const value = wrong.length ? "" : JSON.stringify(order);
+    const untouched = !wrong.length && asShown(order);
+    if (confirmRow) confirmRow.hidden = !untouched;
+    if (confirmBox && untouched && how === "applied") confirmBox.checked = true;  // confirmed in another tab
+    const unconfirmed = untouched && confirmBox && !confirmBox.checked;
+    const value = wrong.length || unconfirmed ? "" : JSON.stringify(order);
     field.value = value;
     list.dataset.order = value;
     list.dataset.problems = wrong.join("; ");
+    list.dataset.unconfirmed = unconfirmed ? "true" : "";
     list.classList.toggle("invalid", wrong.length > 0);
     list.setAttribute("aria-invalid", wrong.length ? "true" : "false");
-    if (submit) submit.disabled = wrong.length > 0;
+    if (submit) submit.disabled = wrong.length > 0 || unconfirmed;
     if (wrong.length) status.textContent = interpolate(gettext("This order cannot be submitted and is not saved yet: %(problems)s."), { problems: wrong.join("; ") }, true);
+    else if (unconfirmed) status.textContent = gettext("The turns are still in the order they were shown in. If this is the order that reads most coherently, tick “The order shown is my answer”; otherwise move the turns.");
     else if (announce) status.textContent = announce;
+    else if (untouched) status.textContent = gettext("The order shown is your answer.");
     else status.textContent = gettext("The order is valid.");
     form.dispatchEvent(new CustomEvent("dialeval:reorder", {
-      detail: { order: wrong.length ? null : order, problems: wrong, initial: how === "initial", applied: how === "applied" },
+      detail: { order: value ? order : null, problems: wrong, unconfirmed: Boolean(unconfirmed), initial: how === "initial", applied: how === "applied" },
     }));
   }
+
+  if (confirmBox && !readOnly) confirmBox.addEventListener("change", function () { update(""); });
 
   function position(li) { return items().indexOf(li) + 1; }
 

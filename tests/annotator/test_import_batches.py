@@ -115,7 +115,7 @@ def test_removing_a_batch_deletes_exactly_its_rows(two_batches, django_capture_o
     # and the statistics are asked to recompute
     assert len(callbacks) == 1 and StatisticsJob.objects.get(project=project).requested_at is not None
     # a removed batch cannot be removed again
-    with pytest.raises(ImportBatchError, match="is removed; only an imported batch can be removed"):
+    with pytest.raises(ImportBatchError, match="is removed; only an imported or a refused batch can be removed"):
         import_batch_remove(project=project, batch_id=second.pk, user=lead)
 
 

@@ -61,7 +61,8 @@ def test_fewer_active_annotators_than_k_is_said_before_running():
     explanation = re.search(r'<p id="assignment-explanation"\s+class="errors">(.*?)</p>', page, re.S).group(1)
     assert explanation == (
         "This project has 1 active annotator, fewer than K = 3: every dialogue needs K different annotators, "
-        "so the assignment cannot run. Add 2 more annotators or lower K."
+        "so the assignment cannot run. Add 2 more annotators or lower K. "
+        "K is set under “Guidelines and annotators per dialogue”."
     )
     response = lead_client(work).post(reverse("lead_assign", args=[work.project.slug]), follow=True)
     assert "fewer than K = 3: every dialogue needs K different annotators; add 2 more or lower K" in (

@@ -414,16 +414,23 @@ def test_an_invalid_coherence_order_is_never_reported_as_saved(live_server, page
     for shown_turn in range(len(item.shown_order)):  # the page numbers turns as shown
         radio(page, "turn_coherence", shown_turn, "3")
     radio(page, "overall", 0, "4")
-    page.wait_for_function(SAVED)
+    # the shuffle shown is valid here: the ratings are saved, the order waits for the annotator's confirmation
+    page.wait_for_function(
+        "() => /^(Draft saved|Answers saved at)/.test(document.getElementById('save-status').textContent)"
+    )
     # moving the first turn down breaks the constraints: the order is not saved, and the page says why
     page.locator("#reorder-list li").nth(0).get_by_role("button", name="Move down").click()
     status = page.locator("#save-status")
     page.wait_for_function("() => !document.getElementById('save-status').textContent.startsWith('Saving')")
-    assert "the order is not saved yet" in status.inner_text() and "Draft saved" not in status.inner_text()
-    assert "first turn must be by A" in status.inner_text()
+    assert "the order is not valid yet" in status.inner_text() and "Draft saved" not in status.inner_text()
+    # the bar stays short: why the order is wrong is said beside the list
+    assert "first turn must be by A" in page.locator("#reorder-status").inner_text()
     assert "not saved yet" in page.locator("#reorder-status").inner_text()
     assert not Reordering.objects.filter(assignment=item).exists()
-    # mended, the order is saved and only then reported saved
+    # mended back to the order shown, the order is an answer once confirmed, and only then saved
     page.locator("#reorder-list li").nth(1).get_by_role("button", name="Move up").click()
+    assert "not confirmed yet" in status.inner_text()
+    assert not Reordering.objects.filter(assignment=item).exists()
+    page.get_by_label("The order shown is my answer: it reads most coherently as it is.").check()
     page.wait_for_function(SAVED)
     assert Reordering.objects.get(assignment=item).submitted_order == item.shown_order

@@ -27,13 +27,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 DEMO_ANNOTATOR_PASSWORD = "demo-annotator-pass"
 DEMO_LEAD_PASSWORD = "demo-lead-pass"
 # pages anyone may open signed out (everything else sends them to the login page)
-PUBLIC = {"login", "javascript-catalog", "study", "schema", "api-docs", "api-token", "set_language"}
+PUBLIC = {"login", "javascript-catalog", "study", "schema", "api-docs", "api-token", "set_language", "favicon"}
 # the lead's pages: an annotator gets 403 (404 for a project not theirs), the project's lead gets the page
 LEAD_PAGE = re.compile(r"^/projects/[^/]+/(manage|dashboard|quality|runs|adjudication|dialogues)/")
 QUERIES = {"api-export": "?format=distributions-csv", "api-run-per-dialogue": "?format=csv"}
 CONTENT_TYPES = {  # of a 200 where it is not the kind's own (HTML pages, JSON API)
     "javascript-catalog": "text/javascript",
     "jsi18n": "text/javascript",
+    "favicon": "image/x-icon",
     "schema": "application/vnd.oai.openapi",
     "draft": "application/json",  # the item page's autosave reads its saved draft
     "lead_import_status": "application/json",  # the upload page polls it

@@ -89,6 +89,8 @@ def judgements_save(
                 problems.append(str(exc))
                 continue
             given[(v.criterion, unit)] = v
+        # an order given as the page showed it (0, 1, 2, ...: the shuffle left as it was) is recorded as such
+        kept_shown_order = reordering is not None and reordering == list(range(len(reordering)))
         if reordering is not None:
             reordering = frame.order_to_source(reordering)
             problems += reordering_problems(reordering, shape.turn_speakers)
@@ -128,7 +130,12 @@ def judgements_save(
             check_complete(assignment, criteria, shape, given, stored, reordering, stored_order)
         if reordering is not None and reordering != stored_order:
             Reordering.objects.update_or_create(
-                assignment=assignment, defaults={"submitted_order": reordering, "revision": assignment.version + 1}
+                assignment=assignment,
+                defaults={
+                    "submitted_order": reordering,
+                    "revision": assignment.version + 1,
+                    "kept_shown_order": kept_shown_order,
+                },
             )
         now = timezone.now()
         assignment.started_at = assignment.started_at or now

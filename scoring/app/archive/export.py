@@ -94,6 +94,7 @@ def _assignments(project: Project, external_of: dict[int, str]) -> Iterator[dict
             "reordering__submitted_order",
             "reordering__updated_at",
             "shown_first",
+            "reordering__kept_shown_order",
         )
     )
     for a in rows.iterator(chunk_size=ROW_CHUNK):
@@ -116,6 +117,7 @@ def _assignments(project: Project, external_of: dict[int, str]) -> Iterator[dict
             else {
                 "submitted_order": a["reordering__submitted_order"],
                 "updated_at": _time(a["reordering__updated_at"]),
+                "kept_shown_order": a["reordering__kept_shown_order"],
             },
         }
 

@@ -318,12 +318,14 @@ def _assignments(r: Record, document: dict, dialogues: dict[str, Dialogue], user
         reordering = at.field(a, "reordering", dict, where, optional=True)
         if reordering is not None:
             order = at.items(reordering, "submitted_order", int, f"{where}.reordering", bounds=INT32)
-            reorderings.append((i, order, at.time(reordering, "updated_at", f"{where}.reordering")))
+            kept = at.field(reordering, "kept_shown_order", bool, f"{where}.reordering", optional=True) or False
+            reorderings.append((i, order, at.time(reordering, "updated_at", f"{where}.reordering"), kept))
     assignments = Assignment.objects.bulk_create(rows, batch_size=2000)
     made = Reordering.objects.bulk_create(
-        Reordering(assignment_id=assignments[i].pk, submitted_order=order) for i, order, _when in reorderings
+        Reordering(assignment_id=assignments[i].pk, submitted_order=order, kept_shown_order=kept)
+        for i, order, _when, kept in reorderings
     )
-    for reordering, (_i, _order, when) in zip(made, reorderings):
+    for reordering, (_i, _order, when, _kept) in zip(made, reorderings):
         reordering.updated_at = when
     Reordering.objects.bulk_update(made, ["updated_at"], batch_size=2000)
     return list(zip(assignments, of_dialogue))

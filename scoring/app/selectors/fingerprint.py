@@ -11,13 +11,13 @@ import hashlib
 from django.db.models import Count, Max, Sum
 
 import scoring
-from annotator.models import GoldCount, Project
+from annotator.models import GoldCount, Project, QualitySettings
 from annotator.selectors.population import gold_assignments, population_digest, population_of
 
 
 def judgements_fingerprint(project: Project) -> str:
     """A digest that changes whenever the judgements that count change, or whose count (exclusions, the source
-    filter, control and training items, adjudications, published counts).
+    filter, control and training items, adjudications, published counts, the flags' thresholds).
 
     Read from the submitted assignments, not the judgements (a seventh of the rows on STC-3, where each item
     holds seven judgements): every write of an item's judgements goes through ``judgements_save``, which bumps
@@ -31,8 +31,12 @@ def judgements_fingerprint(project: Project) -> str:
         n=Count("pk"), ids=Sum("pk"), last_id=Max("pk"), versions=Sum("version"), last=Max("submitted_at")
     )
     gold = GoldCount.objects.filter(dialogue__project=project).aggregate(n=Count("pk"), last_id=Max("pk"))
+    # the lead's thresholds of the reliability flags count too: changing one recomputes the flags
+    thresholds = (
+        QualitySettings.objects.filter(project=project).values_list("too_fast_seconds", "control_accuracy_flag").first()
+    )
     text = (
         f"{agg['n']}|{agg['ids']}|{agg['last_id']}|{agg['versions']}|{agg['last']}|{gold['n']}|{gold['last_id']}|"
-        f"{population_digest(project, population)}|{scoring.__version__}"
+        f"{population_digest(project, population)}|{thresholds}|{scoring.__version__}"
     )
     return hashlib.sha256(text.encode()).hexdigest()

@@ -24,6 +24,7 @@ class LeaderboardRun:
     name: str
     status_label: str
     scored: bool
+    rejected: bool
     reordering: bool  # the annotators' reorderings scored as a run (scored on the page, not by the workers)
     waiting_for_workers: bool  # pending, and not yet handed to the workers
     error: str
@@ -110,6 +111,7 @@ def _row(run: Run, shown: list[LeaderboardColumn], fingerprint: str) -> Leaderbo
         name=run.name,
         status_label=run.get_status_display(),
         scored=run.status == RunStatus.SCORED,
+        rejected=run.status == RunStatus.FAILED,
         reordering=run.kind == RunKind.REORDERING,
         waiting_for_workers=run.status == RunStatus.PENDING and not run.queued_at,
         error=run.error,

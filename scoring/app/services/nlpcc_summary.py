@@ -15,10 +15,44 @@ def system_of(meta: dict) -> str:
     return str(meta.get("system") or (meta.get("meta") or {}).get("system") or "unknown")
 
 
+def none_of_the_above(
+    metas: dict[int, dict], judgements: dict[str, CriterionJudgements], questions: list[str]
+) -> dict[int, tuple[int, int]]:
+    """Per reply (dialogue id): how many of its annotators answered none of the nine questions with yes (the
+    xlsx's 以上均不选 column: imported counts, plus each annotator here who said no to all nine), and of how many.
+
+    >>> none_of_the_above({1: {"annotators": 3, "none_of_the_above": 2}}, {}, [])
+    {1: (2, 3)}
+    """
+    out = {
+        pk: (int(meta["none_of_the_above"]), int(meta.get("annotators") or 0))
+        for pk, meta in metas.items()
+        if isinstance(meta.get("none_of_the_above"), int)
+    }
+    given: dict[tuple[int, int], list[bool]] = {}  # (dialogue, annotator) -> a yes per question answered
+    for key in questions:
+        data = judgements.get(key)
+        if data is None or not len(data.value):
+            continue
+        yes = data.values.index("yes")
+        dialogues = data.unit_dialogue[data.unit]
+        for dialogue, annotator, value in zip(dialogues, data.annotators[data.annotator], data.value):
+            given.setdefault((int(dialogue), int(annotator)), []).append(int(value) == yes)
+    for (dialogue, _annotator), answers in given.items():
+        if len(answers) == len(questions):
+            none, n = out.get(dialogue, (0, 0))
+            out[dialogue] = (none + (not any(answers)), n + 1)
+    return out
+
+
 def nlpcc_summary(project: Project, judgements: dict[str, CriterionJudgements]) -> dict[str, dict[str, float]]:
-    """``{SYSTEM: {"syntax", ..., "total"}}`` over the replies every question was answered for."""
+    """``{SYSTEM: {"syntax", ..., "total", "none_of_the_above"}}`` over the replies every question was answered
+    for; ``none_of_the_above`` is the share of the annotators' answers to a reply that said yes to none of the
+    nine questions (where known)."""
     aspects = PRESETS[project.preset].aspects
-    systems = {pk: system_of(meta) for pk, meta in project.dialogues.values_list("pk", "source_meta")}
+    metas = dict(project.dialogues.values_list("pk", "source_meta"))
+    systems = {pk: system_of(meta) for pk, meta in metas.items()}
+    nones = none_of_the_above(metas, judgements, list(aspects))
     per_system: dict[str, dict[str, list]] = {}
     for key, data in judgements.items():
         counts = data.counts()
@@ -37,4 +71,8 @@ def nlpcc_summary(project: Project, judgements: dict[str, CriterionJudgements]) 
         yes_counts = {key: np.array([questions[key][r][0] for r in order]) for key in questions}
         annotators = np.array([questions["severe_error"][r][1] for r in order])
         out[system] = single_turn_scores(yes_counts, annotators, aspects)
+        none = sum(nones[r][0] for r in order if r in nones)
+        n = sum(nones[r][1] for r in order if r in nones)
+        if n:
+            out[system]["none_of_the_above"] = float(none / n)
     return out

@@ -169,7 +169,7 @@ def _adjudicated(project: Project, judgements: dict[str, CriterionJudgements]) -
 # in no reader's language).
 FLAG_MESSAGES = {
     "alpha": gettext_noop("agreement rises without them: %(key)s alpha %(with)s with them, %(without)s without"),
-    "control": gettext_noop("control accuracy %(accuracy)s (below %(threshold)s) on %(items)s control item(s)"),
+    "control": gettext_noop("control accuracy %(accuracy)s (below %(threshold)s); control items answered: %(items)s"),
     "straight": gettext_noop("straight-lining: the same value on every question in %(share)s of items"),
     "fast": gettext_noop("too fast: %(fast)s of %(items)s items under %(seconds)s s"),
     "spammer": gettext_noop("Dawid-Skene rates their %(key)s labels as a spammer's (score %(score)s)"),
@@ -177,9 +177,9 @@ FLAG_MESSAGES = {
 }
 
 
-def _flags(entry: dict, alphas: dict[str, float | None]) -> list[tuple[str, dict]]:
-    """The flags an annotator's figures raise: (message, parameters), the message untranslated."""
-    t = THRESHOLDS
+def _flags(entry: dict, alphas: dict[str, float | None], t: dict) -> list[tuple[str, dict]]:
+    """The flags an annotator's figures raise against the thresholds ``t`` (``THRESHOLDS`` with the project's
+    own control accuracy): (message, parameters), the message untranslated."""
     flags = []
     for key, loo in entry["alpha"].items():
         if loo["effect"] is not None and loo["effect"] < t["alpha_effect"]:
@@ -224,6 +224,10 @@ def reliability_summary(
     (``model_reliability_stored``), or None while the workers estimate it (``models_pending``)."""
     settings = QualitySettings.objects.filter(project=project).first()
     too_fast = settings.too_fast_seconds if settings else QualitySettings._meta.get_field("too_fast_seconds").default
+    control_flag = (
+        settings.control_accuracy_flag if settings else QualitySettings._meta.get_field("control_accuracy_flag").default
+    )
+    thresholds = {**THRESHOLDS, "control_accuracy": control_flag}
     users: set[int] = set()
     for data in judgements.values():
         users.update(int(u) for u in data.annotators)
@@ -272,7 +276,7 @@ def reliability_summary(
         entry["timing"] = timing.get(user_id)
         entry["straight_lining"] = straight.get(user_id)
         entry["adjudicated"] = adjudicated.get(user_id)
-        raised = _flags(entry, alphas)
+        raised = _flags(entry, alphas, thresholds)
         entry["flags"] = [message % params for message, params in raised]
         entry["flag_messages"] = [{"message": message, "params": params} for message, params in raised]
         out[names.get(user_id, str(user_id))] = entry
@@ -282,5 +286,5 @@ def reliability_summary(
         "kappa": {k: v for k, v in kappas.items() if v is not None},
         "models": models_info,
         "models_pending": models is None,
-        "thresholds": {**THRESHOLDS, "too_fast_seconds": too_fast, "min_model_judgements": MIN_MODEL_JUDGEMENTS},
+        "thresholds": {**thresholds, "too_fast_seconds": too_fast, "min_model_judgements": MIN_MODEL_JUDGEMENTS},
     }

@@ -15,7 +15,7 @@ from annotator.exporters.tables import DownloadTable, table_download
 from annotator.filenames import attachment
 from annotator.input_errors import input_error_text
 from annotator.presets import PRESETS, RunScheme
-from scoring.app.models import Run
+from scoring.app.models import Run, RunStatus
 from scoring.app.selectors.leaderboard import ALL, leaderboard
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
 from scoring.app.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload, runs_requeue
@@ -71,6 +71,26 @@ def _uploads_runs(scheme: RunScheme | None) -> bool:
     return scheme in (RunScheme.STC3, RunScheme.DBDC)
 
 
+def _say_upload(request, run: Run) -> None:
+    """What became of an uploaded (or rescored) run: scored or rejected already (tasks that run in the request,
+    the embedded default), or waiting for a worker."""
+    run.refresh_from_db(fields=["status", "error"])
+    if run.status == RunStatus.FAILED:
+        messages.error(
+            request,
+            gettext("Run %(name)s was rejected (%(error)s). Upload a corrected file, and delete this run.")
+            % {"name": run.name, "error": run.error},
+        )
+    elif run.status == RunStatus.SCORED:
+        messages.success(request, gettext("Run %(name)s was uploaded and scored.") % {"name": run.name})
+    else:
+        messages.success(
+            request,
+            gettext("Run %(name)s was uploaded and waits for a worker to score it; this page shows it once scored.")
+            % {"name": run.name},
+        )
+
+
 @login_required
 def runs_page(request, slug: str):
     project = lead_project(request, slug)
@@ -81,15 +101,13 @@ def runs_page(request, slug: str):
         options = {"strict": data["strict"]}
         options.update({k: data[k] for k in ("alpha", "threshold") if k in data})
         try:
-            run_upload(
+            run = run_upload(
                 project=project, name=data["name"], files=[(f.name, f.read()) for f in data["files"]], options=options
             )
         except InputError as exc:
             form.add_error(None, input_error_text(exc))
         else:
-            messages.success(
-                request, gettext("Run %(data)s uploaded; it is scored by a worker.") % {"data": data["name"]}
-            )
+            _say_upload(request, run)
             return redirect("leaderboard", slug=slug)
     if request.method == "GET":
         download = table_download(request, prefix=project.slug, tables=[_leaderboard_table(project, request)])
@@ -160,7 +178,7 @@ def rescore(request, slug: str, run_id: int):
         run = run_rescore(project=project, run_id=run_id)
     except Run.DoesNotExist:
         raise Http404("no such run") from None
-    messages.success(request, gettext("Run %(name)s was sent to the workers to be scored again.") % {"name": run.name})
+    _say_upload(request, run)
     return redirect("leaderboard", slug=slug)
 
 

@@ -102,6 +102,8 @@ function start() {
     }
     const radio = q && Array.from(q.querySelectorAll("input[type=radio]")).find((r) => r.value === value);
     if (!radio) return value;
+    const shown = radio.parentNode.querySelector(".choice-label");  // the value's label, without its key cap
+    if (shown) return shown.textContent.trim();
     return Array.from(radio.parentNode.childNodes)
       .filter((node) => node.nodeType === Node.TEXT_NODE)
       .map((node) => node.textContent).join("").trim();
@@ -150,7 +152,9 @@ function start() {
     else if (mode === "offline") text = gettext("Not saved yet (no connection): your answers are kept in this browser and sent when the connection is back.");
     else if (problem) text = problem;
     else if (drafts.hasWork(store) || inFlight) text = store.submit ? gettext("Submitting…") : gettext("Saving…");
-    else if (order) text = lastSaved ? interpolate(gettext("Answers saved at %(time)s; the order is not saved yet: %(problems)s."), { time: utcTime(lastSaved), problems: order }, true) : interpolate(gettext("the order is not saved yet: %(problems)s."), { problems: order }, true);
+    // the bar stays one short line: why the order is not an answer yet is said beside the list (#reorder-status)
+    else if (order) text = lastSaved ? interpolate(gettext("Answers saved at %(time)s; the order is not valid yet."), { time: utcTime(lastSaved) }, true) : gettext("The order is not valid yet.");
+    else if (list && list.dataset.unconfirmed) text = lastSaved ? interpolate(gettext("Answers saved at %(time)s; the order is not confirmed yet."), { time: utcTime(lastSaved) }, true) : gettext("The order is not confirmed yet.");
     else text = lastSaved ? interpolate(gettext("Draft saved at %(time)s"), { time: utcTime(lastSaved) }, true) : "";
     statusEl.textContent = text;
   }

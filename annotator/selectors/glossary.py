@@ -1,0 +1,82 @@
+"""The labels an annotation page offers, explained: every criterion asked on the page with its question, and
+each of its values that has a definition (nugget types, breakdown labels; ``annotator.presets.definitions``),
+with the letter key that chooses it where there is one (``n`` is No in NLPCC and NB in breakdown projects).
+The page shows it under the guidelines, so a lead's own guidelines never leave a label unexplained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext
+
+from annotator.presets import PRESETS
+from annotator.presets.definitions import ASPECT_DEFINITIONS, SEVERE_ERROR_DEFINITION, VALUE_DEFINITIONS
+
+
+@dataclass
+class GlossaryValue:
+    label: str  # in the reader's language, as the page shows it ("CNUG0: trigger nugget")
+    definition: str
+    letter: str = ""  # the letter key choosing it ("n"), or ""
+
+
+@dataclass
+class GlossaryCriterion:
+    label: str
+    question: str
+    definition: str = ""  # the NLPCC aspect the question belongs to, or ""
+    values: list[GlossaryValue] = field(default_factory=list)
+
+
+def _page_questions(page) -> list:
+    questions = []
+    for block in page.blocks:
+        for post in block.posts:
+            questions += post.questions
+        questions += block.questions
+    return questions + list(page.dialogue_questions)
+
+
+@dataclass
+class Glossary:
+    criteria: list[GlossaryCriterion]
+    letters: list[tuple[str, str]]  # (letter key, the value it chooses) on this page: ("n", "No") or ("n", "NB")
+
+    def __bool__(self) -> bool:
+        return bool(self.criteria)
+
+
+def label_glossary(page) -> Glossary:
+    """The page's criteria in the order first asked, each with the values it offers anywhere on the page
+    (a customer's and a helpdesk's nugget types together) that need explaining, and the letter keys."""
+    spec = PRESETS.get(page.assignment.dialogue.project.preset)
+    aspects = spec.aspects if spec else {}
+    preset_values = {(c.key, v["value"]) for c in spec.criteria for v in c.values} if spec else set()
+    found: dict[str, GlossaryCriterion] = {}
+    seen: dict[str, set[str]] = {}
+    letters: dict[str, str] = {}
+    for q in _page_questions(page):
+        key = q.criterion.key
+        if key not in found:
+            definition = ""
+            if key in aspects:
+                definition = gettext(ASPECT_DEFINITIONS[aspects[key]])
+            elif spec is not None and spec.aspects and key == "severe_error":
+                definition = gettext(SEVERE_ERROR_DEFINITION)
+            found[key] = GlossaryCriterion(label=q.label, question=q.question, definition=definition)
+            seen[key] = set()
+        for choice in q.choices:
+            if choice["value"] in seen[key]:
+                continue
+            seen[key].add(choice["value"])
+            if choice.get("letter"):
+                letters.setdefault(choice["letter"], choice["short"])
+            definition = VALUE_DEFINITIONS.get(choice["value"], "") if (key, choice["value"]) in preset_values else ""
+            if definition:
+                found[key].values.append(
+                    GlossaryValue(
+                        label=choice["label"], definition=gettext(definition), letter=choice.get("letter", "")
+                    )
+                )
+    return Glossary(list(found.values()), list(letters.items()))
