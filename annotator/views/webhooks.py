@@ -44,18 +44,25 @@ def _render(request, project, *, created=None, secret="", errors=None, given=Non
     )
 
 
+SECRET_ONCE = "webhook_secret_once"  # session key: the new webhook's id and secret, until the page is shown
+
+
 @login_required
 def webhooks_page(request, slug: str):
-    """The list (GET); registering a webhook (POST) answers this page with its secret, shown this once."""
+    """The list (GET); registering a webhook (POST) redirects here (so a reload registers nothing twice), and
+    the next GET shows its secret this once (kept in the session until then, then dropped)."""
     project = lead_project(request, slug)
     if request.method != "POST":
-        return _render(request, project)
+        once = request.session.pop(SECRET_ONCE, None)
+        created = Webhook.objects.filter(pk=once["id"], project=project).first() if once else None
+        return _render(request, project, created=created, secret=once["secret"] if created else "")
     given = {"url": request.POST.get("url", ""), "events": request.POST.getlist("events")}
     try:
         hook, secret = webhook_create(project=project, user=request.user, **given)
     except ValidationError as exc:
         return _render(request, project, errors=exc.message_dict, given=given, status=400)
-    return _render(request, project, created=hook, secret=secret)
+    request.session[SECRET_ONCE] = {"id": hook.pk, "secret": secret}
+    return redirect("lead_webhooks", slug=slug)
 
 
 def _hook(request, slug: str, webhook_id: int) -> Webhook:
