@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scoring.pairwise._engine import cells, check_ties, design, newton
+from scoring.pairwise._engine import Cells, cells, check_ties, design, newton
 from scoring.pairwise.votes import PairwiseVotes
 
 ELO_SCALE = 400.0 / np.log(10.0)
@@ -101,6 +101,22 @@ def voted_systems(votes: PairwiseVotes) -> np.ndarray:
     return np.unique(np.concatenate([votes.a, votes.b]))
 
 
+def voted_cells(votes: PairwiseVotes) -> tuple[np.ndarray, Cells | None]:
+    """The systems with votes and the votes grouped by (pair, outcome) over them, the systems renumbered
+    0 .. len(present) - 1 (``_engine.cells``); None instead of the cells when fewer than two have votes.
+
+    Parameters
+    ----------
+    votes : PairwiseVotes
+    """
+    present = voted_systems(votes)
+    if len(present) < 2:
+        return present, None
+    local = np.full(len(votes.systems), -1)
+    local[present] = np.arange(len(present))
+    return present, cells(local[votes.a], local[votes.b], votes.outcome, len(present))
+
+
 def bradley_terry(votes: PairwiseVotes, ties: str = "half", ridge: float = DEFAULT_RIDGE) -> BTFit:
     """Bradley-Terry scores by maximum likelihood.
 
@@ -119,15 +135,11 @@ def bradley_terry(votes: PairwiseVotes, ties: str = "half", ridge: float = DEFAU
     BTFit
     """
     check_ties(ties)
-    present = voted_systems(votes)
-    s = len(votes.systems)
-    scores = np.full(s, np.nan)
-    if len(present) < 2:
+    present, c = voted_cells(votes)
+    scores = np.full(len(votes.systems), np.nan)
+    if c is None:
         scores[present] = 0.0
         return BTFit(votes.systems, scores, to_elo(scores), ties, None, 0.0, votes.n, True)
-    local = np.full(s, -1)
-    local[present] = np.arange(len(present))
-    c = cells(local[votes.a], local[votes.b], votes.outcome, len(present))
     solution = newton(design(c.low, c.high, len(present)), c.y, c.count, len(present), ties, ridge)
     scores[present] = solution.beta[0]
     nu = float(np.exp(solution.theta[0])) if ties == "davidson" else None

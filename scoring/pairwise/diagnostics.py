@@ -28,8 +28,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import binomtest, norm
 
-from scoring.pairwise._engine import cells, design, newton, row_terms, sandwich
-from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, voted_systems
+from scoring.pairwise._engine import design, newton, row_terms, sandwich
+from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, voted_cells
 from scoring.pairwise.votes import PairwiseVotes, win_matrix
 
 
@@ -202,15 +202,12 @@ def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: f
         none found).
     """
     result = {"votes": None, "share": None, "leader": None, "new_leader": None, "removed": [], "method": "greedy"}
-    present = voted_systems(votes)
+    present, c = voted_cells(votes)
     m = len(present)
-    if m < 2:
+    if c is None:
         if m == 1:
             result["leader"] = votes.systems[present[0]]
         return result
-    local = np.full(len(votes.systems), -1)
-    local[present] = np.arange(m)
-    c = cells(local[votes.a], local[votes.b], votes.outcome, m)
     x = design(c.low, c.high, m)
 
     def fit(counts):

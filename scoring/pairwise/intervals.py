@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from scoring.pairwise._engine import cells, check_ties, design, newton, sandwich
-from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, bradley_terry, voted_systems
+from scoring.pairwise._engine import check_ties, design, newton, sandwich
+from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, bradley_terry, voted_cells
 from scoring.pairwise.votes import PairwiseVotes
 
 
@@ -99,13 +99,10 @@ def bootstrap_intervals(
     """
     check_ties(ties)
     fit = bradley_terry(votes, ties, ridge)
-    present = voted_systems(votes)
+    present, c = voted_cells(votes)
     s = len(votes.systems)
     samples = np.full((n_resamples, s), np.nan)
-    if len(present) >= 2:
-        local = np.full(s, -1)
-        local[present] = np.arange(len(present))
-        c = cells(local[votes.a], local[votes.b], votes.outcome, len(present))
+    if c is not None:
         rng = np.random.default_rng(seed)
         counts = rng.multinomial(votes.n, c.count / c.count.sum(), size=n_resamples).astype(float)
         solution = newton(design(c.low, c.high, len(present)), c.y, counts, len(present), ties, ridge)
@@ -153,13 +150,10 @@ def sandwich_intervals(
     """
     check_ties(ties)
     fit = bradley_terry(votes, ties, ridge)
-    present = voted_systems(votes)
+    present, c = voted_cells(votes)
     s = len(votes.systems)
     covariance = np.full((s, s), np.nan)
-    if len(present) >= 2:
-        local = np.full(s, -1)
-        local[present] = np.arange(len(present))
-        c = cells(local[votes.a], local[votes.b], votes.outcome, len(present))
+    if c is not None:
         theta = None if fit.tie_parameter is None else np.log(max(fit.tie_parameter, 1e-300))
         _, robust = sandwich(
             design(c.low, c.high, len(present)), c.y, c.count, fit.scores[present], theta, len(present), ties
