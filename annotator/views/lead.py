@@ -16,6 +16,7 @@ from annotator.access import can_create_projects, lead_project
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
 from annotator.selectors.imports import import_batch_contents, import_batch_status, import_batches_recent
+from annotator.selectors.invitations import invitations_open
 from annotator.selectors.manage import (
     ItemFilters,
     assignment_shortfall,
@@ -58,6 +59,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filters": filters,
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
+        "invitations": invitations_open(project=project),
         **overview,
     }
     status = 400 if forms or upload_error else 200
