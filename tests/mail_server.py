@@ -42,7 +42,9 @@ class MailServer:
         def received():
             return len([m for m in self.messages() if address.lower() in m["To"].lower()]) >= count
 
-        assert wait_for(received, timeout=60), f"no message #{count} for {address}: {[m['To'] for m in self.messages()]}"
+        assert wait_for(received, timeout=60), (
+            f"no message #{count} for {address}: {[m['To'] for m in self.messages()]}"
+        )
         return [m for m in self.messages() if address.lower() in m["To"].lower()][count - 1]
 
 

@@ -27,9 +27,10 @@ def sign_in(page, url: str, username: str, password: str) -> None:
 
 def test_invited_person_sets_up_their_account_from_the_mailed_link(tmp_path, page, screenshot):
     work = project_with_work("stc3", slug="invited", annotators=1)
-    with smtp_server(tmp_path) as mail, running(
-        start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, **mail.settings)
-    ) as server:
+    with (
+        smtp_server(tmp_path) as mail,
+        running(start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, **mail.settings)) as server,
+    ):
         sign_in(page, server.url, work.lead.username, PASSWORD)
         page.goto(f"{server.url}/projects/invited/manage/")
         page.get_by_label("Email address").fill("newcomer@example.org")
@@ -71,9 +72,10 @@ def test_invited_person_sets_up_their_account_from_the_mailed_link(tmp_path, pag
 def test_existing_account_is_added_at_once_and_told_by_email(tmp_path):
     work = project_with_work("stc3", slug="existing", annotators=1)
     known = get_user_model().objects.create_user("known", email="Known@Example.org", password=PASSWORD)
-    with smtp_server(tmp_path) as mail, running(
-        start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, **mail.settings)
-    ) as server:
+    with (
+        smtp_server(tmp_path) as mail,
+        running(start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, **mail.settings)) as server,
+    ):
         session = server.login(work.lead.username, PASSWORD)
         answer = server.post_form(
             session, "/projects/existing/manage/invitations/", {"email": "known@example.org", "role": "lead"},
@@ -89,9 +91,10 @@ def test_existing_account_is_added_at_once_and_told_by_email(tmp_path):
 
 def test_forgotten_password_is_reset_from_the_mailed_link(tmp_path, page, screenshot):
     get_user_model().objects.create_user("forgetful", email="forgetful@example.org", password="the-old-one-123")
-    with smtp_server(tmp_path) as mail, running(
-        start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, **mail.settings)
-    ) as server:
+    with (
+        smtp_server(tmp_path) as mail,
+        running(start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, **mail.settings)) as server,
+    ):
         page.goto(f"{server.url}/accounts/login/")
         page.get_by_role("link", name="Forgot your password?").click()
         page.get_by_label("Email").fill("forgetful@example.org")
