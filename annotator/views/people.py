@@ -78,7 +78,7 @@ def accept(request, token: str):
     try:
         invitation = invitation_from_token(token)
     except InvitationInvalid as exc:
-        return render(request, "registration/invitation_invalid.html", {"problem": str(exc)}, status=410)
+        return render(request, "registration/invitation_invalid.html", {"problem": str(exc)}, status=404)
     form = InvitationAcceptForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -86,7 +86,7 @@ def accept(request, token: str):
                 token=token, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
             )
         except InvitationInvalid as exc:
-            return render(request, "registration/invitation_invalid.html", {"problem": str(exc)}, status=410)
+            return render(request, "registration/invitation_invalid.html", {"problem": str(exc)}, status=404)
         except ValidationError as exc:
             for field, problems in exc.message_dict.items():
                 form.add_error(field, problems)

@@ -64,7 +64,7 @@ def test_invited_person_sets_up_their_account_from_the_mailed_link(tmp_path, pag
 
         page.context.clear_cookies()
         second = page.goto(link)  # single use
-        assert second.status == 410
+        assert second.status == 404
         assert "already used" in page.get_by_role("alert").inner_text()
         screenshot("invitation-used-twice")
 
