@@ -64,7 +64,10 @@ class ModelsNotInstalled(ValueError):
 
 def models_installed() -> bool:
     """Whether the optional models extra (crowd-kit and pandas) is installed."""
-    return all(importlib.util.find_spec(name) is not None for name in ("crowdkit", "pandas"))
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("crowdkit", "pandas"))
+    except (ImportError, ValueError):  # a module blocked in sys.modules (None) has no spec
+        return False
 
 
 @dataclass(frozen=True)
