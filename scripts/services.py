@@ -50,9 +50,10 @@ OIDC_DIR = Path(__file__).resolve().parent.parent / "tests" / "oidc"
 
 
 def ensure_oidc_provider() -> None:
-    """The single sign-on tests' OpenID Connect provider (npm's ``oidc-provider``, pinned in tests/oidc/package-lock.json):
-    ``npm ci`` into tests/oidc/node_modules when the lock file changed, with its cache in tests/oidc/.npm-cache (a
-    second install is offline). When the npm registry cannot be reached the SSO tests skip, saying so."""
+    """The single sign-on tests' OpenID Connect provider (npm's ``oidc-provider``, pinned in
+    tests/oidc/package-lock.json): ``npm ci`` into tests/oidc/node_modules when the lock file changed, with
+    its cache in tests/oidc/.npm-cache (a second install is offline). When the npm registry cannot be
+    reached the SSO tests skip, saying so."""
     stamp = OIDC_DIR / "node_modules" / ".lock-installed"
     lock = (OIDC_DIR / "package-lock.json").read_text()
     if stamp.exists() and stamp.read_text() == lock:

@@ -17,7 +17,7 @@ from scoring.app.services.model_reliability import model_reliability_recompute
 from tests.factories import project_with_submissions
 from tests.live_servers import ROOT
 
-LABELS = dict(unit=[0, 0, 0, 1, 1, 1], annotator=[0, 1, 2, 0, 1, 2], value=[1, 1, 0, 0, 0, 0])
+LABELS = {"unit": [0, 0, 0, 1, 1, 1], "annotator": [0, 1, 2, 0, 1, 2], "value": [1, 1, 0, 0, 0, 0]}
 
 
 @pytest.fixture
