@@ -18,7 +18,9 @@ PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-pip() { .venv/bin/python -m pip --disable-pip-version-check "$@"; }
+# --no-compile: Python compiles a module when it is first imported; compiling every installed file up front
+# took about 12 s and 80 MB of the runtime install (docs/deployment.md#what-to-install)
+pip() { .venv/bin/python -m pip --disable-pip-version-check "$@" --no-compile; }
 stamp=.venv/.installed-$mode
 digest=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ]; then
