@@ -77,3 +77,17 @@ class AccountSettingsForm(forms.Form):
         label=gettext_lazy("Project leads may add me to their projects by my exact username"),
         help_text=gettext_lazy("Leads never see a list of accounts; they need your username, which you give them."),
     )
+
+
+class InvitationAcceptForm(forms.Form):
+    """The invited person's choice of username and password (checked by ``invitation_accept``)."""
+
+    username = forms.CharField(max_length=150, label=gettext_lazy("Username"))
+    password1 = forms.CharField(widget=forms.PasswordInput, label=gettext_lazy("Password"), strip=False)
+    password2 = forms.CharField(widget=forms.PasswordInput, label=gettext_lazy("Password again"), strip=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password1") and data.get("password1") != data.get("password2"):
+            self.add_error("password2", gettext_lazy("The two passwords differ."))
+        return data

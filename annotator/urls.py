@@ -1,8 +1,9 @@
+from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from annotator.views import annotate, home, lead, quality, study, study_lead, webhooks
+from annotator.views import annotate, home, lead, people, quality, study, study_lead, webhooks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -11,6 +12,21 @@ urlpatterns = [
     path("accounts/password/", home.password_change, name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/settings/", home.account_settings, name="account_settings"),
+    # password reset by email (Django's views, the site's templates in registration/)
+    path("accounts/password/reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password/reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "accounts/password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+    # invitations by email: the invited person's one-time link
+    path("invitations/<str:token>/", people.accept, name="invitation_accept"),
     path("language/", home.language_set, name="set_language"),
     # annotators
     path("projects/<slug:slug>/queue/", annotate.queue, name="queue"),
@@ -32,6 +48,13 @@ urlpatterns = [
         lead.member_tokens,
         name="lead_member_tokens",
     ),
+    path("projects/<slug:slug>/manage/invitations/", people.invite, name="lead_invite"),
+    path(
+        "projects/<slug:slug>/manage/invitations/<int:invitation_id>/withdraw/",
+        people.invitation_remove,
+        name="lead_invitation_withdraw",
+    ),
+    path("projects/<slug:slug>/manage/sso-groups/", people.sso_groups, name="lead_sso_groups"),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
     path("projects/<slug:slug>/manage/pairwise/", lead.pairwise_settings, name="lead_pairwise"),
     path("projects/<slug:slug>/manage/items/<id:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
@@ -92,3 +115,6 @@ urlpatterns = [
     path("projects/<slug:slug>/quality/mix/", quality.quality_mix, name="quality_mix"),
     path("projects/<slug:slug>/quality/admit/", quality.qualification_admit_page, name="qualification_admit"),
 ]
+
+if settings.OIDC_ENABLED:  # single sign-on: /oidc/authenticate/ and the provider's return, /oidc/callback/
+    urlpatterns.append(path("oidc/", include("mozilla_django_oidc.urls")))

@@ -15,7 +15,9 @@ library of crowdsourcing aggregation methods), not from hand-written EM:
 * MACE: each annotator answers knowingly with probability theta_j, else spams from a label
   distribution of their own (Hovy et al. 2013). Reliability reported: theta_j, their competence.
 
-crowd-kit needs pandas; both are imported when a model is first fitted (about two seconds).
+crowd-kit needs pandas; both are imported when a model is first fitted (about two seconds). They are the
+optional "models" extra (``./scripts/bootstrap.sh --models``, requirements-models.txt): without it the
+vote shares work and a model answers ``ModelsNotInstalled``, whose message says how to enable them.
 
 References
 ----------
@@ -29,6 +31,7 @@ Ustalov, D. et al. (2021). Learning from crowds with Crowd-Kit. arXiv:2109.08584
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from dataclasses import dataclass
 
@@ -43,6 +46,28 @@ RELIABILITY = {
     "glad": "GLAD ability alpha (0 or below: no better than guessing)",
     "mace": "MACE competence theta (probability of answering knowingly)",
 }
+
+
+MODELS_EXTRA_MISSING = (
+    "Dawid-Skene, GLAD and MACE need the optional models extra (crowd-kit), which is not installed: "
+    "run ./scripts/bootstrap.sh --models (or pip install -r requirements-models.txt and "
+    "pip install --no-deps -r requirements-models-nodeps.txt) and restart."
+)
+
+
+class ModelsNotInstalled(ValueError):
+    """A latent-truth model was asked for and crowd-kit is not installed (the message says how to install it)."""
+
+    def __init__(self) -> None:
+        super().__init__(MODELS_EXTRA_MISSING)
+
+
+def models_installed() -> bool:
+    """Whether the optional models extra (crowd-kit and pandas) is installed."""
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in ("crowdkit", "pandas"))
+    except (ImportError, ValueError):  # a module blocked in sys.modules (None) has no spec
+        return False
 
 
 @dataclass(frozen=True)
@@ -135,6 +160,8 @@ def aggregate(
         with np.errstate(invalid="ignore", divide="ignore"):
             posteriors = np.where(total > 0, counts / total, np.nan)
         return Aggregation(method, posteriors, reliability, RELIABILITY[method])
+    if not models_installed():
+        raise ModelsNotInstalled()
     with warnings.catch_warnings():  # crowd-kit's own use of pandas APIs that pandas 3 deprecates
         warnings.simplefilter("ignore", category=FutureWarning)
         warnings.simplefilter("ignore", category=DeprecationWarning)

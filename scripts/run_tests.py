@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from services import Services, ensure_node, ensure_system_packages, log
+from services import Services, ensure_node, ensure_oidc_provider, ensure_system_packages, log
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -70,6 +70,7 @@ def fast(extra: list[str]) -> int:
 
 def both_lanes(extra: list[str]) -> int:
     ensure_system_packages()
+    ensure_oidc_provider()
     scripts = node_tests()
     base_env = environment()
     services = Services()

@@ -46,6 +46,30 @@ def ensure_node() -> None:
         apt_install(["nodejs"])
 
 
+OIDC_DIR = Path(__file__).resolve().parent.parent / "tests" / "oidc"
+
+
+def ensure_oidc_provider() -> None:
+    """The single sign-on tests' OpenID Connect provider (npm's ``oidc-provider``, pinned in
+    tests/oidc/package-lock.json): ``npm ci`` into tests/oidc/node_modules when the lock file changed, with
+    its cache in tests/oidc/.npm-cache (a second install is offline). When the npm registry cannot be
+    reached the SSO tests skip, saying so."""
+    stamp = OIDC_DIR / "node_modules" / ".lock-installed"
+    lock = (OIDC_DIR / "package-lock.json").read_text()
+    if stamp.exists() and stamp.read_text() == lock:
+        return
+    cache = OIDC_DIR / ".npm-cache"
+    done = subprocess.run(
+        ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--cache", str(cache)],
+        cwd=OIDC_DIR, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if done.returncode != 0:
+        log(f"npm ci in tests/oidc failed (the SSO tests will skip): {done.stderr.strip()[-500:]}")
+        return
+    stamp.write_text(lock)
+    log("installed the test OIDC provider (tests/oidc)")
+
+
 def ensure_system_packages() -> None:
     wanted = []
     if shutil.which("node") is None:

@@ -8,6 +8,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Project
 from annotator.presets import PRESETS
+from scoring.aggregation import ModelsNotInstalled, models_installed
 
 from .dbdc import export_dbdc_zip_chunks
 from .distributions import AGGREGATIONS, export_distributions_csv_chunks, export_distributions_json_chunks
@@ -72,6 +73,8 @@ def export_gold_chunks(*, project: Project, fmt: str, aggregation: str = "votes"
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
     export_format_check(project=project, fmt=fmt)
+    if aggregation != "votes" and not models_installed():
+        raise ModelsNotInstalled()
     if fmt in DISTRIBUTION_FORMATS:
         return EXPORT_FORMATS[fmt][0](project, aggregation)
     if aggregation != "votes":

@@ -4,6 +4,7 @@
 - ``dialogues``: dialogues and their posts
 - ``judgements``: assignments, judgements, reorderings, cached gold counts
 - ``imports``: import batches
+- ``invitations``: invitations by email
 - ``studies``: crowdsourced studies, participants, released items
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
 - ``pairwise``: comparison items' candidate responses and the comparison settings
@@ -17,6 +18,7 @@ post's position for post/system-turn/reply units, the utterance block's index fo
 
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
+from annotator.models.invitations import Invitation
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
 from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
@@ -49,6 +51,7 @@ __all__ = [
     "GoldCount",
     "ImportBatch",
     "ImportStatus",
+    "Invitation",
     "Judgement",
     "Level",
     "Membership",

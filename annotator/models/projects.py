@@ -24,6 +24,9 @@ class Project(models.Model):
     # The lead's wording in the other interface languages (annotator.wording): {language: {"guidelines": str,
     # "questions": {criterion key: str}}}; what is absent comes from the preset's translation, else English.
     wordings = models.JSONField(default=dict, blank=True)
+    # single sign-on: {provider group: role}; a user signing in with OpenID Connect whose groups claim names one
+    # of these groups becomes a member with that role (annotator.services.sso)
+    sso_groups = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

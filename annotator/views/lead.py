@@ -25,6 +25,7 @@ from annotator.selectors.imports import (
     import_batches_of,
     import_batches_recent,
 )
+from annotator.selectors.invitations import invitations_open
 from annotator.selectors.manage import (
     ItemFilters,
     assignment_shortfall,
@@ -80,6 +81,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "statuses": AssignmentStatus.choices,
         "pairwise": pairwise_settings_of(project) if PRESETS[project.preset].comparison else None,
         **_exports(project),
+        "invitations": invitations_open(project=project),
         **overview,
     }
     status = 400 if forms or upload_error else 200

@@ -12,8 +12,10 @@ from config.env import env_bool, env_list, env_str
 # Settings by concern, each in its own module; the environment modules (local, test, production) import this
 # one and override what differs. Star imports: these modules hold settings and nothing else.
 from .celery import *  # noqa: F403 - background work: broker, queues, routes, beat, time limits
+from .email import *  # noqa: F403 - mail: invitations, notices, password resets (EMAIL_*)
 from .limits import *  # noqa: F403 - upload and archive sizes, login lockouts, API throttles, study sign-ups
 from .security import *  # noqa: F403 - proxies, Content-Security-Policy, referrer policy, API token lifetime
+from .sso import *  # noqa: F403 - single sign-on with OpenID Connect (off unless OIDC_ENABLED)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -94,6 +96,8 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out account or address before the password
     "django.contrib.auth.backends.ModelBackend",
 ]
+if OIDC_ENABLED:  # noqa: F405
+    AUTHENTICATION_BACKENDS.append("annotator.views.sso_login.ProviderBackend")
 
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -28,6 +28,9 @@ DEMO_ANNOTATOR_PASSWORD = "demo-annotator-pass"
 DEMO_LEAD_PASSWORD = "demo-lead-pass"
 # pages anyone may open signed out (everything else sends them to the login page)
 PUBLIC = {"login", "javascript-catalog", "study", "schema", "api-docs", "api-token", "set_language", "favicon"}
+# ...and the pages of people not signed in yet: password reset by email, an invitation's link
+PUBLIC |= {"password_reset", "password_reset_done", "password_reset_confirm", "password_reset_complete"}
+PUBLIC |= {"invitation_accept"}
 # the lead's pages: an annotator gets 403 (404 for a project not theirs), the project's lead gets the page
 LEAD_PAGE = re.compile(r"^/projects/[^/]+/(manage|dashboard|quality|runs|adjudication|dialogues)/")
 QUERIES = {"api-export": "?format=distributions-csv", "api-run-per-dialogue": "?format=csv"}
@@ -103,6 +106,8 @@ def urls(seeded: dict) -> tuple[list[Route], list[str]]:
         "annotator": seeded["annotator"],
         "webhook_id": seeded["webhook"],
         "delivery_id": seeded["delivery"],
+        "uidb64": "MQ",  # a password-reset link (its token is not valid: the page says so)
+        "invitation_id": 1,
     }
     found, left_out = [], []
     for prefix, pattern in routes():

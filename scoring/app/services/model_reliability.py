@@ -16,7 +16,7 @@ from django.db import transaction
 from annotator.models import Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from config import enqueue
-from scoring.aggregation import RELIABILITY, aggregate
+from scoring.aggregation import RELIABILITY, aggregate, models_installed
 from scoring.app.models import ModelReliability
 from scoring.app.selectors.fingerprint import judgements_fingerprint
 from scoring.app.services.schedule import model_estimate_request
@@ -80,7 +80,10 @@ def model_reliability_recompute(*, project_id: int) -> bool:
     """Estimate and store the models' reliability for the project's current judgements; True if it was new.
 
     The worker runs it through ``jobs.model_estimate_job_run``, which also recomputes the statistics so that
-    their payload carries the estimate."""
+    their payload carries the estimate. Without the optional models extra nothing is estimated (False); the
+    dashboard says how to install it."""
+    if not models_installed():
+        return False
     project = Project.objects.get(pk=project_id)
     fingerprint = judgements_fingerprint(project)
     if model_reliability_stored(project=project, fingerprint=fingerprint) is not None:

@@ -40,3 +40,11 @@ def flag_text(flag: dict) -> str:
         return gettext(text) % params
     except (KeyError, TypeError, ValueError):  # a translation that does not fit: the English text
         return text % params
+
+
+@register.simple_tag
+def models_extra_installed() -> bool:
+    """Whether the optional models extra (crowd-kit) is installed: without it the panel says how to enable it."""
+    from scoring.aggregation import models_installed
+
+    return models_installed()
