@@ -25,7 +25,9 @@ Replicates in which a coefficient is undefined (every resampled value in one cat
 With fewer than ``JACKKNIFE_BELOW`` units the bootstrap distribution is too coarse, and the jackknife is
 used instead (Efron 1982; Efron & Stein 1981): leaving out each unit in turn gives ``theta_(i)``, the
 standard error is ``se = sqrt((n - 1) / n * sum_i (theta_(i) - theta_(.))^2)`` and the interval is
-``theta +- t_{n-1, (1 + c) / 2} se``, its upper end at most 1. The method used is said with every interval.
+``theta +- t_{n-1, (1 + c) / 2} se``, its upper end at most 1. Below ``JACKKNIFE_MIN`` units no interval is
+given at all (the jackknife of two or three units spans several times the coefficient's range, which reads
+as a finding rather than as "too few units"). The method used is said with every interval.
 
 The random draws come from a seed derived from a key (``seed_from("criterion")``), so recomputing the same
 judgements gives the same intervals, and two criteria do not share their draws.
@@ -54,6 +56,7 @@ from scoring.agreement.kappa import _kappa_weights
 RESAMPLES = 1000
 CONFIDENCE = 0.95
 JACKKNIFE_BELOW = 30  # units (or, for Cohen's kappa, units a pair shares) below which the jackknife is used
+JACKKNIFE_MIN = 5  # units below which no interval is given (undefined, shown as "–")
 BOOTSTRAP, JACKKNIFE = "bootstrap", "jackknife"
 
 
@@ -168,10 +171,13 @@ def interval_from_replicates(
 
     Examples
     --------
-    >>> r = unit_resamples([[2, 0], [2, 0], [1, 1]], seed=1)
-    >>> i = interval_from_replicates(0.5, [0.0, 1.0], r)  # leave out the [1, 1] unit: 0; a [2, 0] unit: 1
+    >>> r = unit_resamples([[2, 0], [2, 0], [1, 1], [0, 2], [2, 0]], seed=1)
+    >>> i = interval_from_replicates(0.5, [0.2, 0.6, 0.5], r)  # the three distinct units left out in turn
     >>> i.method, i.resamples, round(i.low, 4), i.high
-    ('jackknife', 3, -2.3684, 1.0)
+    ('jackknife', 5, -0.2532, 1.0)
+    >>> few = interval_from_replicates(0.5, [0.0, 1.0], unit_resamples([[2, 0], [2, 0], [1, 1]], seed=1))
+    >>> few.method, bool(np.isnan(few.low))  # fewer than JACKKNIFE_MIN units: no interval
+    ('jackknife', True)
     """
     replicates = np.asarray(replicates, dtype=float)
     if not np.isfinite(estimate):
@@ -187,7 +193,7 @@ def interval_from_replicates(
     n = resamples.n_units
     weight = resamples.multiplicity.astype(float)
     defined = np.isfinite(replicates)
-    if n < 2 or not defined.all():
+    if n < JACKKNIFE_MIN or not defined.all():
         return Interval(float("nan"), float("nan"), JACKKNIFE, n, confidence)
     mean = (weight * replicates).sum() / n
     se = np.sqrt((n - 1) / n * (weight * (replicates - mean) ** 2).sum())
@@ -266,9 +272,9 @@ def krippendorff_alpha_interval(
 
     Examples
     --------
-    >>> alpha, ci = krippendorff_alpha_interval([[3, 0], [0, 3], [2, 1], [3, 0]], seed=seed_from("x"))
+    >>> alpha, ci = krippendorff_alpha_interval([[3, 0], [0, 3], [2, 1], [3, 0], [0, 3], [3, 0]], seed=seed_from("x"))
     >>> round(alpha, 4), ci.method, ci.resamples, [round(x, 4) for x in (ci.low, ci.high)]
-    (0.6562, 'jackknife', 4, [-1.312, 1.0])
+    (0.7792, 'jackknife', 6, [0.1599, 1.0])
     """
     r = unit_resamples(counts, seed=seed, resamples=resamples, jackknife_below=jackknife_below)
     estimate = _estimate(lambda x: alpha_replicates(x, level, values), r)
@@ -409,8 +415,8 @@ def cohen_kappa_matrix_intervals(
     --------
     >>> m = cohen_kappa_matrix_intervals([0, 1, 2, 3, 0, 1, 2, 3], [0, 0, 0, 0, 1, 1, 1, 1],
     ...                                  [0, 1, 0, 1, 0, 1, 1, 1], n_annotators=2, n_values=2, seed=1)
-    >>> m.kappa.round(4).tolist(), m.method.tolist(), round(float(m.low[0, 1]), 4)
-    ([[1.0, 0.5], [0.5, 1.0]], [['', 'jackknife'], ['jackknife', '']], -1.4682)
+    >>> m.kappa.round(4).tolist(), m.method.tolist(), bool(np.isnan(m.low[0, 1]))  # 4 shared units: no interval
+    ([[1.0, 0.5], [0.5, 1.0]], [['', 'jackknife'], ['jackknife', '']], True)
     """
     unit, annotator, value = (np.asarray(x, dtype=np.int64) for x in (unit, annotator, value))
     n_units = int(unit.max()) + 1 if len(unit) else 0
