@@ -109,7 +109,7 @@ def unit_states(
     >>> unit_states({"A": [[12, 0, 0], [1, 1, 1], [7, 3, 0]]}, rule).tolist()
     ['stable', 'open', 'at_maximum']
     """
-    triples, n_items = _layout(counts_by_criterion, items, n_items)
+    _, n_items = _layout(counts_by_criterion, items, n_items)
     stable = items_stable(rule, counts_by_criterion, items, n_items)
     states = np.full(n_items, OPEN, dtype=object)
     if rule.max_k is not None:

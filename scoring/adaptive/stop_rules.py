@@ -71,7 +71,7 @@ def expected_gold_change(counts, prior: float = 0.5) -> np.ndarray:
     Examples
     --------
     >>> expected_gold_change([[0, 0, 0], [2, 1, 0], [12, 0, 0]]).round(4).tolist()
-    [0.4591, 0.045, 0.0029]
+    [0.4591, 0.0256, 0.0029]
     """
     counts = _counts(counts)
     n = counts.sum(axis=1)
