@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.shared_data
 def test_the_replay_bench_on_a_slice_of_dbdc3_and_stc3(shared_data):
     args = ["--data", str(shared_data), "--collections", "dbdc3-en", "stc3-en", "--items", "300", "--replays", "3"]
-    args += ["--calibration-replays", "2", "--bisections", "8", "--oracle-replays", "3"]
+    args += ["--calibration-replays", "2", "--bisections", "8", "--oracle-replays", "4"]
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "adaptive_replay.py"), *args], capture_output=True, text=True, cwd=ROOT
     )
@@ -37,7 +37,8 @@ def test_the_replay_bench_on_a_slice_of_dbdc3_and_stc3(shared_data):
         assert line["adaptive"]["mean_jsd"]["mean"] <= 1.1 * line["fixed"]["mean_jsd"]["mean"]
         # fewer labels than all of them cannot beat the full-annotator gold itself
         assert 0 < line["fixed"]["mean_jsd"]["mean"] < 0.2
-        assert -1 < line["oracle_saving"] < 1
+        oracle = line["oracle_saving"]
+        assert -1 < oracle["held_out"] <= oracle["in_sample"] + 0.05 and oracle["in_sample"] < 1
         for policy in ("fixed", "adaptive"):
             assert -0.2 < line[policy]["alpha"]["mean"] < 1 and -0.2 < line[policy]["kappa"]["mean"] < 1
     # DBDC3's annotators agree little (alpha about 0.07 on all 30): the collected labels say so too
