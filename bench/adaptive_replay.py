@@ -20,7 +20,7 @@ STC-3, one turn for DBDC3). saving = 1 - adaptive / fixed judgements. Every figu
 replays with the 2.5-97.5 percentile range. Krippendorff's alpha and Fleiss' kappa (nominal, mean over
 criteria) are of the labels each policy collected.
 
-    .venv/bin/python bench/adaptive_replay.py --data ../shared/data            # the figures (about N min)
+    .venv/bin/python bench/adaptive_replay.py --data ../shared/data            # the figures (about 9 minutes)
     .venv/bin/python bench/adaptive_replay.py --collections dbdc3-en --items 600 --replays 3   # the suite's slice
 """
 
