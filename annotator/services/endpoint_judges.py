@@ -128,6 +128,11 @@ def _render(template: str, fields: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
 
 
+def _scale_line(value: str, label: str) -> str:
+    """``value: label``; a label that already starts with its value (``"1: yes"``) as it is."""
+    return label if label.startswith(value) else f"{value}: {label}"
+
+
 def _lines(posts: list[tuple]) -> str:
     return "\n".join(f"{speaker}: {text}" for _position, speaker, text, _block in posts)
 
@@ -172,7 +177,7 @@ def project_prompts(judge: Judge) -> list[Prompt]:
                     "dialogue": _lines(context),
                     "target": "\n".join(r[2] for r in target),
                     "question": criterion.question or criterion.label,
-                    "scale": "\n".join(f"{v}: {labels.get(v, v)}" for v in allowed),
+                    "scale": "\n".join(_scale_line(v, labels.get(v, v)) for v in allowed),
                     "criterion": criterion.label,
                     "candidates": "\n".join(f"{'AB'[i]}: {t}" for i, t in enumerate(pair)),
                 }
