@@ -90,9 +90,10 @@ def endpoint_settings_check(*, project: Project, given: dict) -> dict:
 
 
 def endpoint_judge_create(
-    *, project: Project, name: str, endpoint: dict, description: str = "", created_by=None
+    *, project: Project, name: str, endpoint: dict, description: str = "", created_by=None, send: bool = True
 ) -> Judge:
-    """A new endpoint judge, waiting for a worker to run it (sent once the transaction commits)."""
+    """A new endpoint judge, waiting for a worker to run it (sent once the transaction commits; with
+    ``send=False`` the caller runs it, ``endpoint_judge_run``)."""
     stored = endpoint_settings_check(project=project, given=endpoint)
     with transaction.atomic():
         judge = Judge.objects.create(
@@ -105,7 +106,8 @@ def endpoint_judge_create(
             status=JudgeStatus.PENDING,
             created_by=created_by,
         )
-        transaction.on_commit(lambda: task_send("annotator.tasks.run_endpoint_judge", judge.pk, background=True))
+        if send:
+            transaction.on_commit(lambda: task_send("annotator.tasks.run_endpoint_judge", judge.pk, background=True))
     return judge
 
 
