@@ -9,6 +9,7 @@
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
 - ``pairwise``: comparison items' candidate responses and the comparison settings
 - ``webhooks``: webhooks of a project and the log of their deliveries
+- ``judges``: automatic raters of a project, their labels (never judgements) and the endpoint answers' cache
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
 one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
@@ -20,6 +21,7 @@ from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
+from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
 from annotator.models.quality import (
@@ -47,11 +49,16 @@ __all__ = [
     "Criterion",
     "DeliveryStatus",
     "Dialogue",
+    "EndpointAnswer",
     "ExpectedAnswer",
     "GoldCount",
     "ImportBatch",
     "ImportStatus",
     "Invitation",
+    "Judge",
+    "JudgeKind",
+    "JudgeLabel",
+    "JudgeStatus",
     "Judgement",
     "Level",
     "Membership",
