@@ -221,3 +221,28 @@ def test_incremental_equals_full_after_random_changes():
     )
     assert SEEN["pairable units"] >= 2 and SEEN["imported labels"] > 0 and SEEN["excluded"] > 0, SEEN
     assert SEEN["kept without a rebuild"] > 0, SEEN
+
+
+def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_change(tmp_path):
+    """A change that bypasses the saves (an edit in the admin) is caught by the full recomputation, the reference."""
+    from annotator.models import Judgement
+    from scoring.app.models import LiveState
+    from scoring.app.services.jobs import statistics_job_run
+    from tests.factories import submit_all
+
+    work = breakdown_project(tmp_path, dialogues=3, annotators=3, k=3, slug="verify")
+    live_figures(work.project)
+    for i, person in enumerate(work.annotators):
+        submit_all(person, work.project, lambda a, key, unit, i=i: LABELS[(i + unit) % 3])
+    before = live_figures(work.project)["criteria"]["breakdown"]
+    built = LiveState.objects.get(project=work.project).built_at
+    changed = Judgement.objects.filter(assignment__dialogue__project=work.project).first()
+    Judgement.objects.filter(pk=changed.pk).update(value="X" if changed.value != "X" else "O")
+    Assignment.objects.filter(pk=changed.assignment_id).update(version=changed.assignment.version + 1)
+    statistics_job_run(project_id=work.project.pk)
+    assert LiveState.objects.get(project=work.project).built_at > built
+    after = live_figures(work.project)["criteria"]["breakdown"]
+    counts = project_judgements(work.project)["breakdown"].counts()
+    assert after["distribution"] != before["distribution"]
+    assert after["distribution"] == dict(zip(LABELS, counts.sum(axis=0).tolist()))
+    assert close(after["fleiss_kappa"], fleiss_kappa(counts))

@@ -26,7 +26,9 @@ from annotator.selectors.population import gold_assignments, gold_judgements, po
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.units import UnitRule, required_units, unit_rule
 from scoring.agreement.sums import coefficients, distribution, unit_terms
-from scoring.app.models import LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveUnitCounts
+from scoring.app.models import GoldCache, LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveUnitCounts
+from scoring.app.selectors.fingerprint import judgements_fingerprint
+from scoring.app.services.gold_cache import gold_arrays
 from scoring.app.services.statistics import numeric_values
 
 log = logging.getLogger(__name__)
@@ -233,6 +235,37 @@ def _group_terms(deltas: dict, criterion_id: int, counts: np.ndarray) -> None:
         for (c, k), n in np.ndenumerate(pairs):
             if n:
                 deltas[(criterion_id, raters, c, k)] += int(n)
+
+
+@transaction.atomic
+def live_state_verify(*, project: Project) -> bool:
+    """Check the state against the counts the full recomputation just stored (the reference); rebuild it when
+    they differ (logged as a warning: a change that bypassed the saves, such as an edit in the admin).
+
+    Runs with the state locked, so that no save is half applied; only when the stored gold counts are those
+    of the judgements now (else a later recomputation checks). True when the state was found exact.
+    """
+    state = LiveState.objects.select_for_update().filter(project=project).first()
+    if state is None:
+        return True
+    fingerprint = judgements_fingerprint(project)
+    if not GoldCache.objects.filter(project=project, fingerprint=fingerprint).exists():
+        return True
+    expected: dict = defaultdict(int)
+    for data in gold_arrays(project=project).criteria.values():
+        _group_terms(expected, data.criterion.pk, data.unit_counts)
+    stored = {
+        (c, m, f, s): n
+        for c, m, f, s, n in LiveAgreementTerm.objects.filter(criterion__project=project).values_list(
+            "criterion_id", "raters", "first", "second", "n"
+        )
+        if n
+    }
+    if stored == {key: n for key, n in expected.items() if n}:
+        return True
+    log.warning("live statistics of project %s differ from the full recomputation: rebuilt", project.pk)
+    live_state_rebuild(project=project, reason="differed from the full recomputation")
+    return False
 
 
 def live_state_current(project: Project) -> LiveState:
