@@ -61,15 +61,18 @@ def distribution(groups, n_values: int) -> np.ndarray:
 
 
 def coefficients(groups, n_values: int, *, levels=("nominal",), values=None) -> dict:
-    """Fleiss' and Randolph's kappa and alpha at each level, as ``scoring.agreement`` computes them from the
-    units' counts (units with two or more labels), from the sums alone."""
+    """Fleiss' and Randolph's kappa, alpha at each level and the mean gold distribution, as ``scoring.agreement``
+    and ``scoring.gold`` compute them from the units' counts (units with two or more labels), from the sums alone."""
     arrays = {m: a for m, a in sums_arrays(groups, n_values).items() if m >= 2 and a[0] > 0}
     n_units = sum(a[0] for a in arrays.values())
     nan = float("nan")
     out = {"n_units": n_units, "fleiss_kappa": nan, "randolph_kappa": nan, "krippendorff_alpha": {}}
     if n_units == 0:
         out["krippendorff_alpha"] = dict.fromkeys(levels, nan)
+        out["mean_distribution"] = None
         return out
+    # the mean over those units of their gold distributions n_uc / m_u (``scoring.gold.gold_distribution``)
+    out["mean_distribution"] = (sum(t / m for m, (_u, t, _p) in arrays.items()) / n_units).tolist()
     p_bar = sum(np.trace(pairs) / (m * (m - 1)) for m, (_u, _t, pairs) in arrays.items()) / n_units
     totals = sum(t for _u, t, _p in arrays.values())
     p_c = totals / totals.sum()

@@ -41,6 +41,7 @@ from scoring.agreement.sums import coefficients, unit_terms
 from scoring.app.models import LiveUnitCounts
 from scoring.app.services.incremental import live_figures
 from scoring.app.services.statistics import numeric_values
+from scoring.gold import gold_distribution
 from tests.factories import breakdown_project, units_of
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +74,9 @@ def test_sums_give_the_library_coefficients_on_random_counts():
         got = coefficients(groups, 4, levels=("nominal", "ordinal", "interval"), values=values)
         pairable = counts[counts.sum(axis=1) >= 2]
         assert got["n_units"] == len(pairable)
+        if len(pairable):
+            mean = gold_distribution(pairable).mean(axis=0)
+            assert np.allclose(got["mean_distribution"], mean, rtol=0, atol=1e-12)
         assert close(got["fleiss_kappa"], fleiss_kappa(counts))
         assert close(got["randolph_kappa"], randolph_kappa(counts))
         for level in ("nominal", "ordinal", "interval"):
@@ -246,3 +250,30 @@ def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_ch
     assert after["distribution"] != before["distribution"]
     assert after["distribution"] == dict(zip(LABELS, counts.sum(axis=0).tolist()))
     assert close(after["fleiss_kappa"], fleiss_kappa(counts))
+
+
+def test_the_dashboard_shows_a_submission_before_any_recomputation(tmp_path, client):
+    """Saves land on the page at once: the live label count, the value counts and the kappa change with a
+    submission made after the stored statistics, while the recomputation's time stays as it was."""
+    from django.urls import reverse
+
+    from scoring.app.models import ProjectStatistics
+    from scoring.app.templatetags.scoring_extras import fmt
+    from tests.factories import submit
+
+    work = breakdown_project(tmp_path, dialogues=2, annotators=2, k=2, slug="livepage")
+    items = list(Assignment.objects.filter(dialogue__project=work.project).order_by("pk"))
+    submit(items[0], lambda a, key, unit: "O")
+    client.force_login(work.lead)
+    page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
+    computed = ProjectStatistics.objects.get(project=work.project).computed_at
+    assert 'id="live-labels">2<' in page
+    for item in items[1:]:
+        submit(item, lambda a, key, unit: "X")
+    page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
+    assert ProjectStatistics.objects.get(project=work.project).computed_at == computed  # not recomputed
+    assert 'id="live-labels">8<' in page
+    data = project_judgements(work.project)["breakdown"]
+    kappa = fleiss_kappa(data.counts())
+    assert not math.isnan(kappa)
+    assert f"<td>{fmt(kappa)} " in page

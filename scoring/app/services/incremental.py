@@ -302,3 +302,34 @@ def live_figures(project: Project) -> dict:
         "criteria": out,
         "annotators": dict(annotators.values_list("annotator__username", "judgements")),
     }
+
+
+def _number(x):
+    return None if x is None or (isinstance(x, float) and np.isnan(x)) else x
+
+
+def payload_with_live_figures(project: Project, payload: dict) -> tuple[dict, dict]:
+    """The stored payload with its additive figures replaced by the state's, current to the last save: per
+    criterion the units, Fleiss' and Randolph's kappa, alpha at the payload's levels, the label counts and
+    the mean gold distribution. The rest (intervals, per-speaker and merged figures, kappa maps, models,
+    significance) stays as the scheduled recomputation left it. Returns (payload, what the page says)."""
+    live = live_figures(project)
+    out = dict(payload)
+    out["criteria"] = {key: dict(entry) for key, entry in payload.get("criteria", {}).items()}
+    out["value_counts"] = dict(payload.get("value_counts", {}))
+    out["gold"] = {key: dict(entry) for key, entry in payload.get("gold", {}).items()}
+    for key, figures in live["criteria"].items():
+        entry = out["criteria"].get(key)
+        if entry is not None:
+            entry["n_units"] = figures["n_units"]
+            entry["fleiss_kappa"] = _number(figures["fleiss_kappa"])
+            entry["randolph_kappa"] = _number(figures["randolph_kappa"])
+            entry["krippendorff_alpha"] = {
+                level: _number(figures["krippendorff_alpha"].get(level, value))
+                for level, value in entry.get("krippendorff_alpha", {}).items()
+            }
+        if figures["n_labels"]:
+            out["value_counts"][key] = figures["distribution"]
+        if key in out["gold"] and figures["mean_distribution"] is not None:
+            out["gold"][key]["mean_distribution"] = dict(zip(figures["distribution"], figures["mean_distribution"]))
+    return out, {"built_at": live["built_at"], "n_labels": sum(f["n_labels"] for f in live["criteria"].values())}
