@@ -14,9 +14,12 @@ import service (``dialogues_import``) into a throwaway PostgreSQL; then:
 - the dashboard page as the project's lead through Django's test client, median of 7 (target < 300 ms);
 - every export (the API's ``stc3``, ``distributions-json``, ``distributions-csv``, the project archive, a
   run's per-dialogue CSV), each in a fresh process that reads the streamed response in chunks: bytes,
-  seconds and peak memory above the process's idle RSS, at 1x (3,700 dialogues) and at the scale asked.
+  seconds and peak memory above the process's idle RSS, at 1x (3,700 dialogues) and at the scale asked;
+- the live figures (``live_figures_stage``): the CPU a submission's update of the statistics' state adds
+  (target <= 5 ms median), the staleness of the dashboard after an acknowledged submission (target <= 2 s),
+  and the live figures against the full recomputation (1e-12), at 1x and at the scale asked.
 
-    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports]
+    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports,live]
 """
 
 from __future__ import annotations
@@ -174,6 +177,102 @@ def export_figures(slug: str, lead: str, run_id: int, names: list[str]) -> dict[
     return out
 
 
+# -- the statistics a save keeps current --------------------------------------------------------------
+
+LIVE_SAVES = 200
+
+
+def live_figures_stage(project, lead, scale: int, saves: int = LIVE_SAVES) -> None:
+    """Build the project's live state (timed), then ``saves`` edits of imported items as their annotators
+    make them: the lead reopens the item (-1 for each of its labels), the annotator submits it again with one
+    nugget label changed (+1): the CPU the state's update adds to each submission (``time.process_time``
+    around it, in this process: Django's side of the statements), the staleness (from the acknowledged
+    submission to a dashboard response showing its label count), and at the end the live figures against the
+    full recomputation from every judgement (to 1e-12)."""
+    import math
+
+    from django.test import Client
+
+    import annotator.services.judgements.save as save_module
+    from annotator.models import Assignment
+    from annotator.selectors.judgement_arrays import project_judgements
+    from annotator.services.judgements import Given, judgements_save
+    from annotator.services.judgements.save import assignment_reopen
+    from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
+    from scoring.app.services.incremental import live_figures, live_state_rebuild
+    from scoring.app.services.statistics import numeric_values
+
+    started = time.perf_counter()
+    live_state_rebuild(project=project, reason="benchmark")
+    print(f"[{scale}x] live state built from every judgement in {time.perf_counter() - started:.1f} s (load {load()})")
+    added: list[float] = []
+    apply = save_module.live_state_change
+
+    def timed(**kwargs):
+        before = time.process_time()
+        apply(**kwargs)
+        if kwargs["sign"] > 0:
+            added.append(time.process_time() - before)
+
+    save_module.live_state_change = timed
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(lead)
+    url = f"/projects/{project.slug}/dashboard/"
+    assert client.get(url).status_code == 200
+    rng = np.random.default_rng(7)
+    items = list(
+        Assignment.objects.filter(dialogue__project=project).select_related("annotator").order_by("pk")[: saves * 7 : 7]
+    )
+    stale, whole = [], []
+    try:
+        for i, item in enumerate(items):
+            stored = list(item.judgements.values_list("criterion__key", "unit", "value"))
+            nuggets = [k for k, (key, _u, _v) in enumerate(stored) if key == "nugget"]
+            change = nuggets[int(rng.integers(len(nuggets)))] if nuggets else -1
+            values = []
+            for k, (key, unit, value) in enumerate(stored):
+                if k == change:  # another label of the same speaker's scale
+                    scale_values = NUGGETS["customer"] if value.startswith("C") else NUGGETS["helpdesk"]
+                    value = scale_values[(scale_values.index(value) + 1) % len(scale_values)]
+                values.append(Given(key, unit, value))
+            assignment_reopen(assignment_id=item.pk)
+            before = time.process_time()
+            judgements_save(assignment_id=item.pk, user=item.annotator, values=values, submit=True)
+            whole.append(time.process_time() - before)
+            acknowledged = time.perf_counter()
+            if i % 10 == 0:  # the dashboard shows it: its live label count is the state's
+                page = client.get(url).content.decode()
+                stale.append(time.perf_counter() - acknowledged)
+                assert 'id="live-labels">' in page
+    finally:
+        save_module.live_state_change = apply
+    print(
+        f"[{scale}x] live figures: {len(added)} submissions (each an edit: reopened, one nugget label changed, "
+        f"submitted): added CPU of the state's update median {statistics.median(added) * 1000:.2f} ms, p95 "
+        f"{np.percentile(added, 95) * 1000:.2f} ms (target <= 5 ms) of the whole submission's "
+        f"{statistics.median(whole) * 1000:.1f} ms; staleness (acknowledged submission to the dashboard "
+        f"showing it) median {statistics.median(stale) * 1000:.0f} ms, max {max(stale) * 1000:.0f} ms of "
+        f"{len(stale)} (target <= 2 s; load {load()})"
+    )
+    live = live_figures(project)["criteria"]
+    worst = 0.0
+    for key, data in project_judgements(project, long_form=False).items():
+        counts = data.counts()
+        values = numeric_values(data.values)
+        pairs = [
+            (live[key]["fleiss_kappa"], fleiss_kappa(counts)),
+            (live[key]["randolph_kappa"], randolph_kappa(counts, n_categories=len(data.values))),
+        ] + [
+            (a, krippendorff_alpha_from_counts(counts, lv, values)) for lv, a in live[key]["krippendorff_alpha"].items()
+        ]
+        assert live[key]["distribution"] == dict(zip(data.values, counts.sum(axis=0).tolist())), key
+        for a, b in pairs:
+            if not (math.isnan(a) and math.isnan(b)):
+                worst = max(worst, abs(a - b))
+    print(f"[{scale}x] live figures against the full recomputation: largest difference {worst:.1e} (target <= 1e-12)")
+    assert worst <= 1e-12
+
+
 # -- the benchmark ----------------------------------------------------------------------------------
 
 
@@ -181,7 +280,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=10, help="times the 3,700 dialogues of STC-3 Chinese")
     parser.add_argument("--skip-1x", action="store_true", help="no 1x project (exports measured at the scale only)")
-    parser.add_argument("--only", default="import,stats,dashboard,exports")
+    parser.add_argument("--only", default="import,stats,dashboard,exports,live")
     parser.add_argument("--reuse", action="store_true", help="with DATABASE_URL: keep projects imported earlier")
     parser.add_argument("--exports", help=f"only these exports (comma-separated; default all: {', '.join(EXPORTS)})")
     parser.add_argument("--measure-export", nargs=4, metavar=("SLUG", "EXPORT", "LEAD", "RUN"), help=argparse.SUPPRESS)
@@ -322,6 +421,9 @@ def main() -> None:
             f"[{scale}x] dashboard as lead: median {statistics.median(times) * 1000:.0f} ms of 7 "
             f"({', '.join(f'{t * 1000:.0f}' for t in times)}) (target < 300 ms; load {load()})"
         )
+    if "live" in stages:
+        for s in projects:
+            live_figures_stage(projects[s][0], lead, s)
     if "exports" in stages:
         names = args.exports.split(",") if args.exports else list(EXPORTS)
         figures = {s: export_figures(projects[s][0].slug, lead.username, projects[s][1].pk, names) for s in projects}
