@@ -12,8 +12,10 @@ or an import rebuilds the project's state (``live_state_rebuild``, logged). The 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
@@ -38,17 +40,32 @@ def _scale(criterion: Criterion) -> list[str]:
     return list(dict.fromkeys(criterion.allowed_values()))
 
 
-def _state_shared(project_id: int) -> LiveState | None:
-    """The project's state, locked against a rebuild (shared: saves do not wait for each other)."""
-    rows = LiveState.objects.filter(project_id=project_id)
-    if connection.vendor == "postgresql":
-        sql, params = rows.query.sql_with_params()
-        found = list(LiveState.objects.raw(f"{sql} FOR SHARE", params))
-        return found[0] if found else None
-    return rows.first()
+@dataclass(frozen=True)
+class _Population:
+    """Whose judgements the state was built for (``LiveState``), as a save reads it."""
+
+    source: str
+    excluded: frozenset[int]
+    quality_dialogues: frozenset[int]
 
 
-def _counts(state: LiveState, assignment: Assignment) -> bool:
+def _state_shared(project_id: int) -> _Population | None:
+    """The project's state, locked against a rebuild (shared: saves do not wait for each other). Plain SQL:
+    the ORM's compilation of the same query would cost more CPU than the rest of the update."""
+    lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT source, excluded, quality_dialogues FROM {LiveState._meta.db_table} WHERE project_id = %s{lock}",
+            [project_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    excluded, quality = (json.loads(x) if isinstance(x, str) else x for x in row[1:])
+    return _Population(row[0], frozenset(excluded or ()), frozenset(quality or ()))
+
+
+def _counts(state: _Population, assignment: Assignment) -> bool:
     """Whether the assignment's judgements are in the population the state was built for."""
     if assignment.dialogue_id in state.quality_dialogues or assignment.annotator_id in state.excluded:
         return False
@@ -91,16 +108,23 @@ def live_state_apply(*, assignment: Assignment, sign: int) -> None:
     criteria = {c.pk: c for c in project_criteria(assignment.dialogue.project_id).values()}
     rule = unit_rule(assignment.dialogue.project.preset)
     given: dict[tuple[int, int], str] = {}
-    for criterion_id, unit, value in Judgement.objects.filter(assignment=assignment).values_list(
-        "criterion_id", "unit", "value"
-    ):
+    asked: dict[int, set[int]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT criterion_id, unit, value FROM {Judgement._meta.db_table} WHERE assignment_id = %s",
+            [assignment.pk],
+        )
+        rows = cursor.fetchall()
+    for criterion_id, unit, value in rows:
         criterion = criteria.get(criterion_id)
         if criterion is None:
             continue
-        if rule != UnitRule.EVERY and unit not in required_units(
-            criterion, dialogue_shape(assignment.dialogue_id), rule=rule
-        ):
-            continue  # not a unit the criterion asks about: not gold data (``judgement_arrays``)
+        if rule != UnitRule.EVERY:
+            if criterion_id not in asked:
+                shape = dialogue_shape(assignment.dialogue_id)
+                asked[criterion_id] = set(required_units(criterion, shape, rule=rule))
+            if unit not in asked[criterion_id]:
+                continue  # not a unit the criterion asks about: not gold data (``judgement_arrays``)
         given[(criterion_id, unit)] = value
     scales = {pk: _scale(c) for pk, c in criteria.items()}
     table = LiveUnitCounts._meta.db_table
@@ -134,8 +158,14 @@ def live_state_apply(*, assignment: Assignment, sign: int) -> None:
                     raise _Inconsistent(f"unit {unit} of criterion {criterion_id} would count below zero")
                 _add_terms(deltas, criterion_id, old, -1)
                 _add_terms(deltas, criterion_id, new, +1)
-                updates.append((",".join(map(str, new)), row_id))
-            cursor.executemany(f"UPDATE {table} SET counts = %s WHERE id = %s", updates)
+                updates.append((row_id, ",".join(map(str, new))))
+            if updates:  # one statement for every unit
+                cases = " ".join(["WHEN %s THEN %s"] * len(updates))
+                marks = ", ".join(["%s"] * len(updates))
+                cursor.execute(
+                    f"UPDATE {table} SET counts = CASE id {cases} END WHERE id IN ({marks})",
+                    [x for row_id, text in updates for x in (row_id, text)] + [row_id for row_id, _t in updates],
+                )
     _upsert_terms(deltas)
     annotators = LiveAnnotatorCount._meta.db_table
     with connection.cursor() as cursor:
@@ -154,8 +184,7 @@ class _Inconsistent(Exception):
 def live_state_change(*, assignment: Assignment, sign: int) -> None:
     """``live_state_apply``, falling back to a rebuild when the state is found inconsistent (logged)."""
     try:
-        with transaction.atomic():
-            live_state_apply(assignment=assignment, sign=sign)
+        live_state_apply(assignment=assignment, sign=sign)  # raises before it changes any count
     except _Inconsistent as exc:
         live_state_invalidate(project_id=assignment.dialogue.project_id, reason=str(exc))
 
