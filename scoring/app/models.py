@@ -162,12 +162,12 @@ class RunComparison(models.Model):
 class LiveState(models.Model):
     """A project's additive statistics state (``scoring.app.services.incremental``): its population when built.
 
-    Saves that submit or reopen an item keep the state's counts; a change of the population (``digest``
-    no longer ``population_digest``) or an import rebuilds it from the judgements.
+    Saves that submit or reopen an item keep the state's counts; a change of the population (the source,
+    the excluded annotators, the control and training items no longer those recorded here) or an import
+    rebuilds it from the judgements.
     """
 
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="live_state")
-    digest = models.CharField(max_length=16, help_text="population_digest when built.")
     source = models.CharField(max_length=20)
     excluded = models.JSONField(default=list, help_text="Excluded annotators' user ids when built.")
     quality_dialogues = models.JSONField(default=list, help_text="Control and training items when built.")

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from annotator.models import Assignment, Criterion, Judgement, Project, SourceFilter
 from annotator.selectors.judgement_arrays import project_judgements
-from annotator.selectors.population import gold_assignments, gold_judgements, population_digest, population_of
+from annotator.selectors.population import gold_assignments, gold_judgements, population_of
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.units import UnitRule, required_units, unit_rule
 from scoring.agreement.sums import coefficients, distribution, unit_terms
@@ -199,7 +199,7 @@ def live_state_invalidate(*, project_id: int, reason: str) -> None:
 def live_state_rebuild(*, project: Project, reason: str) -> LiveState:
     """Build the project's state from its judgements (what the full recomputation reads), logged with why."""
     now = timezone.now()
-    state, _ = LiveState.objects.get_or_create(project=project, defaults={"digest": "", "source": "", "built_at": now})
+    state, _ = LiveState.objects.get_or_create(project=project, defaults={"source": "", "built_at": now})
     state = LiveState.objects.select_for_update().get(pk=state.pk)  # saves wait (they hold it shared)
     population = population_of(project)
     criteria = list(project.criteria.all())
@@ -241,7 +241,6 @@ def live_state_rebuild(*, project: Project, reason: str) -> LiveState:
             for a in set(items) | set(judged)
         ]
     )
-    state.digest = population_digest(project, population)
     state.source = population.source
     state.excluded = list(population.excluded)
     state.quality_dialogues = list(population.quality_dialogues)
@@ -302,7 +301,9 @@ def live_state_current(project: Project) -> LiveState:
     state = LiveState.objects.filter(project=project).first()
     if state is None:
         return live_state_rebuild(project=project, reason="no state yet")
-    if state.digest != population_digest(project):
+    population = population_of(project)
+    built = (state.source, tuple(state.excluded), tuple(state.quality_dialogues))
+    if built != (population.source, population.excluded, population.quality_dialogues):
         return live_state_rebuild(project=project, reason="the population changed (exclusions, quality items, source)")
     return state
 
