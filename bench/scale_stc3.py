@@ -14,9 +14,12 @@ import service (``dialogues_import``) into a throwaway PostgreSQL; then:
 - the dashboard page as the project's lead through Django's test client, median of 7 (target < 300 ms);
 - every export (the API's ``stc3``, ``distributions-json``, ``distributions-csv``, the project archive, a
   run's per-dialogue CSV), each in a fresh process that reads the streamed response in chunks: bytes,
-  seconds and peak memory above the process's idle RSS, at 1x (3,700 dialogues) and at the scale asked.
+  seconds and peak memory above the process's idle RSS, at 1x (3,700 dialogues) and at the scale asked;
+- the live figures (``live_figures_stage``): the CPU a submission's update of the statistics' state adds
+  (target <= 5 ms median), the staleness of the dashboard after an acknowledged submission (target <= 2 s),
+  and the live figures against the full recomputation (1e-12), at 1x and at the scale asked.
 
-    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports]
+    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports,live]
 """
 
 from __future__ import annotations
@@ -174,6 +177,138 @@ def export_figures(slug: str, lead: str, run_id: int, names: list[str]) -> dict[
     return out
 
 
+# -- the statistics a save keeps current --------------------------------------------------------------
+
+LIVE_SAVES = 200
+
+
+def live_figures_stage(project, lead, scale: int, saves: int = LIVE_SAVES) -> None:
+    """Build the project's live state (timed), then ``saves`` submissions by ten annotators of the project's own
+    (added to the imported collection, each on its own dialogues), every fourth then reopened by the lead and
+    submitted again with one label changed (an edit: -1 old, +1 new): the CPU the state's update adds to each
+    submission (``time.process_time`` around it, in this process: Django's side of the statements; the
+    database's own CPU is not in it), the staleness (from the acknowledged submission to a dashboard response
+    showing its label count), and at the end the live figures against the full recomputation from every
+    judgement (to 1e-12)."""
+    import math
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    import annotator.services.judgements.save as save_module
+    from annotator.models import Assignment
+    from annotator.selectors.judgement_arrays import project_judgements
+    from annotator.selectors.structure import dialogue_shape, project_criteria
+    from annotator.services.judgements import Given, judgements_save
+    from annotator.services.judgements.save import assignment_reopen
+    from annotator.services.projects import membership_add
+    from annotator.units import required_units, unit_rule, unit_speaker
+    from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
+    from scoring.app.services.incremental import live_figures, live_state_rebuild
+    from scoring.app.services.statistics import numeric_values
+
+    started = time.perf_counter()
+    live_state_rebuild(project=project, reason="benchmark")
+    print(f"[{scale}x] live state built from every judgement in {time.perf_counter() - started:.1f} s (load {load()})")
+    people = []
+    for i in range(10):
+        name = f"live-{project.slug}-{i}"
+        person = get_user_model().objects.filter(username=name).first() or get_user_model().objects.create_user(
+            username=name, password="live-pass-1"
+        )
+        membership_add(project=project, user=person, role="annotator")
+        people.append(person)
+    dialogues = list(project.dialogues.order_by("pk").values_list("pk", flat=True)[: saves // len(people)])
+    Assignment.objects.filter(annotator__in=people, dialogue__project=project).delete()
+    items = Assignment.objects.bulk_create([Assignment(annotator=p, dialogue_id=d) for d in dialogues for p in people])
+    criteria = list(project_criteria(project.pk).values())
+    rule = unit_rule(project.preset)
+    rng = np.random.default_rng(7)
+
+    def answers(item) -> list[Given]:
+        shape = dialogue_shape(item.dialogue_id)
+        out = []
+        for criterion in criteria:
+            for unit in required_units(criterion, shape, rule=rule):
+                speaker = unit_speaker(criterion, unit, shape, rule=rule)
+                allowed = criterion.allowed_values(speaker if criterion.speakers else None)
+                out.append(Given(criterion.key, unit, allowed[int(rng.integers(len(allowed)))]))
+        return out
+
+    added: list[float] = []
+    apply = save_module.live_state_change
+
+    def timed(**kwargs):
+        before = time.process_time()
+        apply(**kwargs)
+        if kwargs["sign"] > 0:
+            added.append(time.process_time() - before)
+
+    save_module.live_state_change = timed
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(lead)
+    url = f"/projects/{project.slug}/dashboard/"
+    assert client.get(url).status_code == 200
+    stale, whole, reads = [], [], []
+    expected, labels = sum(f["n_labels"] for f in live_figures(project)["criteria"].values()), 0
+    try:
+        for i, item in enumerate(items):
+            given = answers(item)
+            before = time.process_time()
+            judgements_save(assignment_id=item.pk, user=item.annotator, values=given, submit=True)
+            labels += len(given)
+            whole.append(time.process_time() - before)
+            acknowledged = time.perf_counter()
+            if i % 10 == 0:  # the dashboard shows it: its live label count is the state's
+                page = client.get(url).content.decode()
+                stale.append(time.perf_counter() - acknowledged)
+                before = time.perf_counter()
+                live_figures(project)
+                reads.append(time.perf_counter() - before)
+                shown = int(
+                    "".join(ch for ch in page.split('id="live-labels">', 1)[1].split("<", 1)[0] if ch.isdigit())
+                )
+                assert shown == expected + labels, (shown, expected + labels)  # this very submission included
+            if i % 4 == 0:  # an edit: reopened, one answer changed, submitted again
+                assignment_reopen(assignment_id=item.pk)
+                changed = given[int(rng.integers(len(given)))]
+                criterion = project_criteria(project.pk)[changed.criterion]
+                speaker = unit_speaker(criterion, changed.unit, dialogue_shape(item.dialogue_id), rule=rule)
+                allowed = criterion.allowed_values(speaker if criterion.speakers else None)
+                other = allowed[(allowed.index(changed.value) + 1) % len(allowed)]
+                edited = [Given(g.criterion, g.unit, other) if g is changed else g for g in given]
+                judgements_save(assignment_id=item.pk, user=item.annotator, values=edited, submit=True)
+    finally:
+        save_module.live_state_change = apply
+    print(
+        f"[{scale}x] live figures: {len(added)} submissions of {len(items)} items by {len(people)} annotators of the "
+        f"project's own (every fourth item then edited: reopened, one label changed, submitted again): added CPU of "
+        f"the state's update median {statistics.median(added) * 1000:.2f} ms, p95 "
+        f"{np.percentile(added, 95) * 1000:.2f} ms (target <= 5 ms) of the whole submission's median "
+        f"{statistics.median(whole) * 1000:.1f} ms; staleness (acknowledged submission to the dashboard "
+        f"showing it) median {statistics.median(stale) * 1000:.0f} ms, max {max(stale) * 1000:.0f} ms of "
+        f"{len(stale)}, of which the live figures themselves median {statistics.median(reads) * 1000:.0f} ms, the rest "
+        f"the page's other parts (target <= 2 s; load {load()})"
+    )
+    live = live_figures(project)["criteria"]
+    worst = 0.0
+    for key, data in project_judgements(project, long_form=False).items():
+        counts = data.counts()
+        values = numeric_values(data.values)
+        pairs = [
+            (live[key]["fleiss_kappa"], fleiss_kappa(counts)),
+            (live[key]["randolph_kappa"], randolph_kappa(counts, n_categories=len(data.values))),
+        ] + [
+            (a, krippendorff_alpha_from_counts(counts, lv, values)) for lv, a in live[key]["krippendorff_alpha"].items()
+        ]
+        assert live[key]["distribution"] == dict(zip(data.values, counts.sum(axis=0).tolist())), key
+        for a, b in pairs:
+            if not (math.isnan(a) and math.isnan(b)):
+                worst = max(worst, abs(a - b))
+    print(f"[{scale}x] live figures against the full recomputation: largest difference {worst:.1e} (target <= 1e-12)")
+    assert worst <= 1e-12
+
+
 # -- the benchmark ----------------------------------------------------------------------------------
 
 
@@ -181,7 +316,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=10, help="times the 3,700 dialogues of STC-3 Chinese")
     parser.add_argument("--skip-1x", action="store_true", help="no 1x project (exports measured at the scale only)")
-    parser.add_argument("--only", default="import,stats,dashboard,exports")
+    parser.add_argument("--only", default="import,stats,dashboard,exports,live")
     parser.add_argument("--reuse", action="store_true", help="with DATABASE_URL: keep projects imported earlier")
     parser.add_argument("--exports", help=f"only these exports (comma-separated; default all: {', '.join(EXPORTS)})")
     parser.add_argument("--measure-export", nargs=4, metavar=("SLUG", "EXPORT", "LEAD", "RUN"), help=argparse.SUPPRESS)
@@ -322,6 +457,9 @@ def main() -> None:
             f"[{scale}x] dashboard as lead: median {statistics.median(times) * 1000:.0f} ms of 7 "
             f"({', '.join(f'{t * 1000:.0f}' for t in times)}) (target < 300 ms; load {load()})"
         )
+    if "live" in stages:
+        for s in projects:
+            live_figures_stage(projects[s][0], lead, s)
     if "exports" in stages:
         names = args.exports.split(",") if args.exports else list(EXPORTS)
         figures = {s: export_figures(projects[s][0].slug, lead.username, projects[s][1].pk, names) for s in projects}

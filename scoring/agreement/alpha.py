@@ -61,9 +61,18 @@ def krippendorff_alpha_from_counts(counts, level: str = "nominal", values=None, 
     m = counts.sum(axis=1)
     weighted = counts / (m - 1)[:, None]
     coincidence = counts.T @ weighted - np.diag(weighted.sum(axis=0))
+    return alpha_from_coincidence(coincidence, level, values, on_undefined=on_undefined)
+
+
+def alpha_from_coincidence(coincidence, level: str, values, *, on_undefined: str = "nan") -> float:
+    """Krippendorff's alpha from the coincidence matrix o_ck (``krippendorff_alpha_from_counts``) and the
+    columns' numbers ``values``: kept additively, the matrix gives alpha without a pass over the units."""
+    coincidence = np.asarray(coincidence, dtype=float)
     totals = coincidence.sum(axis=1)
     n = totals.sum()
-    delta = _distance_matrix(level, values, totals)
+    if n == 0:
+        return _undefined(on_undefined, "no unit has two or more values")
+    delta = _distance_matrix(level, np.asarray(values, dtype=float), totals)
     observed = (coincidence * delta).sum() / n
     expected = (np.outer(totals, totals) * delta).sum() / (n * (n - 1))
     if expected == 0:

@@ -1,5 +1,6 @@
 """Stored results of the scoring library: project statistics and scored runs."""
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -156,3 +157,79 @@ class RunComparison(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric} comparison of project {self.project_id}"
+
+
+class LiveState(models.Model):
+    """A project's additive statistics state (``scoring.app.services.incremental``): its population when built.
+
+    Saves that submit or reopen an item keep the state's counts; a change of the population (the source,
+    the excluded annotators, the control and training items no longer those recorded here) or an import
+    rebuilds it from the judgements.
+    """
+
+    project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="live_state")
+    source = models.CharField(max_length=20)
+    excluded = models.JSONField(default=list, help_text="Excluded annotators' user ids when built.")
+    quality_dialogues = models.JSONField(default=list, help_text="Control and training items when built.")
+    built_at = models.DateTimeField()
+    rebuilt_because = models.CharField(max_length=200, blank=True)
+
+    def __str__(self) -> str:
+        return f"live statistics of project {self.project_id}"
+
+
+class LiveUnitCounts(models.Model):
+    """One unit's label counts on one criterion (comma-separated, in the criterion's scale order)."""
+
+    criterion = models.ForeignKey("annotator.Criterion", on_delete=models.CASCADE, related_name="+")
+    dialogue = models.ForeignKey("annotator.Dialogue", on_delete=models.CASCADE, related_name="+")
+    unit = models.PositiveIntegerField()
+    counts = models.CharField(max_length=400)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["criterion", "dialogue", "unit"], name="liveunitcounts_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"counts {self.counts} of unit {self.unit} of dialogue {self.dialogue_id}"
+
+
+class LiveAgreementTerm(models.Model):
+    """One integer sum over the units with ``raters`` labels on a criterion.
+
+    ``first = second = -1``: how many such units; ``second = -1``: the labels of category ``first``;
+    otherwise sum_u n_u,first * n_u,second - [first = second] n_u,first (the pairs behind Fleiss' and
+    Randolph's agreement, its trace, and Krippendorff's coincidences, once divided by raters - 1).
+    """
+
+    criterion = models.ForeignKey("annotator.Criterion", on_delete=models.CASCADE, related_name="+")
+    raters = models.PositiveIntegerField()
+    first = models.SmallIntegerField()
+    second = models.SmallIntegerField()
+    n = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["criterion", "raters", "first", "second"], name="liveagreementterm_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"term ({self.first}, {self.second}) = {self.n} over units with {self.raters} labels"
+
+
+class LiveAnnotatorCount(models.Model):
+    """How many counted items and judgements an annotator has in a project."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    items = models.IntegerField(default=0)
+    judgements = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "annotator"], name="liveannotatorcount_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.items} items, {self.judgements} judgements by {self.annotator_id}"

@@ -33,6 +33,7 @@ from annotator.units import (
     unit_rule,
     unit_speaker,
 )
+from scoring.app.services.incremental import live_state_change
 from scoring.app.services.schedule import statistics_request_on_commit
 
 
@@ -150,6 +151,7 @@ def judgements_save(
             now,
         )
         if submit:
+            live_state_change(assignment=assignment, sign=+1)
             if assignment.training_required and is_training(assignment):  # only a training item can reach a pass
                 qualification_pass_record(project=project, user=user)
             statistics_request_on_commit(project_id=project.pk)
@@ -166,6 +168,7 @@ def assignment_reopen(*, assignment_id: int, reason: str = "") -> Assignment:
     """
     assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
     if assignment.status == AssignmentStatus.SUBMITTED:
+        live_state_change(assignment=assignment, sign=-1)
         assignment.status = AssignmentStatus.IN_PROGRESS
         assignment.submitted_at = None
         assignment.reopened_at = timezone.now()

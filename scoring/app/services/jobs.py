@@ -14,6 +14,7 @@ from django.utils import timezone
 from annotator.models import WebhookEvent
 from annotator.services.webhooks import webhook_emit
 from scoring.app.models import ProjectStatistics, StatisticsJob
+from scoring.app.services.incremental import live_state_verify
 from scoring.app.services.model_reliability import model_reliability_recompute
 from scoring.app.services.statistics import statistics_recompute
 from scoring.errors import crash_text, storable_message
@@ -43,6 +44,7 @@ def statistics_job_run(*, project_id: int, force: bool = False) -> ProjectStatis
         last_error="",
         recomputations=F("recomputations") + 1,
     )
+    live_state_verify(project=stored.project)  # the full recomputation is the reference of the live figures
     if stored.computed_at >= started:  # new figures, not the stored ones found unchanged
         webhook_emit(
             project_id=project_id,

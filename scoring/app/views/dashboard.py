@@ -20,6 +20,7 @@ from scoring.app.selectors.dashboard import (
 )
 from scoring.app.selectors.dashboard_annotators import AnnotatorListing, annotators_page
 from scoring.app.selectors.kappa_maps import kappa_maps, reliability_chart_data
+from scoring.app.services.incremental import payload_with_live_figures
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_recompute
 
@@ -31,7 +32,7 @@ def dashboard(request, slug: str):
     if state["stored"] is None:  # first visit: compute once so the page has numbers
         statistics_recompute(project_id=project.pk)
         state = freshness(project=project)
-    payload = state["stored"].payload
+    payload, live = payload_with_live_figures(project, state["stored"].payload)
     criteria = list(project.criteria.all())
     levels = {c.key: c.level for c in criteria}
     # PostgreSQL's jsonb does not keep key order: put criteria and values back in the project's order
@@ -52,6 +53,7 @@ def dashboard(request, slug: str):
             "project": project,
             "freshness": state,
             "payload": payload,
+            "live": live,
             "levels": levels,
             "agreement_rows": agreement_rows,
             "value_counts": value_counts,

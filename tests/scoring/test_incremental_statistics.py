@@ -1,0 +1,279 @@
+"""The statistics a save keeps current (``scoring.app.services.incremental``) equal the full recomputation.
+
+A Hypothesis state machine applies random sequences of submissions, edits of submitted items (reopen,
+change, submit again), reopenings, exclusions and inclusions of annotators, imports with judgements
+and their removal, and after every step compares what the dashboard reads from the state with the
+figures computed from every judgement by ``scoring.agreement`` (to 1e-12), unit by unit counts included.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.db.models import Count
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from annotator.models import Assignment, AssignmentStatus
+from annotator.selectors.judgement_arrays import project_judgements
+from annotator.selectors.population import gold_judgements
+from annotator.services.exclusions import annotator_exclude, annotator_include
+from annotator.services.import_batches import import_batch_remove
+from annotator.services.imports import dialogues_import
+from annotator.services.judgements import Given, judgements_save
+from annotator.services.judgements.save import assignment_reopen
+from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
+from scoring.agreement.sums import coefficients, unit_terms
+from scoring.app.models import LiveUnitCounts
+from scoring.app.services.incremental import live_figures
+from scoring.app.services.statistics import numeric_values
+from scoring.gold import gold_distribution
+from tests.factories import breakdown_project, units_of
+
+pytestmark = pytest.mark.django_db
+
+LABELS = ("O", "T", "X")
+SERIAL = itertools.count()
+SEEN = {
+    "pairable units": 0,
+    "imported labels": 0,
+    "excluded": 0,
+    "kept without a rebuild": 0,
+}  # what the sequences reached
+
+
+def close(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-12
+
+
+def test_sums_give_the_library_coefficients_on_random_counts():
+    """From the units' terms alone, the coefficients equal those computed from the counts (every level)."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        counts = rng.integers(0, 4, size=(rng.integers(1, 12), 4))
+        groups: dict = {}
+        for row in counts:
+            for key, n in unit_terms(row).items():
+                terms = groups.setdefault(int(row.sum()), {})
+                terms[key] = terms.get(key, 0) + n
+        values = np.array([1.0, 2.0, 4.0, 5.0])
+        got = coefficients(groups, 4, levels=("nominal", "ordinal", "interval"), values=values)
+        pairable = counts[counts.sum(axis=1) >= 2]
+        assert got["n_units"] == len(pairable)
+        if len(pairable):
+            mean = gold_distribution(pairable).mean(axis=0)
+            assert np.allclose(got["mean_distribution"], mean, rtol=0, atol=1e-12)
+        assert close(got["fleiss_kappa"], fleiss_kappa(counts))
+        assert close(got["randolph_kappa"], randolph_kappa(counts))
+        for level in ("nominal", "ordinal", "interval"):
+            assert close(got["krippendorff_alpha"][level], krippendorff_alpha_from_counts(counts, level, values))
+
+
+def _log_file(directory: Path, n: int, prefix: str, annotators: list[str], labels) -> Path:
+    """A DBDC3 log of ``n`` dialogues (S, U, S, U, S) whose system turns carry imported labels."""
+    path = directory / f"{prefix}.log.json"
+    records = []
+    for i in range(n):
+        turns = []
+        for t, speaker in enumerate("SUSUS"):
+            annotations = (
+                [{"annotator-id": a, "breakdown": labels.draw(st.sampled_from(LABELS))} for a in annotators]
+                if speaker == "S"
+                else []
+            )
+            turns.append(
+                {"turn-index": t, "speaker": speaker, "utterance": f"{prefix}{i} {t}", "annotations": annotations}
+            )
+        records.append({"dialogue-id": f"{prefix}{i}", "turns": turns})
+    path.write_text(json.dumps(records[0]))
+    return path
+
+
+class IncrementalMatchesFull(RuleBasedStateMachine):
+    """Random changes of a small breakdown project; the state and the full recomputation agree throughout."""
+
+    @initialize()
+    def project(self):
+        self.directory = Path(tempfile.mkdtemp())
+        slug = f"inc{next(SERIAL)}"
+        self.work = breakdown_project(self.directory, dialogues=3, annotators=3, k=3, slug=slug)
+        self.batches: list[int] = []
+        live_figures(self.work.project)  # the state exists: every change from now on is incremental
+
+    def _open(self):
+        return list(
+            Assignment.objects.filter(dialogue__project=self.work.project, imported=False)
+            .exclude(status=AssignmentStatus.SUBMITTED)
+            .order_by("pk")
+        )
+
+    def _submitted(self):
+        return list(
+            Assignment.objects.filter(
+                dialogue__project=self.work.project, imported=False, status=AssignmentStatus.SUBMITTED
+            ).order_by("pk")
+        )
+
+    def _submit(self, assignment, data):
+        values = [
+            Given(k, u, data.draw(st.sampled_from(LABELS)))
+            for k, u in units_of(assignment.dialogue_id, self.work.project)
+        ]
+        judgements_save(assignment_id=assignment.pk, user=assignment.annotator, values=values, submit=True)
+
+    @precondition(lambda self: self._open())
+    @rule(data=st.data())
+    def submit(self, data):
+        self._submit(data.draw(st.sampled_from(self._open())), data)
+
+    @precondition(lambda self: self._submitted())
+    @rule(data=st.data())
+    def edit(self, data):
+        """A submitted item reopened, one answer changed (-1 old, +1 new), submitted again."""
+        assignment = data.draw(st.sampled_from(self._submitted()))
+        assignment_reopen(assignment_id=assignment.pk)
+        self._submit(assignment, data)
+
+    @precondition(lambda self: self._submitted())
+    @rule(data=st.data())
+    def reopen(self, data):
+        assignment_reopen(assignment_id=data.draw(st.sampled_from(self._submitted())).pk)
+
+    @rule(data=st.data(), exclude=st.booleans())
+    def exclusion(self, data, exclude):
+        person = data.draw(st.sampled_from(self.work.annotators))
+        if exclude:
+            annotator_exclude(
+                project=self.work.project, username=person.username, reason="test", excluded_by=self.work.lead
+            )
+        else:
+            annotator_include(project=self.work.project, username=person.username)
+
+    @rule(data=st.data())
+    def import_labels(self, data):
+        path = _log_file(self.directory, 1, f"imp{next(SERIAL)}-", ["i1", "i2"], data)
+        self.batches.append(dialogues_import(project=self.work.project, paths=[path], language="en").batch_id)
+
+    @precondition(lambda self: self.batches)
+    @rule(data=st.data())
+    def remove_import(self, data):
+        batch = data.draw(st.sampled_from(self.batches))
+        self.batches.remove(batch)
+        import_batch_remove(project=self.work.project, batch_id=batch, user=self.work.lead)
+
+    @invariant()
+    def incremental_equals_full(self):
+        if not hasattr(self, "work"):
+            return
+        project = self.work.project
+        live = live_figures(project)
+        labels = sum(f["n_labels"] for f in live["criteria"].values())
+        if getattr(self, "last", None) and self.last[0] == live["built_at"] and self.last[1] != labels:
+            SEEN["kept without a rebuild"] += 1  # the labels changed and only the saves kept the state
+        self.last = (live["built_at"], labels)
+        for key, data in project_judgements(project).items():
+            counts = data.counts()
+            figures = live["criteria"][key]
+            values = numeric_values(data.values)
+            assert figures["distribution"] == dict(zip(data.values, counts.sum(axis=0).tolist()))
+            assert close(figures["fleiss_kappa"], fleiss_kappa(counts))
+            assert close(figures["randolph_kappa"], randolph_kappa(counts, n_categories=len(data.values)))
+            for level, alpha in figures["krippendorff_alpha"].items():
+                assert close(alpha, krippendorff_alpha_from_counts(counts, level, values))
+            stored = {
+                (d, u): [int(x) for x in text.split(",")]
+                for d, u, text in LiveUnitCounts.objects.filter(criterion=data.criterion).values_list(
+                    "dialogue_id", "unit", "counts"
+                )
+            }
+            stored = {k: v for k, v in stored.items() if sum(v)}
+            full = {
+                (int(d), int(u)): row.tolist()
+                for d, u, row in zip(data.unit_dialogue, data.unit_index, counts)
+                if row.sum()
+            }
+            assert stored == full
+            SEEN["pairable units"] = max(SEEN["pairable units"], figures["n_units"])
+        SEEN["imported labels"] += gold_judgements(project).filter(assignment__imported=True).count()
+        SEEN["excluded"] += project.exclusions.count()
+        judged = dict(
+            gold_judgements(project).values_list("assignment__annotator__username").annotate(n=Count("pk")).order_by()
+        )
+        assert {name: n for name, n in live["annotators"].items() if n} == judged
+
+
+def test_incremental_equals_full_after_random_changes():
+    run_state_machine_as_test(
+        IncrementalMatchesFull,
+        settings=settings(
+            max_examples=12, stateful_step_count=10, deadline=None, suppress_health_check=list(HealthCheck)
+        ),
+    )
+    assert SEEN["pairable units"] >= 2 and SEEN["imported labels"] > 0 and SEEN["excluded"] > 0, SEEN
+    assert SEEN["kept without a rebuild"] > 0, SEEN
+
+
+def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_change(tmp_path):
+    """A change that bypasses the saves (an edit in the admin) is caught by the full recomputation, the reference."""
+    from annotator.models import Judgement
+    from scoring.app.models import LiveState
+    from scoring.app.services.jobs import statistics_job_run
+    from tests.factories import submit_all
+
+    work = breakdown_project(tmp_path, dialogues=3, annotators=3, k=3, slug="verify")
+    live_figures(work.project)
+    for i, person in enumerate(work.annotators):
+        submit_all(person, work.project, lambda a, key, unit, i=i: LABELS[(i + unit) % 3])
+    before = live_figures(work.project)["criteria"]["breakdown"]
+    built = LiveState.objects.get(project=work.project).built_at
+    changed = Judgement.objects.filter(assignment__dialogue__project=work.project).first()
+    Judgement.objects.filter(pk=changed.pk).update(value="X" if changed.value != "X" else "O")
+    Assignment.objects.filter(pk=changed.assignment_id).update(version=changed.assignment.version + 1)
+    statistics_job_run(project_id=work.project.pk)
+    assert LiveState.objects.get(project=work.project).built_at > built
+    after = live_figures(work.project)["criteria"]["breakdown"]
+    counts = project_judgements(work.project)["breakdown"].counts()
+    assert after["distribution"] != before["distribution"]
+    assert after["distribution"] == dict(zip(LABELS, counts.sum(axis=0).tolist()))
+    assert close(after["fleiss_kappa"], fleiss_kappa(counts))
+
+
+def test_the_dashboard_shows_a_submission_before_any_recomputation(tmp_path, client):
+    """Saves land on the page at once: the live label count, the value counts and the kappa change with a
+    submission made after the stored statistics, while the recomputation's time stays as it was."""
+    from django.urls import reverse
+
+    from scoring.app.models import ProjectStatistics
+    from scoring.app.templatetags.scoring_extras import fmt
+    from tests.factories import submit
+
+    work = breakdown_project(tmp_path, dialogues=2, annotators=2, k=2, slug="livepage")
+    items = list(Assignment.objects.filter(dialogue__project=work.project).order_by("pk"))
+    submit(items[0], lambda a, key, unit: "O")
+    client.force_login(work.lead)
+    page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
+    computed = ProjectStatistics.objects.get(project=work.project).computed_at
+    assert 'id="live-labels">2<' in page
+    for item in items[1:]:
+        submit(item, lambda a, key, unit: "X")
+    page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
+    assert ProjectStatistics.objects.get(project=work.project).computed_at == computed  # not recomputed
+    assert 'id="live-labels">8<' in page
+    data = project_judgements(work.project)["breakdown"]
+    kappa = fleiss_kappa(data.counts())
+    assert not math.isnan(kappa)
+    assert f"<td>{fmt(kappa)} " in page
