@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from api.views import archive, assignments, auth, projects, quality, runs, studies, webhooks
+from api.views import archive, assignments, auth, judges, projects, quality, runs, studies, webhooks
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -34,6 +34,8 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<id:pk>/", runs.RunDetail.as_view(), name="api-run"),
     path("projects/<slug:slug>/runs/<id:pk>/rescore/", runs.RunRescore.as_view(), name="api-run-rescore"),
     path("projects/<slug:slug>/runs/<id:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
+    path("projects/<slug:slug>/judges/", judges.JudgeList.as_view(), name="api-judges"),
+    path("projects/<slug:slug>/judges/<id:pk>/", judges.JudgeDetail.as_view(), name="api-judge"),
     path("projects/<slug:slug>/studies/", studies.StudyList.as_view(), name="api-studies"),
     path("projects/<slug:slug>/studies/<id:study_id>/", studies.StudyDetail.as_view(), name="api-study"),
     path("projects/<slug:slug>/studies/<id:study_id>/open/", studies.StudyOpen.as_view(), name="api-study-open"),

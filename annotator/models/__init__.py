@@ -18,8 +18,8 @@ post's position for post/system-turn/reply units, the utterance block's index fo
 
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
-from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
+from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
 from annotator.models.quality import (

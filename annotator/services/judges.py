@@ -12,6 +12,8 @@ agreement, quality control and exports never see them.
 from __future__ import annotations
 
 import math
+import re
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from annotator.importers.detect import detect_format
 from annotator.importers.judge_labels import ParsedLabel, is_labels_file, read_judge_labels
 from annotator.models import Dialogue, Judge, JudgeKind, JudgeLabel, Project
 from annotator.selectors.structure import DialogueShape, project_shapes
+from annotator.services.imports.uploads import upload_check_size
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 from scoring.errors import N_, InputError
 from scoring.run_files import PROBABILITY_TOLERANCE
@@ -261,6 +264,33 @@ def judge_import(
         description=description,
         created_by=created_by,
     )
+
+
+def judge_import_upload(
+    *, project: Project, uploaded, name: str, fmt: str = "auto", description: str = "", created_by=None
+) -> Judge:
+    """``judge_import`` of an uploaded file, kept under its own name in a temporary folder (messages name it,
+    not the temporary path). A zip of DBDC logs is read like a folder."""
+    file_name = re.sub(r"[^\w.+-]", "_", Path(str(uploaded.name)).name)[-100:].lstrip(".") or "upload"
+    upload_check_size(name=file_name, size=uploaded.size)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / file_name
+        with open(path, "wb") as out:
+            for chunk in uploaded.chunks():
+                out.write(chunk)
+        try:
+            return judge_import(
+                project=project,
+                path=path,
+                name=name,
+                fmt=fmt,
+                description=description,
+                created_by=created_by,
+                display=file_name,
+            )
+        except InputError as exc:
+            exc.file = exc.file.replace(f"{tmp}/", "")
+            raise
 
 
 def judge_remove(*, judge: Judge) -> None:

@@ -200,7 +200,7 @@ def test_an_stc3_run_registered_as_a_judge_keeps_its_distributions(stc3_project,
             assert arrays[key].value[at] == max(given, key=given.get)
         nugget = arrays["nugget"]
         for t, given in enumerate(record["nugget"]):
-            at = [i for i, (d, u) in enumerate(zip(nugget.item, nugget.unit)) if (d, u) == (record["id"], t)][0]
+            at = next(i for i, (d, u) in enumerate(zip(nugget.item, nugget.unit)) if (d, u) == (record["id"], t))
             row = dict(zip(nugget.values, nugget.distribution[at]))
             assert {v: row[v] for v in given} == pytest.approx(given)
             assert nugget.value[at] == max(given, key=given.get)

@@ -1,0 +1,73 @@
+"""Judges: list, create (an uploaded file of labels, or a run registered as a judge), read and remove (leads)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils.translation import gettext
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.access import IsProjectLead
+from annotator.selectors.judges import judges_of
+from annotator.services.judges import judge_import_upload, judge_remove
+from api.judge_serializers import JudgeIn, JudgeOut
+from scoring.app.models import Run
+from scoring.app.services.run_judges import judge_from_run
+
+
+def _judge(request, pk: int):
+    judge = judges_of(request.project).filter(pk=pk).first()
+    if judge is None:
+        raise Http404(gettext("no such judge"))
+    return judge
+
+
+class JudgeList(APIView):
+    """The project's judges (GET), or a new one (POST): multipart ``name``, ``file``, ``format``, or
+    ``name`` and ``run`` (a scored run's id). All or nothing: a wrong label answers 400 naming file,
+    dialogue and field."""
+
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(responses=JudgeOut(many=True))
+    def get(self, request, slug: str):
+        return Response(JudgeOut(judges_of(request.project), many=True).data)
+
+    @extend_schema(request=JudgeIn, responses={201: JudgeOut})
+    def post(self, request, slug: str):
+        given = JudgeIn(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        if "run" in data:
+            run = Run.objects.filter(project=request.project, pk=data["run"]).first()
+            if run is None:
+                raise Http404(gettext("no such run"))
+            judge = judge_from_run(run=run, name=data["name"], description=data["description"], created_by=request.user)
+        else:
+            judge = judge_import_upload(
+                project=request.project,
+                uploaded=data["file"],
+                name=data["name"],
+                fmt=data["format"],
+                description=data["description"],
+                created_by=request.user,
+            )
+        return Response(JudgeOut(_judge(request, judge.pk)).data, status=status.HTTP_201_CREATED)
+
+
+class JudgeDetail(APIView):
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(responses=JudgeOut)
+    def get(self, request, slug: str, pk: int):
+        return Response(JudgeOut(_judge(request, pk)).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, slug: str, pk: int):
+        """Remove the judge and its labels."""
+        judge_remove(judge=_judge(request, pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
