@@ -19,7 +19,7 @@ dependency. The Annals of Statistics 29(4), 1165-1188.
 """
 
 from scoring.judges.agreement import JudgeAgreement, judge_agreement, majority_labels
-from scoring.judges.alt_test import AltTest, alt_test, benjamini_yekutieli
+from scoring.judges.alt_test import AltTest, alt_test, benjamini_yekutieli, combined_alt_test
 from scoring.judges.bias import self_preference, swap_consistency, verbosity_bias
 from scoring.judges.calibration import Calibration, calibration
 from scoring.judges.ppi import MeanEstimate, classical_mean, ppi_mean
@@ -33,6 +33,7 @@ __all__ = [
     "benjamini_yekutieli",
     "calibration",
     "classical_mean",
+    "combined_alt_test",
     "judge_agreement",
     "majority_labels",
     "ppi_mean",

@@ -156,3 +156,43 @@ def alt_test(
     winning_rate = float(rejected.mean()) if rows else float("nan")
     rho = float(np.mean([r["rho_judge"] for r in rows])) if rows else float("nan")
     return AltTest(epsilon, q, scoring, winning_rate, bool(rows) and winning_rate >= 0.5, rho, rows, skipped)
+
+
+def combined_alt_test(tests: dict[str, AltTest], *, q: float = Q_FDR) -> dict:
+    """Several criteria's alt-tests as one: Benjamini-Yekutieli over every (criterion, annotator) comparison
+    together, as the paper's FAQ advises for several domains; the winning rate is the share of comparisons
+    won, ``rho`` their mean advantage probability, and each criterion keeps its own winning rate.
+
+    >>> unit = np.repeat(np.arange(30), 3); annotator = np.tile([0, 1, 2], 30)
+    >>> value = np.array([0, 0, 1] * 15 + [1, 1, 0] * 15)
+    >>> one = alt_test(unit, annotator, value, np.array([0] * 15 + [1] * 15), n_values=2)
+    >>> c = combined_alt_test({"a": one, "b": one})
+    >>> c["winning_rate"], c["passed"], len(c["per_annotator"]), c["criteria"]["a"]["winning_rate"]
+    (1.0, True, 6, 1.0)
+    """
+    rows = [{**row, "criterion": key} for key, test in tests.items() for row in test.per_annotator]
+    rejected = benjamini_yekutieli([r["p_value"] for r in rows], q)
+    for row, won in zip(rows, rejected):
+        row["judge_wins"] = bool(won)
+    criteria = {}
+    for key in tests:
+        mine = [r for r in rows if r["criterion"] == key]
+        rate = float(np.mean([r["judge_wins"] for r in mine])) if mine else None
+        criteria[key] = {
+            "winning_rate": rate,
+            "passed": rate is not None and rate >= 0.5,
+            "rho": float(np.mean([r["rho_judge"] for r in mine])) if mine else None,
+            "scoring": tests[key].scoring,
+            "annotators": len(mine),
+        }
+    rate = float(rejected.mean()) if rows else None
+    epsilon = next(iter(tests.values())).epsilon if tests else EPSILON
+    return {
+        "epsilon": epsilon,
+        "q": q,
+        "winning_rate": rate,
+        "passed": rate is not None and rate >= 0.5,
+        "rho": float(np.mean([r["rho_judge"] for r in rows])) if rows else None,
+        "per_annotator": rows,
+        "criteria": criteria,
+    }

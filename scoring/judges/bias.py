@@ -56,7 +56,8 @@ def verbosity_bias(judge_score, human_mean, length, *, key: str = "verbosity", r
     return {
         "per_100_characters": finite(estimate),
         "n": n,
-        **interval.as_dict(), "ci": [finite(interval.low), finite(interval.high)],
+        **interval.as_dict(),
+        "ci": [finite(interval.low), finite(interval.high)],
     }
 
 

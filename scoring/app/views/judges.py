@@ -18,7 +18,6 @@ from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.services.run_judges import judge_from_run
 from scoring.errors import InputError
 
-
 FORMAT_LABELS = {
     "auto": gettext_lazy("Detect from the file"),
     "stc3": gettext_lazy("STC-3 / DialEval JSON"),
