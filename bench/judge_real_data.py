@@ -1,0 +1,128 @@
+"""Judges on the real collections: a human held out of the pool, and a judge answering at random.
+
+Imports STC-3 CN (3,700 dialogues x 19 annotators, STC-3 preset) and DBDC3 EN eval (30 annotators per
+turn, breakdown preset) into a throwaway PostgreSQL (``bench/_setup.py``). For each, a typical annotator
+(median agreement with the others' majority among those with 50+ labels) is excluded from the human pool (an annotator exclusion, so the humans' figures no
+longer count them) and registered as a judge with their labels; a second judge answers every unit
+uniformly at random, with a random (Dirichlet) distribution. Prints one JSON line per (collection, judge)
+with the alt-test, kappa per criterion, the PPI width ratios and the seconds the report took.
+
+    .venv/bin/python bench/judge_real_data.py [--only stc3-cn,dbdc3-en] [--epsilon 0.2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _setup import django_on_postgres, extract
+
+COLLECTIONS = {
+    "stc3-cn": ("stc3", lambda tmp: [extract("stc3.zip", "stc3/train_data_cn.json", tmp)]),
+    "dbdc3-en": ("dbdc", lambda tmp: [extract("dbdc3.zip", "DBDC3/dbdc3/en/eval/", tmp)]),
+}
+
+
+def typical_annotator(data) -> int:
+    """The user id of a typical annotator: among those with 50 or more labels, the one with the median
+    agreement with the other annotators' majority (the busiest crowd worker is often not typical)."""
+    counts = data.counts()
+    candidates = []
+    for a in np.unique(data.annotator):
+        mine = data.annotator == a
+        if mine.sum() < 50:
+            continue
+        others = counts[data.unit[mine]] - np.eye(len(data.values), dtype=np.int64)[data.value[mine]]
+        agree = (others.argmax(axis=1) == data.value[mine]).mean()
+        candidates.append((agree, int(data.annotators[a])))
+    candidates.sort()
+    return candidates[len(candidates) // 2][1]
+
+
+def project_with_judges(name: str):
+    """The collection imported, its busiest annotator held out as a judge, and a random judge."""
+    from django.contrib.auth import get_user_model
+
+    from annotator.models import AnnotatorExclusion, Judge, JudgeKind, JudgeLabel, Project
+    from annotator.selectors.judgement_arrays import project_judgements
+    from annotator.services.imports import dialogues_import
+    from annotator.services.projects import project_create
+
+    slug = f"bench-judges-{name}"
+    Project.objects.filter(slug=slug).delete()
+    get_user_model().objects.filter(username__startswith=f"{slug}.imported.").delete()
+    preset, paths = COLLECTIONS[name]
+    project = project_create(slug=slug, preset=preset, name=name)
+    with tempfile.TemporaryDirectory() as tmp:
+        dialogues_import(project=project, paths=paths(Path(tmp)))
+    humans = project_judgements(project)
+    user_id = typical_annotator(next(iter(humans.values())))
+    held = Judge.objects.create(project=project, name="held-out-human", kind=JudgeKind.IMPORTED)
+    rand = Judge.objects.create(project=project, name="random", kind=JudgeKind.IMPORTED)
+    rng = np.random.default_rng(0)
+    labels = []
+    for data in humans.values():
+        mine = data.annotators[data.annotator] == user_id
+        for u, v in zip(data.unit[mine], data.value[mine]):
+            labels.append(JudgeLabel(judge=held, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
+                                     unit=int(data.unit_index[u]), value=data.values[v]))  # fmt: skip
+        for u in range(data.n_units):
+            allowed = [i for i, x in enumerate(data.values) if x in data.criterion.allowed_values()]
+            p = rng.dirichlet(np.ones(len(data.values)))
+            labels.append(JudgeLabel(judge=rand, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
+                                     unit=int(data.unit_index[u]), value=data.values[rng.choice(allowed)],
+                                     distribution=dict(zip(data.values, p.tolist()))))  # fmt: skip
+    JudgeLabel.objects.bulk_create(labels, batch_size=5000)
+    AnnotatorExclusion.objects.create(project=project, user_id=user_id, reason="held out as a judge")
+    return project, [held, rand], get_user_model().objects.get(pk=user_id).username
+
+
+def summary(name: str, report: dict, seconds: float, held_out: str) -> dict:
+    ratios = [r["width_ratio"] for r in report["ppi"]["systems"] if r["width_ratio"] is not None]
+    test = report["alt_test"]
+    return {
+        "collection": name,
+        "judge": report["judge"]["name"],
+        "held_out": held_out if report["judge"]["name"] == "held-out-human" else None,
+        "alt_test": {k: test[k] for k in ("epsilon", "winning_rate", "passed", "rho")}
+        | {"annotators_tested": len(test["per_annotator"]), "criteria": test["criteria"]},
+        "kappa": {k: (a["kappa"] or {}).get("value") for k, a in report["agreement"].items()},
+        "kappa_quadratic": {k: (a["kappa_quadratic"] or {}).get("value") for k, a in report["agreement"].items()},
+        "alpha_humans_vs_with_judge": {
+            k: [(a["alpha_humans"] or {}).get("value"), (a["alpha_with_judge"] or {}).get("value")]
+            for k, a in report["agreement"].items()
+        },
+        "ppi_width_ratio_median": float(np.median(ratios)) if ratios else None,
+        "ppi_rows": len(report["ppi"]["systems"]),
+        "ece": {k: (c or {}).get("ece") for k, c in report["calibration"].items()},
+        "report_seconds": round(seconds, 2),
+        "load": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default=",".join(COLLECTIONS))
+    parser.add_argument("--epsilon", type=float, default=0.2)
+    args = parser.parse_args()
+    django_on_postgres()
+    from scoring.app.services.judges.report import judge_report
+
+    for name in args.only.split(","):
+        project, judges, held_out = project_with_judges(name)
+        for judge in judges:
+            started = time.perf_counter()
+            report = judge_report(project, judge, epsilon=args.epsilon)
+            print(
+                json.dumps(summary(name, report, time.perf_counter() - started, held_out), ensure_ascii=False),
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
