@@ -32,3 +32,12 @@ def deliver_webhook(self, delivery_id: int) -> dict:
 
     delivery = delivery_attempt(delivery_id=delivery_id)
     return {"delivery_id": delivery_id, "status": delivery.status if delivery else None}
+
+
+@shared_task(bind=True, **RETRY)
+def run_endpoint_judge(self, judge_id: int) -> dict:
+    """Run an endpoint judge (``endpoint_judge_run``): ask the endpoint about every unit (heavy queue)."""
+    from annotator.services.endpoint_judges import endpoint_judge_run
+
+    judge = endpoint_judge_run(judge_id=judge_id)
+    return {"judge_id": judge_id, "status": judge.status if judge else None}

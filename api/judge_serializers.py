@@ -22,7 +22,13 @@ class JudgeOut(serializers.Serializer):
     n_missing = serializers.IntegerField(help_text="Units asked about without a usable answer.")
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
+    units_total = serializers.IntegerField(help_text="Endpoint judges: units to ask about.")
+    units_done = serializers.IntegerField()
+    endpoint = serializers.SerializerMethodField(help_text="Endpoint judges: URL, model, prompts and limits.")
     created_at = serializers.DateTimeField()
+
+    def get_endpoint(self, judge) -> dict | None:
+        return judge.endpoint_settings or None
 
 
 class JudgeIn(serializers.Serializer):
@@ -33,8 +39,14 @@ class JudgeIn(serializers.Serializer):
     file = serializers.FileField(required=False)
     format = serializers.ChoiceField(choices=JUDGE_FORMATS, default="auto")
     run = serializers.IntegerField(required=False, help_text="Register this run (its id) as the judge.")
+    endpoint = serializers.JSONField(
+        required=False,
+        help_text="Run the judge against a chat completions endpoint: {url, model, prompts: {criterion: template}, "
+        "system?, temperature?, max_tokens?, concurrency?, requests_per_minute?, max_retries?, timeout?}. The key "
+        "is a server setting, never sent here.",
+    )
 
     def validate(self, attrs):
-        if ("file" in attrs) == ("run" in attrs):
-            raise serializers.ValidationError("give either a file or a run")
+        if sum(k in attrs for k in ("file", "run", "endpoint")) != 1:
+            raise serializers.ValidationError("give one of a file, a run or an endpoint")
         return attrs

@@ -274,3 +274,24 @@ class WebhookReceiver:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+class ChatEndpoint:
+    """``tests/chat_endpoint_server.py`` (an OpenAI-compatible chat completions server) as its own process on a
+    free loopback port, with its log of requests."""
+
+    def __init__(self, log: Path, *, flaky: bool = False):
+        self.log = log
+        command = [sys.executable, str(ROOT / "tests" / "chat_endpoint_server.py"), str(log)]
+        self.process = subprocess.Popen(command + (["--flaky"] if flaky else []), stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+
+    def requests(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
 from annotator.selectors.judges import judges_of
+from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_judge_create
 from annotator.services.judges import judge_import_upload, judge_remove
 from api.judge_serializers import JudgeIn, JudgeOut
 from scoring.app.models import Run
@@ -42,7 +43,18 @@ class JudgeList(APIView):
         given = JudgeIn(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
-        if "run" in data:
+        if "endpoint" in data:
+            try:
+                judge = endpoint_judge_create(
+                    project=request.project,
+                    name=data["name"],
+                    endpoint=data["endpoint"],
+                    description=data["description"],
+                    created_by=request.user,
+                )
+            except EndpointSettingsError as exc:
+                return Response({"endpoint": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        elif "run" in data:
             run = Run.objects.filter(project=request.project, pk=data["run"]).first()
             if run is None:
                 raise Http404(gettext("no such run"))

@@ -185,3 +185,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# Endpoint judges (docs/judges.md): the chat completions key, sent only to URLs under one of the allowed prefixes.
+JUDGE_ENDPOINT_API_KEY = env_str("JUDGE_ENDPOINT_API_KEY", "")
+JUDGE_ENDPOINT_KEY_URLS = env_list("JUDGE_ENDPOINT_KEY_URLS", [])
