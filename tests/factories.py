@@ -218,3 +218,50 @@ def page_save(client, item, judgements: dict[str, str], base: dict[str, str] | N
         **extra,
     }
     return client.post(reverse("api-judgements", args=[item.pk]), data=body, content_type="application/json")
+
+
+def random_values(assignment, rng) -> list[Given]:
+    """A value for every unit of every criterion, drawn at random from those allowed for the unit's speaker."""
+    shape = dialogue_shape(assignment.dialogue_id)
+    rule = unit_rule(assignment.dialogue.project.preset)
+    given = []
+    for criterion in project_criteria(assignment.dialogue.project_id).values():
+        for unit in required_units(criterion, shape, rule=rule):
+            if criterion.unit == "dialogue":
+                speaker = None
+            elif criterion.unit == "turn":
+                speaker = shape.speakers[list(shape.blocks).index(unit)]
+            else:
+                speaker = shape.speakers[unit]
+            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
+            given.append(Given(criterion.key, unit, allowed[int(rng.integers(len(allowed)))]))
+    return given
+
+
+def judge_copying(project, annotator: int, name: str, *, confidence: float = 0.8):
+    """A judge whose labels are those of the project's ``annotator``-th annotator (in the arrays' order),
+    each with a distribution putting ``confidence`` on that label."""
+    import numpy as np
+
+    from annotator.models import Judge, JudgeKind, JudgeLabel
+    from annotator.selectors.judgement_arrays import project_judgements
+
+    judge = Judge.objects.create(project=project, name=name, kind=JudgeKind.IMPORTED)
+    labels = []
+    for data in project_judgements(project).values():
+        mine = data.annotator == annotator
+        for u, v in zip(data.unit[mine], data.value[mine]):
+            share = np.full(len(data.values), (1 - confidence) / max(len(data.values) - 1, 1))
+            share[v] = confidence
+            labels.append(
+                JudgeLabel(
+                    judge=judge,
+                    criterion=data.criterion,
+                    dialogue_id=int(data.unit_dialogue[u]),
+                    unit=int(data.unit_index[u]),
+                    value=data.values[v],
+                    distribution=dict(zip(data.values, share.tolist())),
+                )
+            )
+    JudgeLabel.objects.bulk_create(labels)
+    return judge

@@ -95,7 +95,7 @@ def _alt_test_by_loops(humans: dict, judge: dict, scoring: str, epsilon: float, 
 
 @pytest.mark.parametrize(("scoring", "noise", "epsilon"), [("accuracy", 0.8, 0.2), ("neg_rmse", 0.7, 0.1)])
 def test_alt_test_matches_the_papers_definitions_item_by_item(scoring, noise, epsilon):
-    ratings, counts, judge, unit, annotator, value = _panel(7, n_items=60, n_humans=6, noise=noise)
+    ratings, _counts, judge, unit, annotator, value = _panel(7, n_items=60, n_humans=6, noise=noise)
     humans = {a: {u: int(ratings[a, u]) for u in range(60) if (a + u) % 5} for a in range(6)}  # some missing
     keep = np.array([(a + u) % 5 != 0 for a, u in zip(annotator, unit)])
     result = alt_test(unit[keep], annotator[keep], value[keep], judge, n_values=5, scoring=scoring, epsilon=epsilon)
@@ -108,7 +108,7 @@ def test_alt_test_matches_the_papers_definitions_item_by_item(scoring, noise, ep
 
 def test_alt_test_a_copy_of_the_consensus_passes_and_a_random_judge_fails():
     rng = np.random.default_rng(11)
-    ratings, counts, _judge, unit, annotator, value = _panel(3, n_items=200, n_humans=5, noise=0.9)
+    _ratings, counts, _judge, unit, annotator, value = _panel(3, n_items=200, n_humans=5, noise=0.9)
     oracle = majority_labels(counts)
     good = alt_test(unit, annotator, value, oracle, n_values=5)
     bad = alt_test(unit, annotator, value, rng.integers(0, 5, 200), n_values=5)
@@ -117,7 +117,7 @@ def test_alt_test_a_copy_of_the_consensus_passes_and_a_random_judge_fails():
 
 
 def test_alt_test_skips_annotators_with_fewer_than_30_items():
-    ratings, counts, judge, unit, annotator, value = _panel(4, n_items=40, n_humans=3)
+    _ratings, _counts, judge, unit, annotator, value = _panel(4, n_items=40, n_humans=3)
     keep = ~((annotator == 2) & (unit >= 20))
     result = alt_test(unit[keep], annotator[keep], value[keep], judge, n_values=5)
     assert result.skipped == [2] and [r["annotator"] for r in result.per_annotator] == [0, 1]

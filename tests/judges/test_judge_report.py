@@ -11,33 +11,13 @@ import pytest
 from django.core.management import call_command
 from sklearn.metrics import cohen_kappa_score
 
-from annotator.models import Judge, JudgeKind, JudgeLabel
 from annotator.selectors.judgement_arrays import project_judgements
-from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.services.judgements import Given, judgements_save
-from annotator.units import required_units, unit_rule
+from annotator.services.judgements import judgements_save
 from scoring.app.services.judges.report import judge_report
 from scoring.judges.agreement import majority_labels
-from tests.factories import api_client, project_with_work
+from tests.factories import api_client, judge_copying, project_with_work, random_values
 
 pytestmark = pytest.mark.django_db
-
-
-def _random_values(assignment, rng) -> list[Given]:
-    shape = dialogue_shape(assignment.dialogue_id)
-    rule = unit_rule(assignment.dialogue.project.preset)
-    given = []
-    for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape, rule=rule):
-            if criterion.unit == "dialogue":
-                speaker = None
-            elif criterion.unit == "turn":
-                speaker = shape.speakers[list(shape.blocks).index(unit)]
-            else:
-                speaker = shape.speakers[unit]
-            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
-            given.append(Given(criterion.key, unit, allowed[int(rng.integers(len(allowed)))]))
-    return given
 
 
 def _rated_project_with_judge(slug: str):
@@ -48,28 +28,10 @@ def _rated_project_with_judge(slug: str):
     for person in work.annotators:
         for assignment in work.assignments_of(person):
             judgements_save(
-                assignment_id=assignment.pk, user=person, values=_random_values(assignment, rng), submit=True
+                assignment_id=assignment.pk, user=person, values=random_values(assignment, rng), submit=True
             )
-    humans = project_judgements(work.project)
-    judge = Judge.objects.create(project=work.project, name="copycat", kind=JudgeKind.IMPORTED)
-    labels = []
-    for data in humans.values():
-        first = data.annotator == 0
-        for u, v in zip(data.unit[first], data.value[first]):
-            share = np.full(len(data.values), 0.2 / max(len(data.values) - 1, 1))
-            share[v] = 0.8
-            labels.append(
-                JudgeLabel(
-                    judge=judge,
-                    criterion=data.criterion,
-                    dialogue_id=int(data.unit_dialogue[u]),
-                    unit=int(data.unit_index[u]),
-                    value=data.values[v],
-                    distribution=dict(zip(data.values, share.tolist())),
-                )  # fmt: skip
-            )
-    JudgeLabel.objects.bulk_create(labels)
-    return work, judge, humans
+    judge = judge_copying(work.project, 0, "copycat")
+    return work, judge, project_judgements(work.project)
 
 
 def test_report_matches_the_library_on_the_same_arrays():
@@ -106,7 +68,7 @@ def test_the_judge_does_not_change_the_humans_figures():
 
 
 def test_command_prints_the_report_as_json_and_refuses_an_unknown_judge():
-    work, judge, _humans = _rated_project_with_judge("judge-report-cli")
+    work, _judge, _humans = _rated_project_with_judge("judge-report-cli")
     out = StringIO()
     call_command("judge_report", work.project.slug, "copycat", "--json", "--epsilon", "0.1", stdout=out)
     report = json.loads(out.getvalue())
@@ -121,7 +83,7 @@ def test_command_prints_the_report_as_json_and_refuses_an_unknown_judge():
 
 
 def test_api_report_for_leads_only():
-    work, judge, _humans = _rated_project_with_judge("judge-report-api")
+    work, _judge, _humans = _rated_project_with_judge("judge-report-api")
     url = f"/api/projects/{work.project.slug}/judges/copycat/report/"
     lead = api_client(work.lead)
     response = lead.get(url, {"epsilon": "0.15"})
