@@ -2,10 +2,11 @@
 
 Imports STC-3 CN (3,700 dialogues x 19 annotators, STC-3 preset) and DBDC3 EN eval (30 annotators per
 turn, breakdown preset) into a throwaway PostgreSQL (``bench/_setup.py``). For each, a typical annotator
-(median agreement with the others' majority among those with 50+ labels) is excluded from the human pool (an annotator exclusion, so the humans' figures no
-longer count them) and registered as a judge with their labels; a second judge answers every unit
-uniformly at random, with a random (Dirichlet) distribution. Prints one JSON line per (collection, judge)
-with the alt-test, kappa per criterion, the PPI width ratios and the seconds the report took.
+(median agreement with the others' majority among those with 50+ labels) is excluded from the human
+pool (an annotator exclusion, so the humans' figures no longer count them) and registered as a judge
+with their labels; a second judge answers every unit uniformly at random, with a random (Dirichlet)
+distribution. Prints one JSON line per (collection, judge): the alt-test, kappa per criterion, alpha
+without and with the judge, the median PPI width ratio, ECE and the seconds the report took.
 
     .venv/bin/python bench/judge_real_data.py [--only stc3-cn,dbdc3-en] [--epsilon 0.2]
 """

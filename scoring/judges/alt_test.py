@@ -167,7 +167,8 @@ def combined_alt_test(tests: dict[str, AltTest], *, q: float = Q_FDR) -> dict:
     >>> value = np.array([0, 0, 1] * 15 + [1, 1, 0] * 15)
     >>> one = alt_test(unit, annotator, value, np.array([0] * 15 + [1] * 15), n_values=2)
     >>> c = combined_alt_test({"a": one, "b": one})
-    >>> c["winning_rate"], c["passed"], len(c["per_annotator"]), c["criteria"]["a"]["winning_rate"]
+    >>> per_criterion = c["criteria"]
+    >>> c["winning_rate"], c["passed"], len(c["per_annotator"]), per_criterion.get("a").get("winning_rate")
     (1.0, True, 6, 1.0)
     """
     rows = [{**row, "criterion": key} for key, test in tests.items() for row in test.per_annotator]

@@ -36,7 +36,8 @@ def verbosity_bias(judge_score, human_mean, length, *, key: str = "verbosity", r
     >>> rng = np.random.default_rng(0); length = rng.integers(20, 400, 200).astype(float)
     >>> human = rng.normal(2, 1, 200); judge = human + 0.5 * length / 100 + rng.normal(0, 0.1, 200)
     >>> v = verbosity_bias(judge, human, length, resamples=200)
-    >>> round(v["per_100_characters"], 1), v["ci"][0] < 0.5 < v["ci"][1]
+    >>> low, high = v["ci"]
+    >>> round(v["per_100_characters"], 1), low < 0.5 < high
     (0.5, True)
     """
     s, h, n_chars = (np.asarray(a, dtype=float) for a in (judge_score, human_mean, length))
