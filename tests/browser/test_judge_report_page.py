@@ -46,8 +46,8 @@ def test_a_lead_reads_a_judges_report(live_server, page, screenshot, tmp_path):
     label = work.project.criteria.get().label
     assert page.get_by_role("img", name=f"Reliability diagram: {label}").count() == 1
     assert page.locator("#judge-calibration circle").count() == 1  # every confidence is 0.7: one bin
-    assert page.locator("#ppi-table tbody tr").count() == 3  # the share of O, T and X
-    assert page.locator("#judge-ppi svg line.ppi-interval").count() == 3
+    assert page.locator("#ppi-table tbody tr").count() == 1  # the mean breakdown score of "all" dialogues
+    assert page.locator("#judge-ppi svg line.ppi-interval").count() == 1
     comparison = page.locator("#judges-comparison tbody tr")
     assert comparison.count() == 2 and comparison.nth(1).inner_text().startswith("second-copy")
     screenshot("judge-report-page")

@@ -27,25 +27,23 @@ def reliability_plot(bins: list[dict]) -> dict:
 
 
 def alt_test_plot(rows: list[dict], epsilon: float) -> dict:
-    """Per annotator (one row each): the judge's advantage probability and the annotator's minus epsilon."""
+    """Per annotator (one row each): the judge's advantage probability and the annotator's minus epsilon,
+    on a 0-1 axis; the row's label to the right of the axis."""
     row_height = 18
-    height = PAD + row_height * len(rows) + 10
-    width = WIDTH + 120
     bars = []
     for i, r in enumerate(rows):
-        y = PAD + i * row_height + row_height / 2
         bars.append(
             {
-                "y": y,
+                "y": PAD + i * row_height + row_height / 2,
                 "label": f"{r['annotator']} · {r['criterion']}",
-                "judge_x": _x(r["rho_judge"], width=width),
-                "human_x": _x(max(r["rho_human"] - epsilon, 0.0), width=width),
+                "judge_x": _x(r["rho_judge"]),
+                "human_x": _x(max(r["rho_human"] - epsilon, 0.0)),
                 "wins": r["judge_wins"],
             }
         )
     return {
-        "width": width, "height": height, "bars": bars, "left": _x(0, width=width), "right": _x(1, width=width),
-        "ticks": [{"v": t / 4, "x": _x(t / 4, width=width)} for t in range(5)],
+        "width": WIDTH + 240, "height": PAD + row_height * len(rows) + 10, "bars": bars,
+        "left": _x(0), "right": _x(1), "ticks": [{"v": t / 4, "x": _x(t / 4)} for t in range(5)],
     }  # fmt: skip
 
 
