@@ -29,30 +29,14 @@ COLLECTIONS = {
 }
 
 
-def typical_annotator(data) -> int:
-    """The user id of a typical annotator: among those with 50 or more labels, the one with the median
-    agreement with the other annotators' majority (the busiest crowd worker is often not typical)."""
-    counts = data.counts()
-    candidates = []
-    for a in np.unique(data.annotator):
-        mine = data.annotator == a
-        if mine.sum() < 50:
-            continue
-        others = counts[data.unit[mine]] - np.eye(len(data.values), dtype=np.int64)[data.value[mine]]
-        agree = (others.argmax(axis=1) == data.value[mine]).mean()
-        candidates.append((agree, int(data.annotators[a])))
-    candidates.sort()
-    return candidates[len(candidates) // 2][1]
-
-
 def project_with_judges(name: str):
-    """The collection imported, its busiest annotator held out as a judge, and a random judge."""
+    """The collection imported, a typical annotator held out as a judge, and a random judge."""
     from django.contrib.auth import get_user_model
 
-    from annotator.models import AnnotatorExclusion, Judge, JudgeKind, JudgeLabel, Project
-    from annotator.selectors.judgement_arrays import project_judgements
+    from annotator.models import Project
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
+    from tests.factories import judges_held_out_and_random
 
     slug = f"bench-judges-{name}"
     Project.objects.filter(slug=slug).delete()
@@ -61,25 +45,7 @@ def project_with_judges(name: str):
     project = project_create(slug=slug, preset=preset, name=name)
     with tempfile.TemporaryDirectory() as tmp:
         dialogues_import(project=project, paths=paths(Path(tmp)))
-    humans = project_judgements(project)
-    user_id = typical_annotator(next(iter(humans.values())))
-    held = Judge.objects.create(project=project, name="held-out-human", kind=JudgeKind.IMPORTED)
-    rand = Judge.objects.create(project=project, name="random", kind=JudgeKind.IMPORTED)
-    rng = np.random.default_rng(0)
-    labels = []
-    for data in humans.values():
-        mine = data.annotators[data.annotator] == user_id
-        for u, v in zip(data.unit[mine], data.value[mine]):
-            labels.append(JudgeLabel(judge=held, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
-                                     unit=int(data.unit_index[u]), value=data.values[v]))  # fmt: skip
-        for u in range(data.n_units):
-            allowed = [i for i, x in enumerate(data.values) if x in data.criterion.allowed_values()]
-            p = rng.dirichlet(np.ones(len(data.values)))
-            labels.append(JudgeLabel(judge=rand, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
-                                     unit=int(data.unit_index[u]), value=data.values[rng.choice(allowed)],
-                                     distribution=dict(zip(data.values, p.tolist()))))  # fmt: skip
-    JudgeLabel.objects.bulk_create(labels, batch_size=5000)
-    AnnotatorExclusion.objects.create(project=project, user_id=user_id, reason="held out as a judge")
+    held, rand, user_id = judges_held_out_and_random(project)
     return project, [held, rand], get_user_model().objects.get(pk=user_id).username
 
 

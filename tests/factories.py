@@ -265,3 +265,52 @@ def judge_copying(project, annotator: int, name: str, *, confidence: float = 0.8
             )
     JudgeLabel.objects.bulk_create(labels)
     return judge
+
+
+def typical_annotator(data) -> int:
+    """The user id of a typical annotator of one criterion's judgements: among those with 50 or more labels,
+    the one with the median agreement with the other annotators' majority (the busiest crowd worker is often
+    not typical)."""
+    import numpy as np
+
+    counts = data.counts()
+    candidates = []
+    for a in np.unique(data.annotator):
+        mine = data.annotator == a
+        if mine.sum() < 50:
+            continue
+        others = counts[data.unit[mine]] - np.eye(len(data.values), dtype=np.int64)[data.value[mine]]
+        candidates.append(((others.argmax(axis=1) == data.value[mine]).mean(), int(data.annotators[a])))
+    candidates.sort()
+    return candidates[len(candidates) // 2][1]
+
+
+def judges_held_out_and_random(project, *, seed: int = 0):
+    """Two judges on a project: a typical annotator held out of the human pool (excluded, their labels
+    imported as the judge ``held-out-human``) and ``random``, answering every unit uniformly at random with
+    a random (Dirichlet) distribution. Returns (held-out judge, random judge, the held-out user's id)."""
+    import numpy as np
+
+    from annotator.models import AnnotatorExclusion, Judge, JudgeKind, JudgeLabel
+    from annotator.selectors.judgement_arrays import project_judgements
+
+    humans = project_judgements(project)
+    user_id = typical_annotator(next(iter(humans.values())))
+    held = Judge.objects.create(project=project, name="held-out-human", kind=JudgeKind.IMPORTED)
+    rand = Judge.objects.create(project=project, name="random", kind=JudgeKind.IMPORTED)
+    rng = np.random.default_rng(seed)
+    labels = []
+    for data in humans.values():
+        mine = data.annotators[data.annotator] == user_id
+        for u, v in zip(data.unit[mine], data.value[mine]):
+            labels.append(JudgeLabel(judge=held, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
+                                     unit=int(data.unit_index[u]), value=data.values[v]))  # fmt: skip
+        allowed = [i for i, x in enumerate(data.values) if x in data.criterion.allowed_values()]
+        for u in range(data.n_units):
+            p = rng.dirichlet(np.ones(len(data.values)))
+            labels.append(JudgeLabel(judge=rand, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
+                                     unit=int(data.unit_index[u]), value=data.values[rng.choice(allowed)],
+                                     distribution=dict(zip(data.values, p.tolist()))))  # fmt: skip
+    JudgeLabel.objects.bulk_create(labels, batch_size=5000)
+    AnnotatorExclusion.objects.create(project=project, user_id=user_id, reason="held out as a judge")
+    return held, rand, user_id
