@@ -90,9 +90,10 @@ def endpoint_settings_check(*, project: Project, given: dict) -> dict:
 
 
 def endpoint_judge_create(
-    *, project: Project, name: str, endpoint: dict, description: str = "", created_by=None
+    *, project: Project, name: str, endpoint: dict, description: str = "", created_by=None, send: bool = True
 ) -> Judge:
-    """A new endpoint judge, waiting for a worker to run it (sent once the transaction commits)."""
+    """A new endpoint judge, waiting for a worker to run it (sent once the transaction commits; with
+    ``send=False`` the caller runs it, ``endpoint_judge_run``)."""
     stored = endpoint_settings_check(project=project, given=endpoint)
     with transaction.atomic():
         judge = Judge.objects.create(
@@ -105,7 +106,8 @@ def endpoint_judge_create(
             status=JudgeStatus.PENDING,
             created_by=created_by,
         )
-        transaction.on_commit(lambda: task_send("annotator.tasks.run_endpoint_judge", judge.pk, background=True))
+        if send:
+            transaction.on_commit(lambda: task_send("annotator.tasks.run_endpoint_judge", judge.pk, background=True))
     return judge
 
 
@@ -126,6 +128,11 @@ class Prompt:
 
 def _render(template: str, fields: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda m: fields[m.group(1)], template)
+
+
+def _scale_line(value: str, label: str) -> str:
+    """``value: label``; a label that already starts with its value (``"1: yes"``) as it is."""
+    return label if label.startswith(value) else f"{value}: {label}"
 
 
 def _lines(posts: list[tuple]) -> str:
@@ -172,7 +179,7 @@ def project_prompts(judge: Judge) -> list[Prompt]:
                     "dialogue": _lines(context),
                     "target": "\n".join(r[2] for r in target),
                     "question": criterion.question or criterion.label,
-                    "scale": "\n".join(f"{v}: {labels.get(v, v)}" for v in allowed),
+                    "scale": "\n".join(_scale_line(v, labels.get(v, v)) for v in allowed),
                     "criterion": criterion.label,
                     "candidates": "\n".join(f"{'AB'[i]}: {t}" for i, t in enumerate(pair)),
                 }

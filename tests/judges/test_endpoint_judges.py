@@ -46,7 +46,9 @@ def expected_a_prompt(dialogue) -> str:
     """The A prompt of a dialogue, rendered here independently of the service."""
     criterion = dialogue.project.criteria.get(key="A")
     lines = "\n".join(f"{p.speaker}: {p.text}" for p in dialogue.posts.order_by("position"))
-    scale = "\n".join(f"{v['value']}: {v['label']}" for v in criterion.values)
+    scale = "\n".join(
+        v["label"] if v["label"].startswith(v["value"]) else f"{v['value']}: {v['label']}" for v in criterion.values
+    )
     return f"{criterion.question or criterion.label}\n{lines}\nValues:\n{scale}"
 
 
@@ -180,5 +182,19 @@ def test_an_endpoint_judge_runs_on_a_real_worker(celery_worker_process, transact
     judge = endpoint_judge_create(project=project, name="tiny", endpoint=settings_for(endpoint.url))
     assert wait_for(lambda: Judge.objects.get(pk=judge.pk).status == JudgeStatus.READY, 120)
     judge.refresh_from_db()
-    assert len(endpoint.requests()) == judge.units_total > 0
+    assert len(endpoint.requests()) == judge.units_total - asked_units(project, "S") + 1  # S: one shared prompt
     assert judge.labels.exclude(value="").count() == judge.units_total - asked_units(project, "S")
+
+
+@pytest.mark.django_db
+def test_import_judge_runs_an_endpoint_judge_from_a_settings_file(endpoint, tmp_path, capsys):
+    from django.core.management import call_command
+
+    project = project_with_work("stc3", slug="endpoint-cli", assign=False).project
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps(settings_for(endpoint.url, prompts={"A": PROMPTS["A"]})), encoding="utf-8")
+    call_command("import_judge", project.slug, "--judge", "tiny", "--endpoint", str(path))
+    out = capsys.readouterr().out
+    n = project.dialogues.count()
+    assert f"asked {n} units" in out and "Ready" in out
+    assert len(endpoint.requests()) == n and Judge.objects.get().labels.exclude(value="").count() == n

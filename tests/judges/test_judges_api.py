@@ -76,3 +76,17 @@ def test_annotators_cannot_see_or_create_judges(work):
     upload = SimpleUploadedFile("llm.jsonl", judge_file(work.project))
     assert client.post(url, {"name": "llm", "file": upload}, format="multipart").status_code == 403
     assert not Judge.objects.exists()
+
+
+def test_the_judges_page_is_for_leads(work, client):
+    url = f"/projects/{work.project.slug}/manage/judges/"
+    client.force_login(work.annotators[0])
+    assert client.get(url).status_code in (403, 404)
+    upload = SimpleUploadedFile("llm.jsonl", judge_file(work.project))
+    assert client.post(url, {"name": "llm", "file": upload}).status_code in (403, 404)
+    assert not Judge.objects.exists()
+    client.force_login(work.lead)
+    upload = SimpleUploadedFile("llm.jsonl", judge_file(work.project))
+    assert client.post(url, {"name": "llm", "file": upload}).status_code == 302
+    judge = Judge.objects.get()
+    assert client.post(f"{url}{judge.pk}/remove/").status_code == 302 and not Judge.objects.exists()

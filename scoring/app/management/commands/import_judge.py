@@ -1,8 +1,12 @@
 """``manage.py import_judge SLUG FILE --judge NAME``: a judge's labels, or a run registered as a judge."""
 
+import json
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
+from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_judge_create, endpoint_judge_run
 from annotator.services.judges import JUDGE_FORMATS, judge_import
 from scoring.app.models import Run
 from scoring.app.services.run_judges import judge_from_run
@@ -22,16 +26,34 @@ class Command(BaseCommand):
         parser.add_argument("--judge", required=True, help="The judge's name (unique in the project).")
         parser.add_argument("--format", default="auto", choices=JUDGE_FORMATS, dest="fmt")
         parser.add_argument("--run", help="Register this run (by name) as the judge instead of reading a file.")
+        parser.add_argument(
+            "--endpoint",
+            help="Run the judge now against a chat completions endpoint: a JSON file of its settings "
+            "(url, model, prompts per criterion...; see docs/judges.md). The key is JUDGE_ENDPOINT_API_KEY.",
+        )
         parser.add_argument("--description", default="")
 
-    def handle(self, *args, slug, file, judge, fmt, run, description, **options):
+    def handle(self, *args, slug, file, judge, fmt, run, endpoint, description, **options):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
-        if (file is None) == (run is None):
-            raise CommandError("give either a FILE or --run RUN")
+        if sum(x is not None for x in (file, run, endpoint)) != 1:
+            raise CommandError("give one of a FILE, --run RUN or --endpoint SETTINGS.json")
         try:
-            if run is not None:
+            if endpoint is not None:
+                try:
+                    given = json.loads(Path(endpoint).read_text(encoding="utf-8"))
+                    created = endpoint_judge_create(
+                        project=project, name=judge, endpoint=given, description=description, send=False
+                    )
+                except (OSError, ValueError, EndpointSettingsError) as exc:
+                    raise CommandError(f"{endpoint}: {exc}") from None
+                created = endpoint_judge_run(judge_id=created.pk)
+                self.stdout.write(
+                    f"asked {created.units_total} units: {created.prompt_tokens} prompt and "
+                    f"{created.completion_tokens} completion tokens ({created.get_status_display()})"
+                )
+            elif run is not None:
                 found = Run.objects.filter(project=project, name=run).first()
                 if found is None:
                     raise CommandError(f"no run {run!r} in project {slug!r}")
