@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from api.views import archive, assignments, auth, judges, projects, quality, runs, studies, webhooks
+from api.views import archive, assignments, auth, judge_report, judges, projects, quality, runs, studies, webhooks
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -36,6 +36,7 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<id:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
     path("projects/<slug:slug>/judges/", judges.JudgeList.as_view(), name="api-judges"),
     path("projects/<slug:slug>/judges/<id:pk>/", judges.JudgeDetail.as_view(), name="api-judge"),
+    path("projects/<slug:slug>/judges/<str:name>/report/", judge_report.JudgeReport.as_view(), name="api-judge-report"),
     path("projects/<slug:slug>/studies/", studies.StudyList.as_view(), name="api-studies"),
     path("projects/<slug:slug>/studies/<id:study_id>/", studies.StudyDetail.as_view(), name="api-study"),
     path("projects/<slug:slug>/studies/<id:study_id>/open/", studies.StudyOpen.as_view(), name="api-study-open"),

@@ -218,3 +218,99 @@ def page_save(client, item, judgements: dict[str, str], base: dict[str, str] | N
         **extra,
     }
     return client.post(reverse("api-judgements", args=[item.pk]), data=body, content_type="application/json")
+
+
+def random_values(assignment, rng) -> list[Given]:
+    """A value for every unit of every criterion, drawn at random from those allowed for the unit's speaker."""
+    shape = dialogue_shape(assignment.dialogue_id)
+    rule = unit_rule(assignment.dialogue.project.preset)
+    given = []
+    for criterion in project_criteria(assignment.dialogue.project_id).values():
+        for unit in required_units(criterion, shape, rule=rule):
+            if criterion.unit == "dialogue":
+                speaker = None
+            elif criterion.unit == "turn":
+                speaker = shape.speakers[list(shape.blocks).index(unit)]
+            else:
+                speaker = shape.speakers[unit]
+            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
+            given.append(Given(criterion.key, unit, allowed[int(rng.integers(len(allowed)))]))
+    return given
+
+
+def judge_copying(project, annotator: int, name: str, *, confidence: float = 0.8):
+    """A judge whose labels are those of the project's ``annotator``-th annotator (in the arrays' order),
+    each with a distribution putting ``confidence`` on that label."""
+    import numpy as np
+
+    from annotator.models import Judge, JudgeKind, JudgeLabel
+    from annotator.selectors.judgement_arrays import project_judgements
+
+    judge = Judge.objects.create(project=project, name=name, kind=JudgeKind.IMPORTED)
+    labels = []
+    for data in project_judgements(project).values():
+        mine = data.annotator == annotator
+        for u, v in zip(data.unit[mine], data.value[mine]):
+            share = np.full(len(data.values), (1 - confidence) / max(len(data.values) - 1, 1))
+            share[v] = confidence
+            labels.append(
+                JudgeLabel(
+                    judge=judge,
+                    criterion=data.criterion,
+                    dialogue_id=int(data.unit_dialogue[u]),
+                    unit=int(data.unit_index[u]),
+                    value=data.values[v],
+                    distribution=dict(zip(data.values, share.tolist())),
+                )
+            )
+    JudgeLabel.objects.bulk_create(labels)
+    return judge
+
+
+def typical_annotator(data) -> int:
+    """The user id of a typical annotator of one criterion's judgements: among those with 50 or more labels,
+    the one with the median agreement with the other annotators' majority (the busiest crowd worker is often
+    not typical)."""
+    import numpy as np
+
+    counts = data.counts()
+    candidates = []
+    for a in np.unique(data.annotator):
+        mine = data.annotator == a
+        if mine.sum() < 50:
+            continue
+        others = counts[data.unit[mine]] - np.eye(len(data.values), dtype=np.int64)[data.value[mine]]
+        candidates.append(((others.argmax(axis=1) == data.value[mine]).mean(), int(data.annotators[a])))
+    candidates.sort()
+    return candidates[len(candidates) // 2][1]
+
+
+def judges_held_out_and_random(project, *, seed: int = 0):
+    """Two judges on a project: a typical annotator held out of the human pool (excluded, their labels
+    imported as the judge ``held-out-human``) and ``random``, answering every unit uniformly at random with
+    a random (Dirichlet) distribution. Returns (held-out judge, random judge, the held-out user's id)."""
+    import numpy as np
+
+    from annotator.models import AnnotatorExclusion, Judge, JudgeKind, JudgeLabel
+    from annotator.selectors.judgement_arrays import project_judgements
+
+    humans = project_judgements(project)
+    user_id = typical_annotator(next(iter(humans.values())))
+    held = Judge.objects.create(project=project, name="held-out-human", kind=JudgeKind.IMPORTED)
+    rand = Judge.objects.create(project=project, name="random", kind=JudgeKind.IMPORTED)
+    rng = np.random.default_rng(seed)
+    labels = []
+    for data in humans.values():
+        mine = data.annotators[data.annotator] == user_id
+        for u, v in zip(data.unit[mine], data.value[mine]):
+            labels.append(JudgeLabel(judge=held, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
+                                     unit=int(data.unit_index[u]), value=data.values[v]))  # fmt: skip
+        allowed = [i for i, x in enumerate(data.values) if x in data.criterion.allowed_values()]
+        for u in range(data.n_units):
+            p = rng.dirichlet(np.ones(len(data.values)))
+            labels.append(JudgeLabel(judge=rand, criterion=data.criterion, dialogue_id=int(data.unit_dialogue[u]),
+                                     unit=int(data.unit_index[u]), value=data.values[rng.choice(allowed)],
+                                     distribution=dict(zip(data.values, p.tolist()))))  # fmt: skip
+    JudgeLabel.objects.bulk_create(labels, batch_size=5000)
+    AnnotatorExclusion.objects.create(project=project, user_id=user_id, reason="held out as a judge")
+    return held, rand, user_id

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from scoring.app.views import agreement_data, dashboard, judges, quality, report, runs
+from scoring.app.views import agreement_data, dashboard, judge_report, judges, quality, report, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -21,6 +21,7 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
     path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
     path("projects/<slug:slug>/manage/judges/", judges.judges_page, name="lead_judges"),
+    path("projects/<slug:slug>/manage/judges/<str:name>/report/", judge_report.judge_page, name="judge_report"),
     path("projects/<slug:slug>/manage/judges/<id:judge_id>/remove/", judges.judge_delete, name="lead_judge_remove"),
     path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
     path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),

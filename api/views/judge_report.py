@@ -1,0 +1,39 @@
+"""A judge's report against the humans (leads): agreement, alt-test, calibration, bias and PPI scores."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils.translation import gettext
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotator.access import IsProjectLead
+from annotator.selectors.judges import judge_of
+from scoring.app.services.judges.report import judge_report
+from scoring.judges.alt_test import EPSILON
+
+
+class _Epsilon(serializers.Serializer):
+    epsilon = serializers.FloatField(min_value=0.0, max_value=1.0, default=EPSILON)
+
+
+class JudgeReport(APIView):
+    """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``;
+    ``?epsilon=`` sets the alt-test's margin (default 0.2)."""
+
+    permission_classes = [IsProjectLead]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("epsilon", OpenApiTypes.FLOAT, description="The alt-test's margin.")],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request, slug: str, name: str):
+        judge = judge_of(request.project, name)
+        if judge is None:
+            raise Http404(gettext("no such judge"))
+        given = _Epsilon(data=request.query_params)
+        given.is_valid(raise_exception=True)
+        return Response(judge_report(request.project, judge, epsilon=given.validated_data["epsilon"]))

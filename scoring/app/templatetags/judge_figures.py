@@ -1,0 +1,35 @@
+"""Filters of the judge page: numbers with a fixed number of decimals, p-values, a figure with its interval."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+DASH = "–"
+
+
+@register.filter
+def fixed(value, digits: int = 3) -> str:
+    """``0.12345|fixed:2`` -> "0.12"; a dash for None."""
+    if value is None or value == "":
+        return DASH
+    return f"{float(value):.{int(digits)}f}"
+
+
+@register.filter
+def pvalue(value) -> str:
+    """A p-value: three decimals, or "< 0.001"."""
+    if value is None:
+        return DASH
+    return "< 0.001" if float(value) < 0.001 else f"{float(value):.3f}"
+
+
+@register.filter
+def figure(value) -> str:
+    """An agreement figure ``{"value", "ci": [low, high]}`` as "0.512 [0.471, 0.550]"."""
+    if not value or value.get("value") is None:
+        return DASH
+    low, high = value.get("ci") or (None, None)
+    if low is None or high is None:
+        return f"{value['value']:.3f}"
+    return f"{value['value']:.3f} [{low:.3f}, {high:.3f}]"
