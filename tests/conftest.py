@@ -187,10 +187,13 @@ def start_worker(
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+    node = f"{name}@{socket.gethostname()}"
     for _ in range(120):
         if process.poll() is not None:
             raise RuntimeError(f"the worker exited: {log.read_text()}")
-        if app.control.ping(destination=[f"{name}@{socket.gethostname()}"], timeout=0.5):
+        # a solo worker that took a task at once (a redelivered one) answers no ping until it is done; its
+        # own "ready." line says it is consuming just as well
+        if f"{node} ready." in log.read_text() or app.control.ping(destination=[node], timeout=0.5):
             return process
     stop_worker(process)
     raise RuntimeError(f"the worker did not answer a ping: {log.read_text()}")

@@ -54,6 +54,7 @@ def seed() -> dict:
     from annotator.services.studies import study_create, study_set_open
     from annotator.services.webhooks import webhook_create
     from scoring.app.services.runs.upload import run_upload
+    from tests.factories import judge_copying
     from tests.reference_scoring import random_stc3_run
 
     call_command("demo")
@@ -75,6 +76,7 @@ def seed() -> dict:
     criterion = stc3.criteria.order_by("position").first()
     hook, _secret = webhook_create(project=stc3, url="http://127.0.0.1:9/smoke", events=["import.finished"])
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
+    judge = judge_copying(stc3, ann1.pk, "smoke-judge")
     return {
         "slug": stc3.slug,
         "slugs": sorted(Project.objects.values_list("slug", flat=True)),
@@ -94,6 +96,8 @@ def seed() -> dict:
         "run": run.pk,
         "webhook": hook.pk,
         "delivery": delivery.pk,
+        "judge": judge.pk,
+        "judge_name": judge.name,
         "tokens": {
             u.username: Token.objects.get_or_create(user=u)[0].key
             for u in User.objects.filter(username__in=["lead", "owner", "ann1", "outsider"])

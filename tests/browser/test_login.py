@@ -20,7 +20,7 @@ def test_annotator_logs_in_sees_projects_and_logs_out(live_server, page, screens
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{live_server.url}/")
     rows = page.locator("tbody tr")
-    assert rows.count() == 5
+    assert rows.count() == 6  # the six demo projects, one per preset
     assert "demo-stc3" in page.locator("tbody").inner_text()
     screenshot("home-projects")
     page.get_by_role("button", name="Log out").click()

@@ -84,9 +84,9 @@ def test_the_dbdc3_english_dashboard_pages_its_561_annotators_with_the_flagged_f
         names = figure.locator(".kappa-names li").all_inner_texts()
         value = figure.locator(".kappa-table tbody tr").nth(0).locator("td").nth(2).inner_text()
         assert hover == f"1 {names[0]} × 3 {names[2]}: κ = {value}", hover
-        assert figure.locator(".kappa-table tbody tr").nth(0).locator("td").nth(2).get_attribute("title") == (
-            f"1 {names[0]} × 3 {names[2]}: {value}"
-        )
+        title = figure.locator(".kappa-table tbody tr").nth(0).locator("td").nth(2).get_attribute("title")
+        assert title.startswith(f"1 {names[0]} × 3 {names[2]}: {value} [")  # then its interval and method
+        assert "units shared" in title
         shoot(page, f"dashboard-real-size-{width}", full_page=True)
         figure.screenshot(path=str(SCREENSHOTS / f"kappa-heatmap-real-size-{width}.png"))
         # sort by judgements (a header link; the page works without its script), then the next page

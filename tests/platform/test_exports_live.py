@@ -23,7 +23,8 @@ from tests.reference_scoring import random_stc3_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FITS = {"stc3": {"stc3"}, "dbdc": {"dbdc"}}  # the community formats each preset exports; distributions fit all
+# the community formats each preset exports; distributions fit all
+FITS = {"stc3": {"stc3"}, "dbdc": {"dbdc"}, "pairwise": {"pairwise", "preference-pairs"}}
 
 
 def parsed(fmt: str, body: bytes):
@@ -32,6 +33,8 @@ def parsed(fmt: str, body: bytes):
         return json.loads(body)
     if fmt == "distributions-csv":
         return list(csv.reader(io.StringIO(body.decode("utf-8"))))[1:]
+    if fmt in ("pairwise", "preference-pairs"):  # JSON lines
+        return [json.loads(line) for line in body.decode("utf-8").splitlines()]
     with zipfile.ZipFile(io.BytesIO(body)) as archive:
         return archive.namelist()
 

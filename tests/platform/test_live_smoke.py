@@ -33,7 +33,11 @@ PUBLIC |= {"password_reset", "password_reset_done", "password_reset_confirm", "p
 PUBLIC |= {"invitation_accept"}
 # the lead's pages: an annotator gets 403 (404 for a project not theirs), the project's lead gets the page
 LEAD_PAGE = re.compile(r"^/projects/[^/]+/(manage|dashboard|quality|runs|adjudication|dialogues)/")
-QUERIES = {"api-export": "?format=distributions-csv", "api-run-per-dialogue": "?format=csv"}
+QUERIES = {
+    "api-export": "?format=distributions-csv",
+    "api-run-per-dialogue": "?format=csv",
+    "agreement_csv": "?block=A&table=categories",  # the data behind one agreement figure
+}
 CONTENT_TYPES = {  # of a 200 where it is not the kind's own (HTML pages, JSON API)
     "javascript-catalog": "text/javascript",
     "jsi18n": "text/javascript",
@@ -48,6 +52,8 @@ CONTENT_TYPES = {  # of a 200 where it is not the kind's own (HTML pages, JSON A
     "api-study-participants-csv": "text/csv",
     "lead_study_csv": "text/csv",
     "run_per_dialogue": "text/csv",
+    "agreement_csv": "text/csv",
+    "report_download": "text/markdown",
 }
 SKIPPED = {"view_on_site", "autocomplete"}  # the admin's redirect to a content type's page, and its widget's JSON
 
@@ -108,6 +114,9 @@ def urls(seeded: dict) -> tuple[list[Route], list[str]]:
         "delivery_id": seeded["delivery"],
         "uidb64": "MQ",  # a password-reset link (its token is not valid: the page says so)
         "invitation_id": 1,
+        "fmt": "md",  # the study report's download
+        "judge_id": seeded["judge"],
+        "name": seeded["judge_name"],  # a judge's report
     }
     found, left_out = [], []
     for prefix, pattern in routes():
@@ -129,7 +138,12 @@ def urls(seeded: dict) -> tuple[list[Route], list[str]]:
         def fill(match, route=route, name=name):
             parameter = match.group(2)
             if parameter == "pk":
-                for part, key in (("assignments/", "assignment"), ("runs/", "run"), ("imports/", "batch")):
+                for part, key in (
+                    ("assignments/", "assignment"),
+                    ("runs/", "run"),
+                    ("imports/", "batch"),
+                    ("judges/", "judge"),
+                ):
                     if part in route:
                         return str(seeded[key])
             if parameter in ("object_id", "id") and route.startswith("admin/"):  # admin/<app>/<model>/<id>/...
