@@ -8,6 +8,7 @@
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
 - ``pairwise``: comparison items' candidate responses and the comparison settings
 - ``webhooks``: webhooks of a project and the log of their deliveries
+- ``adaptive``: the adaptive-budget settings (fixed K or min/max K, a total budget and a stop rule)
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
 one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
@@ -15,6 +16,7 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
+from annotator.models.adaptive import AdaptiveBudget, StopRuleKind
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
@@ -37,6 +39,7 @@ __all__ = [
     "K_MAX",
     "K_MIN",
     "AccountSettings",
+    "AdaptiveBudget",
     "Adjudication",
     "AnnotatorExclusion",
     "Assignment",
@@ -64,6 +67,7 @@ __all__ = [
     "Reordering",
     "Role",
     "SourceFilter",
+    "StopRuleKind",
     "Study",
     "Unit",
     "Webhook",
