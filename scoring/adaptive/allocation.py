@@ -1,0 +1,38 @@
+"""Where the next label goes: the open item whose gold one more label is expected to change most."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from scoring.adaptive.states import OPEN, StopRule, _layout, item_label_counts, unit_states
+from scoring.adaptive.stop_rules import expected_gold_change
+
+
+def allocation_priority(
+    counts_by_criterion: Mapping, rule: StopRule, items: Mapping | None = None, n_items: int | None = None
+) -> np.ndarray:
+    """The score to order items by for the next label, highest first, shape (items,).
+
+    For an open item it is the largest expected gold change (``expected_gold_change``, in [0, 1]) over its
+    units and criteria: the unit furthest from settled decides, as one annotator labels them all. Open
+    items below ``min_k`` labels come before every other (score 1 + the labels they lack, so the fewest
+    labelled first); items that are stable or at their maximum score -inf (never chosen). Ties are the
+    caller's to break (at random, or by item order).
+
+    Examples
+    --------
+    >>> rule = StopRule(threshold=0.005, min_k=3, max_k=10)
+    >>> allocation_priority({"A": [[0, 0, 0], [3, 2, 2], [12, 0, 0], [2, 1, 0]]}, rule).round(3).tolist()
+    [4.0, 0.005, -inf, 0.026]
+    """
+    triples, n_items = _layout(counts_by_criterion, items, n_items)
+    priority = np.zeros(n_items)
+    for _, counts, index in triples:
+        if len(counts):
+            np.maximum.at(priority, index, expected_gold_change(counts, rule.prior))
+    k = item_label_counts(counts_by_criterion, items, n_items)
+    lacking = np.maximum(rule.min_k - k, 0)
+    priority = np.where(lacking > 0, 1.0 + lacking, priority)
+    return np.where(unit_states(counts_by_criterion, rule, items, n_items) == OPEN, priority, -np.inf)
