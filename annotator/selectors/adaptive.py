@@ -7,8 +7,8 @@ assignments, unfinished ones included, which is what the caps count so that two 
 an item past ``max_k``. Gold counts come from ``project_judgements(long_form=False)`` (one grouped query per
 criterion, imported counts added). Per criterion the library's ``unit_states`` says which units are stable; an
 item is *stable* once it has ``min_k`` labels and every unit of every criterion is stable, *at maximum* once it
-holds ``max_k``. The priority of an open item is the largest expected change of a unit's gold from one more label
-(``scoring.adaptive.expected_gold_change``); items under ``min_k`` come first.
+holds ``max_k``. The priority of an open item is ``scoring.adaptive.allocation_priority``, the largest expected
+change of a unit's gold from one more label; items holding fewer than ``min_k`` come first, the fewest held first.
 """
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ from django.db.models import Count, Q
 
 from annotator.models import AdaptiveBudget, Assignment, AssignmentStatus, Project
 from annotator.selectors.judgement_arrays import project_judgements
-from scoring.adaptive import StopRule, expected_gold_change, unit_states
-
-OPEN, STABLE, AT_MAXIMUM = "open", "stable", "at_maximum"
+from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, allocation_priority, unit_states
 
 
 def adaptive_settings(project: Project) -> AdaptiveBudget:
@@ -46,7 +44,7 @@ class ItemState:
     labels: int
     held: int
     state: str
-    priority: float  # expected change of the gold from one more label (inf under min_k)
+    priority: float  # the library's allocation priority (1 + places lacking under min_k; 0 when not open)
 
 
 @dataclass(frozen=True)
@@ -80,33 +78,30 @@ def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) ->
         .values_list("pk", "external_id", "held", "labels")
     )
     index = {pk: i for i, (pk, *_rest) in enumerate(rows)}
-    stable = np.ones(len(rows), dtype=bool)
-    priority = np.zeros(len(rows))
+    counts_by_criterion, items_of_units = {}, {}
+    for key, data in project_judgements(project, long_form=False).items():
+        item = np.array([index.get(d, -1) for d in data.unit_dialogue.tolist()], dtype=int)
+        keep = item >= 0  # (units of control and training items are never read; kept safe all the same)
+        counts_by_criterion[key], items_of_units[key] = data.counts()[keep], item[keep]
     rule = stop_rule(settings)
-    for data in project_judgements(project, long_form=False).values():
-        if not data.n_units:
-            continue
-        counts = data.counts()
-        states = np.asarray(unit_states({data.criterion.key: counts}, rule))
-        change = np.asarray(expected_gold_change(counts), dtype=float)
-        for u, dialogue_id in enumerate(data.unit_dialogue.tolist()):
-            i = index.get(dialogue_id)
-            if i is None:
-                continue
-            if states[u] == OPEN:
-                stable[i] = False
-            priority[i] = max(priority[i], change[u])
+    if counts_by_criterion and rows:
+        states = unit_states(counts_by_criterion, rule, items_of_units, len(rows))
+        priority = allocation_priority(counts_by_criterion, rule, items_of_units, len(rows))
+    else:
+        states, priority = np.full(len(rows), OPEN), np.zeros(len(rows))
     items = []
     for i, (pk, external_id, held, labels) in enumerate(rows):
-        if held >= settings.max_k:
-            state = AT_MAXIMUM
-        elif labels >= settings.min_k and stable[i]:
+        if labels >= settings.min_k and states[i] == STABLE:
             state = STABLE
+        elif held >= settings.max_k or states[i] == AT_MAXIMUM:
+            state = AT_MAXIMUM
         else:
             state = OPEN
-        items.append(
-            ItemState(pk, external_id, labels, held, state, float("inf") if labels < settings.min_k else priority[i])
-        )
+        if held < settings.min_k:  # under the minimum: the fewest held first (as the library ranks by labels)
+            worth = 1.0 + settings.min_k - held
+        else:
+            worth = float(priority[i]) if np.isfinite(priority[i]) else 0.0
+        items.append(ItemState(pk, external_id, labels, held, state, worth))
     spent = Assignment.objects.filter(
         dialogue__project=project, dialogue__quality_item__isnull=True, imported=False
     ).count()

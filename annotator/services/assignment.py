@@ -2,7 +2,8 @@
 
 Projects with an adaptive budget (``annotator.services.adaptive``) get no bulk assignment: their items are
 handed out one at a time, like active pairs. Coherence projects instead get m constrained permutations per
-dialogue arranged in m balanced sets (Gandhe & Traum 2008); each annotator judges one set, in a random order of their own.
+dialogue arranged in m balanced sets (Gandhe & Traum 2008); each annotator judges one set, in a random order
+of their own.
 """
 
 from __future__ import annotations
