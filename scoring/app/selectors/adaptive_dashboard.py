@@ -17,11 +17,7 @@ def adaptive_section(*, project: Project, page: str | None, state: str = "") -> 
     if not adaptive_on(project):
         return None
     status = adaptive_status(project)
-    rows = [
-        {"item": i, "stopped": stop_reason(i, status)}
-        for i in status.items
-        if not state or i.state == state
-    ]
+    rows = [{"item": i, "stopped": stop_reason(i, status)} for i in status.items if not state or i.state == state]
     settings = status.settings
     total = settings.budget or None
     return {

@@ -68,6 +68,7 @@ def dashboard(request, slug: str):
             "disputed": disputed_rows(payload, criteria),
             "uch": uch if uch.get("auch_mean") is not None else None,
             "progress": progress,
+            "power_criteria": [c.key for c in criteria],
             "adaptive": adaptive_section(
                 project=project, page=request.GET.get("items_page"), state=request.GET.get("item_state", "")
             ),
