@@ -149,3 +149,36 @@ def test_settings_are_validated(tmp_path):
     late = user_make("late")
     membership_add(project=work.project, user=late, role=Role.ANNOTATOR)
     assert adaptive_budget_update(project=work.project, adaptive=False).adaptive is False
+
+
+def test_a_crowd_study_on_an_adaptive_project_fills_its_quotas(tmp_path):
+    """Participants get full sets of the items worth most, never an item twice, within each item's maximum; once
+    every item is stable or at its maximum the study is full."""
+    from annotator.services.studies import StudyError, participant_arrive, participant_start, study_create
+
+    work = adaptive_project(tmp_path, annotators=0, max_k=10, stop_rule="interval_width", threshold=0.4)
+    study = study_create(project=work.project, name="crowd", items_per_participant=3)
+    rng = random.Random(4)
+    quotas = []
+    for i in range(60):
+        try:
+            participant = participant_arrive(study=study, external_id=f"p{i}")
+        except StudyError as exc:
+            assert exc.reason == StudyError.FULL
+            break
+        participant = participant_start(participant_id=participant.pk)
+        mine = list(Assignment.objects.filter(annotator=participant.user))
+        quotas.append(len(mine))
+        assert len({a.dialogue_id for a in mine}) == len(mine)
+        for assignment in mine:
+            submit(assignment, answer(rng))
+    else:
+        pytest.fail("the study never filled")
+    status = adaptive_status(work.project)
+    assert all(item.state in (STABLE, AT_MAXIMUM) for item in status.items)
+    assert max(item.held for item in status.items) <= 10
+    assert quotas[0] == 3 and quotas.count(3) >= len(quotas) - 2  # full sets while enough items were open
+    assert sum(quotas) == status.spent
+    contentious = [i.labels for i in status.items if i.external_id in CONTENTIOUS]
+    unanimous = [i.labels for i in status.items if i.external_id not in CONTENTIOUS]
+    assert min(contentious) > max(unanimous)
