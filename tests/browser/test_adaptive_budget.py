@@ -13,6 +13,7 @@ from annotator.models import AdaptiveBudget, Assignment
 from annotator.selectors.adaptive import adaptive_status
 from annotator.services.adaptive import adaptive_budget_update
 from tests.annotator.test_adaptive_budget import run_crowd
+from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import PASSWORD, login
 from tests.factories import breakdown_project
 
@@ -37,7 +38,7 @@ def test_the_lead_turns_a_project_adaptive_and_annotators_get_one_item(live_serv
     section.get_by_label("Total budget", exact=False).fill("20")
     section.get_by_label("Stop rule").select_option("interval_width")
     section.get_by_label("Threshold", exact=False).fill("0.5")
-    screenshot("adaptive-manage-form")
+    section.screenshot(path=str(SCREENSHOTS / "adaptive-manage-form.png"))
     section.get_by_role("button", name="Save the budget").click()
     page.wait_for_url("**/manage/#adaptive-budget")
     assert "Saved the budget per item." in page.content()
@@ -75,8 +76,8 @@ def test_the_dashboard_shows_items_states_and_the_budget(live_server, page, scre
     assert rows.count() == 8
     shown = {rows.nth(i).locator("td").nth(0).inner_text(): rows.nth(i).get_attribute("data-state") for i in range(8)}
     assert shown == {item.external_id: item.state for item in status.items}
-    section.scroll_into_view_if_needed()
     screenshot("adaptive-dashboard")
+    section.screenshot(path=str(SCREENSHOTS / "adaptive-dashboard-section.png"))
     # only the stable ones
     section.get_by_label("State").select_option("stable")
     section.get_by_role("button", name="Show").click()

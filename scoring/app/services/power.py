@@ -2,7 +2,8 @@
 interval of a chosen width, or separate two systems' mean scores (``scoring.adaptive.power_analysis``).
 
 The pilot is one criterion's submitted judgements (``project_judgements``, long form: imported per-unit counts
-without annotators are not labels of a pilot). An item of the simulation is a unit the criterion asks about.
+without annotators are not labels of a pilot). An item of the simulation is a unit the criterion asks about; a
+simulated collection for alpha has the project's size (the pilot's units per dialogue times its dialogues).
 Alpha is at the criterion's level (nominal, ordinal or interval; values as numbers, else their ranks). Two
 systems are told apart by a field of the dialogues' source metadata (``system_field``, e.g. ``system``); the
 pilot keeps the units of the dialogues of those two systems.
@@ -15,6 +16,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Project
 from annotator.selectors.judgement_arrays import project_judgements
+from annotator.selectors.population import gold_dialogues
 from scoring.adaptive import power_analysis
 from scoring.app.services.statistics import numeric_values
 
@@ -69,6 +71,9 @@ def project_power(
         keep = np.isin(label_system, chosen)
         item, value = item[keep], value[keep]
         kwargs = {"system": label_system[keep].astype(str), "effect": effect, "power": power}
+    if target == "alpha_width":  # a collection of the project's size: the pilot's items per dialogue, every dialogue
+        judged = len(np.unique(data.unit_dialogue[np.unique(item)]))
+        kwargs["n_items"] = max(1, round(len(np.unique(item)) * gold_dialogues(project).count() / judged))
     rows = power_analysis(
         item, value, target=target, width=width, ks=range(2, k_max + 1), n_sim=n_sim, alpha_level=level, seed=seed,
         **kwargs,
