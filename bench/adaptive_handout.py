@@ -1,5 +1,6 @@
 """Time of one adaptive hand-out on a real-size project: STC-3 Chinese (3,700 dialogues, 19 imported annotators
-each) switched to an adaptive budget (max K 30), then new annotators ask for items one after another.
+each) switched to an adaptive budget (max K 30): the items' states at the default threshold, then (threshold 0, so that
+every hand-out finds an item) new annotators ask for items one after another.
 
 Prints, as one JSON line, the import time, the items, the hand-outs timed, their median and largest wall time
 and the queries one hand-out makes (``annotator.services.adaptive.adaptive_assign``, which reads every item's
@@ -40,7 +41,13 @@ def main() -> None:
         started = time.perf_counter()
         report = dialogues_import(project=project, paths=[path])
         imported = time.perf_counter() - started
+    from annotator.selectors.adaptive import adaptive_status
+
     adaptive_budget_update(project=project, adaptive=True, min_k=3, max_k=30, stop_rule="expected_change")
+    started = time.perf_counter()
+    states = adaptive_status(project).counts()  # at the default threshold (0.01), with the 19 imported labels
+    status_s = time.perf_counter() - started
+    adaptive_budget_update(project=project, threshold=0.0)  # nothing settles: every hand-out finds an item
     walls, queries = [], []
     for i in range(args.handouts):
         user = get_user_model().objects.create_user(f"{project.slug}-a{i}", password="x")
@@ -57,6 +64,8 @@ def main() -> None:
                 "dialogues": report.dialogues,
                 "judgements": report.judgements,
                 "import_s": round(imported, 1),
+                "states_at_0.01": states,
+                "status_s": round(status_s, 3),
                 "handouts": len(walls),
                 "handout_median_s": round(statistics.median(walls), 3),
                 "handout_max_s": round(max(walls), 3),
