@@ -24,6 +24,7 @@ from _setup import django_on_postgres, extract
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--handouts", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="print where one status read spends its time")
     args = parser.parse_args()
     django_on_postgres()
     from django.contrib.auth import get_user_model
@@ -48,6 +49,13 @@ def main() -> None:
     states = adaptive_status(project).counts()  # at the default threshold (0.01), with the 19 imported labels
     status_s = time.perf_counter() - started
     adaptive_budget_update(project=project, threshold=0.0)  # nothing settles: every hand-out finds an item
+    if args.profile:
+        import cProfile
+        import pstats
+
+        with cProfile.Profile() as profile:
+            adaptive_status(project)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
     walls, queries = [], []
     for i in range(args.handouts):
         user = get_user_model().objects.create_user(f"{project.slug}-a{i}", password="x")

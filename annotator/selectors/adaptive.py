@@ -24,13 +24,16 @@ from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, allocation_prio
 
 
 def adaptive_settings(project: Project) -> AdaptiveBudget:
-    """The project's settings (an unsaved default row, fixed K, when it has none)."""
-    found = AdaptiveBudget.objects.filter(project=project).first()
-    return found if found is not None else AdaptiveBudget(project=project)
+    """The project's settings (an unsaved default row, fixed K, when it has none). Read through the project's
+    relation: the pages' project (``annotator.access``) comes with it, so asking costs no query there."""
+    try:
+        return project.adaptive_budget
+    except AdaptiveBudget.DoesNotExist:
+        return AdaptiveBudget(project=project)
 
 
 def adaptive_on(project: Project) -> bool:
-    return AdaptiveBudget.objects.filter(project=project, adaptive=True).exists()
+    return adaptive_settings(project).adaptive
 
 
 def stop_rule(settings: AdaptiveBudget) -> StopRule:

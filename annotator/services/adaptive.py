@@ -31,6 +31,7 @@ def adaptive_budget_update(*, project: Project, **settings) -> AdaptiveBudget:
     if row.min_k > row.max_k:
         raise ValidationError({"min_k": gettext("The minimum per item cannot exceed the maximum.")})
     row.save()
+    project.adaptive_budget = row  # (the project's cached relation says what was saved)
     return row
 
 
