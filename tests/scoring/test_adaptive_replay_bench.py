@@ -1,0 +1,45 @@
+"""The suite's slice of bench/adaptive_replay.py: the seeds' real labels replayed under fixed K and adaptive rules."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.shared_data
+def test_the_replay_bench_on_a_slice_of_dbdc3_and_stc3(shared_data):
+    args = ["--data", str(shared_data), "--collections", "dbdc3-en", "stc3-en", "--items", "300", "--replays", "3"]
+    args += ["--calibration-replays", "2", "--bisections", "8", "--oracle-replays", "4"]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "adaptive_replay.py"), *args], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    lines = {line["collection"]: line for line in map(json.loads, result.stdout.splitlines())}
+    assert set(lines) == {"dbdc3-en", "stc3-en"}
+    for name, k, annotators in (("dbdc3-en", 15, 30), ("stc3-en", 10, 19)):
+        line = lines[name]
+        items = line["items"]
+        assert items == 150 and line["calibration_items"] == 150 and line["replays"] == 3
+        assert line["fixed"]["k"] == k
+        assert line["fixed"]["judgements"]["mean"] == k * items
+        assert line["equal_budget"]["judgements"]["mean"] == k * items
+        assert line["full"]["judgements"]["mean"] == annotators * items
+        adaptive = line["adaptive"]["judgements"]
+        assert 3 * items <= adaptive["interval"][0] <= adaptive["mean"] <= adaptive["interval"][1] <= annotators * items
+        assert line["saving"]["mean"] == pytest.approx(1 - adaptive["mean"] / (k * items), abs=1e-6)
+        # the calibrated threshold keeps quality near fixed K's on the other half (within 10 %)
+        assert line["adaptive"]["mean_jsd"]["mean"] <= 1.1 * line["fixed"]["mean_jsd"]["mean"]
+        # fewer labels than all of them cannot beat the full-annotator gold itself
+        assert 0 < line["fixed"]["mean_jsd"]["mean"] < 0.2
+        oracle = line["oracle_saving"]
+        assert -1 < oracle["held_out"] <= oracle["in_sample"] + 0.05 and oracle["in_sample"] < 1
+        for policy in ("fixed", "adaptive"):
+            assert -0.2 < line[policy]["alpha"]["mean"] < 1 and -0.2 < line[policy]["kappa"]["mean"] < 1
+    # DBDC3's annotators agree little (alpha about 0.07 on all 30): the collected labels say so too
+    assert abs(lines["dbdc3-en"]["fixed"]["alpha"]["mean"] - lines["dbdc3-en"]["full"]["alpha"]["mean"]) < 0.05
