@@ -59,7 +59,9 @@ def own_assignment(request, assignment_id: int) -> Assignment:
     """The user's own assignment; anyone else's answers 404 (its existence is not revealed), and
     ``MembershipEnded`` (403) once the user is no longer an active member of its project."""
     assignment = get_object_or_404(
-        Assignment.objects.select_related("dialogue__project").annotate(member_active=active_membership_of_annotator()),
+        Assignment.objects.select_related("dialogue__project__adaptive_budget").annotate(
+            member_active=active_membership_of_annotator()
+        ),
         pk=assignment_id,
         annotator=request.user,
     )
@@ -73,7 +75,7 @@ def own_assignment(request, assignment_id: int) -> Assignment:
 def member_project(request, slug: str) -> tuple[Project, Membership]:
     """The project and the user's active membership of it; 404 for anyone who never was a member,
     ``MembershipEnded`` (403) for a member the lead removed."""
-    project = get_object_or_404(Project, slug=slug)
+    project = get_object_or_404(Project.objects.select_related("adaptive_budget"), slug=slug)  # (no query more)
     membership = Membership.objects.filter(project=project, user=request.user).first()
     if membership is None:
         raise Http404("no such project")

@@ -2,7 +2,19 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from api.views import archive, assignments, auth, judge_report, judges, projects, quality, runs, studies, webhooks
+from api.views import (
+    adaptive,
+    archive,
+    assignments,
+    auth,
+    judge_report,
+    judges,
+    projects,
+    quality,
+    runs,
+    studies,
+    webhooks,
+)
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -21,6 +33,7 @@ urlpatterns = [
         auth.MemberTokensRevoke.as_view(),
         name="api-member-tokens-revoke",
     ),
+    path("projects/<slug:slug>/budget/", adaptive.AdaptiveBudgetView.as_view(), name="api-budget"),
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),

@@ -5,7 +5,9 @@ use) or the posterior of a latent-truth model that weighs annotators by their es
 (``dawid-skene``, ``glad``, ``mace``; ``scoring.aggregation``). Either way each unit carries its vote
 counts, the annotators whose judgements it holds, and the adjudicated label if a lead or adjudicator
 settled it; the JSON also names the included and excluded annotators and, for a model, each
-annotator's estimated reliability.
+annotator's estimated reliability. On a project with an adaptive budget each unit also says how many labels
+its item has (``item_labels``) and why the item stopped getting more (``stopped``: ``stable``, ``at_maximum``,
+``budget_spent``, or "" while open); the JSON's ``adaptive`` section says it per item.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import asdict
 import numpy as np
 
 from annotator.models import Project, Unit
+from annotator.selectors.adaptive import adaptive_on, adaptive_status, stop_reason
 from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.population import annotators_included
@@ -93,6 +96,9 @@ def distribution_document(project: Project, aggregation: str = "votes", *, lazy:
     }
     if aggregation != "votes":
         out["reliability"] = {}
+    stops = _adaptive_stops(project)
+    if stops is not None:
+        out["adaptive"] = stops
     for criterion in project.criteria.all():
         key = criterion.key
         entry: dict = {"unit": criterion.unit}
@@ -105,9 +111,27 @@ def distribution_document(project: Project, aggregation: str = "votes", *, lazy:
             items = _votes_items(project, key, ranked_names, settled, out)
         else:
             items = iter(list(_slice_items(project, key, None, aggregation, ranked_names, settled, out)))
+        if stops is not None:
+            items = _with_stops(items, stops)
         entry["items"] = LazyList(items) if lazy else list(items)
         out["criteria"][key] = entry
     return out
+
+
+def _adaptive_stops(project: Project) -> dict[str, dict] | None:
+    """{external id: {"labels", "state", "stopped"}} on an adaptive project, else None."""
+    if not adaptive_on(project):
+        return None
+    status = adaptive_status(project)
+    return {
+        i.external_id: {"labels": i.labels, "state": i.state, "stopped": stop_reason(i, status)} for i in status.items
+    }
+
+
+def _with_stops(items: Iterator[dict], stops: dict[str, dict]) -> Iterator[dict]:
+    for item in items:
+        stop = stops.get(item["dialogue"], {"labels": 0, "stopped": ""})
+        yield {**item, "item_labels": stop["labels"], "stopped": stop["stopped"]}
 
 
 def _dialogue_slices(project: Project) -> Iterator[list[int]]:
@@ -188,9 +212,11 @@ CSV_COLUMNS = [
 
 
 def _csv_rows(document: dict, aggregation: str) -> Iterator[list]:
-    yield CSV_COLUMNS
+    adaptive = "adaptive" in document  # (two more columns: the item's labels and why it stopped)
+    yield CSV_COLUMNS + (["item_labels", "stopped"] if adaptive else [])
     for key, entry in document["criteria"].items():
         for item in entry["items"]:
+            extra = [item["item_labels"], item["stopped"]] if adaptive else []
             for value, count in item["counts"].items():
                 yield [
                     key,
@@ -205,6 +231,7 @@ def _csv_rows(document: dict, aggregation: str) -> Iterator[list]:
                     item["adjudication_note"],
                     aggregation,
                     ";".join(item["annotators"]),
+                    *extra,
                 ]
 
 

@@ -9,6 +9,7 @@
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
 - ``pairwise``: comparison items' candidate responses and the comparison settings
 - ``webhooks``: webhooks of a project and the log of their deliveries
+- ``adaptive``: the adaptive-budget settings (fixed K or min/max K, a total budget and a stop rule)
 - ``judges``: automatic raters of a project, their labels (never judgements) and the endpoint answers' cache
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
@@ -17,6 +18,7 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
+from annotator.models.adaptive import AdaptiveBudget, StopRuleKind
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
@@ -41,6 +43,7 @@ __all__ = [
     "K_MAX",
     "K_MIN",
     "AccountSettings",
+    "AdaptiveBudget",
     "Adjudication",
     "AnnotatorExclusion",
     "Assignment",
@@ -74,6 +77,7 @@ __all__ = [
     "Reordering",
     "Role",
     "SourceFilter",
+    "StopRuleKind",
     "Study",
     "Unit",
     "Webhook",

@@ -4,19 +4,19 @@ item whose system pair is expected to narrow the intervals most (Chiang et al. 2
 vote budget is spent (``annotator.selectors.pairwise.collection_status``).
 
 An item is open to an annotator when it is an ordinary comparison (not a control or training item) they have
-not been given and that has fewer than K annotators. Hand-outs lock the project's row, as every assignment
-path does, so two annotators asking at once never take the last place of an item twice or overshoot the budget.
+not been given and that has fewer than K annotators. Hand-outs go through ``annotator.services.handout``, which
+locks the project's row, as every assignment path does, so two annotators asking at once never take the last
+place of an item twice or overshoot the budget.
 """
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.db.models import Count, Q
 
-from annotator.models import Assignment, AssignmentStatus, Project
+from annotator.models import Assignment, Project
 from annotator.presets import PRESETS
 from annotator.selectors.pairwise import collection_status, comparison_vote_records, item_candidates, pairwise_settings
-from annotator.services.pair_order import pair_orders_fill
+from annotator.services.handout import hand_out_one
 from scoring.pairwise import PairwiseVotes, next_pairs
 
 STOPPED = ("separated", "budget_spent")
@@ -42,29 +42,20 @@ def _open_items(project: Project, user_id: int) -> dict[int, int]:
 
 def active_pair_assign(*, project: Project, user) -> Assignment | None:
     """Give ``user`` their next comparison, or None: they still have one open (it is theirs to finish first),
-    the collection stopped (separated or budget spent), or no item is open to them."""
-    with transaction.atomic():
-        project = Project.objects.select_for_update().get(pk=project.pk)  # one hand-out at a time
-        unfinished = (
-            Assignment.objects.filter(dialogue__project=project, annotator=user, imported=False)
-            .exclude(status=AssignmentStatus.SUBMITTED)
-            .filter(dialogue__quality_item__isnull=True)
-        )
-        if unfinished.exists():
-            return None
-        items = item_candidates(project)
-        first = project.criteria.order_by("position").values_list("key", flat=True).first()
-        records = comparison_vote_records(project, items).get(first, []) if first else []
-        if collection_status(project, records)["state"] in STOPPED:
-            return None
-        open_items = {d: held for d, held in _open_items(project, user.pk).items() if d in items}
-        if not open_items:
-            return None
-        chosen = _best_item(open_items, items, records, pairwise_settings(project).ties)
-        assignment = Assignment.objects.create(annotator=user, dialogue_id=chosen, queue_rank=_next_rank(project, user))
-        pair_orders_fill(project=project, dialogue_ids=[chosen])
-        assignment.refresh_from_db(fields=["shown_first"])
-        return assignment
+    the collection stopped (separated or budget spent), or no item is open to them (``hand_out_one``)."""
+    return hand_out_one(project=project, user=user, choose=_choose)
+
+
+def _choose(project: Project, user) -> int | None:
+    items = item_candidates(project)
+    first = project.criteria.order_by("position").values_list("key", flat=True).first()
+    records = comparison_vote_records(project, items).get(first, []) if first else []
+    if collection_status(project, records)["state"] in STOPPED:
+        return None
+    open_items = {d: held for d, held in _open_items(project, user.pk).items() if d in items}
+    if not open_items:
+        return None
+    return _best_item(open_items, items, records, pairwise_settings(project).ties)
 
 
 def _best_item(open_items: dict[int, int], items: dict, records: list[dict], ties: str) -> int:
@@ -83,13 +74,3 @@ def _best_item(open_items: dict[int, int], items: dict, records: list[dict], tie
         if found:
             return found[0]
     return min(open_items, key=lambda d: (open_items[d], d))
-
-
-def _next_rank(project: Project, user) -> int:
-    last = (
-        Assignment.objects.filter(dialogue__project=project, annotator=user)
-        .order_by("-queue_rank")
-        .values_list("queue_rank", flat=True)
-        .first()
-    )
-    return 0 if last is None else last + 1

@@ -1,7 +1,9 @@
 """Giving dialogues to annotators: K different annotators per dialogue, balanced loads, reproducible.
 
-Coherence projects instead get m constrained permutations per dialogue arranged in m balanced
-sets (Gandhe & Traum 2008); each annotator judges one set, in a random order of their own.
+Projects with an adaptive budget (``annotator.services.adaptive``) get no bulk assignment: their items are
+handed out one at a time, like active pairs. Coherence projects instead get m constrained permutations per
+dialogue arranged in m balanced sets (Gandhe & Traum 2008); each annotator judges one set, in a random order
+of their own.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, PairwiseSettings, Post, Project, Role
 from annotator.presets import PRESETS
+from annotator.selectors.adaptive import adaptive_on
 from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
 from scoring.ordering import balanced_permutation_sets
@@ -71,6 +74,8 @@ def assignments_create_balanced(
         and PairwiseSettings.objects.filter(project=project, active_pairs=True).exists()
     ):
         report = AssignReport(0, handed_back, {})  # comparisons are handed out one at a time (active pairs)
+    elif adaptive_on(project):
+        report = AssignReport(0, handed_back, {})  # adaptive budgets: items are handed out one at a time
     else:
         report = _assign_balanced(project, k, seed, handed_back)
     quality_assignments_create(project=project, seed=seed)  # training items, and controls at the set rate

@@ -6,7 +6,8 @@ or an arrival and the lead's assignment run, never count the same free places; t
 constraints (one participant per study and platform id, one assignment per annotator and dialogue)
 back that up. The items are the ``items_per_participant`` dialogues that most lack annotators: a
 dialogue never gets more than K (``Project.annotators_per_dialogue``) native assignments, counting
-every annotator's, and with balanced needs every dialogue ends with exactly K.
+every annotator's, and with balanced needs every dialogue ends with exactly K. On a project with an adaptive
+budget the items are instead the open ones where a label is worth most, capped at ``max_k`` and the budget.
 
 The time limit runs from the moment a participant's items are given. Past it and the grace after it
 (``STUDY_SAVE_GRACE_SECONDS``: their page's saves are taken until then), the unfinished items are
@@ -45,7 +46,9 @@ from annotator.models import (
 )
 from annotator.models.studies import completion_code_new, study_token_new
 from annotator.presets import PRESETS
+from annotator.selectors.adaptive import adaptive_on
 from annotator.selectors.studies import release_cutoff, time_limit_change
+from annotator.services.adaptive import adaptive_items_choose
 from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
 
@@ -142,7 +145,10 @@ def study_token_rotate(*, study: Study) -> Study:
 
 
 def _open_items(project: Project) -> bool:
-    """Whether some dialogue still lacks native annotators (checked before a participant is created)."""
+    """Whether some dialogue still lacks native annotators (checked before a participant is created); with an
+    adaptive budget, whether some item is open and the budget not spent."""
+    if adaptive_on(project):
+        return bool(adaptive_items_choose(project, 0, 1))
     return (
         project.dialogues.filter(quality_item__isnull=True)
         .annotate(held=Count("assignments", filter=Q(assignments__imported=False)))
@@ -224,7 +230,10 @@ def participant_start(*, participant_id: int, now=None) -> Participant:
         project = Project.objects.select_for_update().get(pk=study.project_id)  # one hand-out at a time
         _release_expired(project, now)
         rng = random.Random(secrets.randbits(64))
-        chosen = _neediest_dialogues(project, study.items_per_participant, rng)
+        if adaptive_on(project):  # the open items where a label is worth most (annotator.services.adaptive)
+            chosen = adaptive_items_choose(project, participant.user_id, study.items_per_participant)
+        else:
+            chosen = _neediest_dialogues(project, study.items_per_participant, rng)
         ranks = list(range(len(chosen)))
         rng.shuffle(ranks)
         Assignment.objects.bulk_create(

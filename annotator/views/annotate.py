@@ -36,8 +36,8 @@ from annotator.selectors.glossary import label_glossary
 from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
-from annotator.services.active_pairs import active_pair_assign, active_pairs_on
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
+from annotator.services.next_item import next_item_hand_out
 from annotator.services.pair_order import pair_orders_fill
 
 SIGNED_OUT = gettext_noop("You were signed out: sign in again (your answers are kept).")
@@ -49,8 +49,7 @@ def queue(request, slug: str):
     study_page = participant_home(user=request.user, project=project)
     if study_page is not None:  # a study's participant: the study's page says what comes next
         return redirect(study_page)
-    if active_pairs_on(project):  # comparisons handed out one at a time: the next one, if the collection goes on
-        active_pair_assign(project=project, user=request.user)
+    next_item_hand_out(project=project, user=request.user)  # active pairs, adaptive budgets: one item at a time
     return render(
         request, "annotator/queue.html", {"project": project, **annotator_queue(project=project, user=request.user)}
     )
@@ -234,8 +233,7 @@ def _after_submission(request, assignment: Assignment):
     )
     if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
         return redirect("training_feedback", assignment.pk)
-    if active_pairs_on(assignment.dialogue.project):  # comparisons handed out one at a time
-        active_pair_assign(project=assignment.dialogue.project, user=request.user)
+    next_item_hand_out(project=assignment.dialogue.project, user=request.user)  # (one item at a time)
     following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
     if following is not None:
         return redirect("annotate", following.pk)

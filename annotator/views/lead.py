@@ -17,8 +17,9 @@ from annotator.exporters import AGGREGATIONS, export_formats_of
 from annotator.exporters.parquet import ParquetUnavailable, parquet_check
 from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
-from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership
+from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership, StopRuleKind
 from annotator.presets import PRESETS
+from annotator.selectors.adaptive import adaptive_settings
 from annotator.selectors.imports import (
     import_batch_contents,
     import_batch_status,
@@ -37,6 +38,7 @@ from annotator.selectors.manage import (
 )
 from annotator.selectors.pairwise import pairwise_settings as pairwise_settings_of
 from annotator.services.accounts import member_tokens_revoke, membership_add_account
+from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import (
     ImportBatchError,
@@ -80,6 +82,8 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
         "pairwise": pairwise_settings_of(project) if PRESETS[project.preset].comparison else None,
+        "adaptive": adaptive_settings(project),
+        "stop_rules": StopRuleKind.choices,
         **_exports(project),
         "invitations": invitations_open(project=project),
         **overview,
@@ -419,6 +423,32 @@ def reopen(request, slug: str, assignment_id: int):
         % {"external_id": assignment.dialogue.external_id, "username": assignment.annotator.username, "shown": shown},
     )
     return redirect("lead_project", slug=slug)
+
+
+@login_required
+@require_POST
+def adaptive_budget_save(request, slug: str):
+    """Fixed K or an adaptive budget (``annotator.services.adaptive``)."""
+    project = lead_project(request, slug)
+    post = request.POST
+    try:
+        adaptive_budget_update(
+            project=project,
+            adaptive=post.get("mode") == "adaptive",
+            min_k=int(post.get("min_k", "")),
+            max_k=int(post.get("max_k", "")),
+            budget=int(post.get("budget", "0") or 0),
+            stop_rule=post.get("stop_rule", ""),
+            threshold=float(post.get("threshold", "")),
+        )
+        messages.success(request, gettext("Saved the budget per item."))
+    except ValueError:
+        messages.error(
+            request, gettext("Give whole numbers for the annotators and the budget, and a number as the threshold.")
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect(f"{reverse('lead_project', args=[slug])}#adaptive-budget")
 
 
 @login_required

@@ -1,10 +1,11 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from scoring.app.views import agreement_data, dashboard, judge_report, judges, quality, report, runs
+from scoring.app.views import agreement_data, dashboard, judge_report, judges, power, quality, report, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
+    path("projects/<slug:slug>/dashboard/power/", power.power_page, name="dashboard_power"),
     path("projects/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
     path("projects/<slug:slug>/dashboard/agreement.csv", agreement_data.agreement_csv, name="agreement_csv"),
     path(

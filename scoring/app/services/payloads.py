@@ -9,6 +9,8 @@ from typing import NotRequired, TypedDict
 
 import orjson
 
+from scoring.app.services.adaptive_summary import AdaptiveSummary
+
 
 def json_finite(obj):
     """``obj`` with every non-finite float replaced by None, through dicts, lists and tuples.
@@ -392,3 +394,4 @@ class StatisticsPayload(TypedDict):
     population: Population
     labels: LabelCounts
     work: NotRequired[WorkSummary]
+    adaptive: NotRequired[AdaptiveSummary]  # projects with an adaptive budget

@@ -26,6 +26,7 @@ from scoring.agreement import (
 from scoring.app.models import ProjectStatistics
 from scoring.app.selectors.agreement_data import block_key
 from scoring.app.selectors.fingerprint import judgements_fingerprint
+from scoring.app.services.adaptive_summary import adaptive_summary
 from scoring.app.services.agreement_evidence import agreement_evidence
 from scoring.app.services.dashboard import annotator_figures, distributions_and_disputes
 from scoring.app.services.gold_cache import gold_arrays_store
@@ -147,6 +148,8 @@ def project_statistics(
     payload["population"] = asdict(annotators_included(project, by="username", judged=judged))
     payload["labels"] = label_counts(judgements, n_annotators=len(judged))
     payload["work"] = work_summary(project, judgements)
+    if (adaptive := adaptive_summary(project)) is not None:
+        payload["adaptive"] = adaptive
     return json_finite(payload)
 
 

@@ -12,6 +12,7 @@ from annotator.access import lead_project
 from annotator.models import Dialogue
 from annotator.selectors.manage import natural_key
 from annotator.selectors.progress import project_progress
+from scoring.app.selectors.adaptive_dashboard import adaptive_section
 from scoring.app.selectors.dashboard import (
     dialogue_judgements_side_by_side,
     disputed_rows,
@@ -69,6 +70,10 @@ def dashboard(request, slug: str):
             "disputed": disputed_rows(payload, criteria),
             "uch": uch if uch.get("auch_mean") is not None else None,
             "progress": progress,
+            "power_criteria": [c.key for c in criteria],
+            "adaptive": adaptive_section(
+                project=project, page=request.GET.get("items_page"), state=request.GET.get("item_state", "")
+            ),
             # lists, not objects: a browser reorders integer-like keys such as "-2", "0", "2"
             "chart_data": {
                 "agreement_order": [k for k, _v in agreement_rows],

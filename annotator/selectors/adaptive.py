@@ -1,0 +1,118 @@
+"""Where an adaptive project stands, item by item: labels, state (open, stable, at maximum), the priority of
+one more label, and the budget spent and left. Read by the hand-out (``annotator.services.adaptive``), the
+dashboard, the stats payload and the distributions export.
+
+An item's *labels* are its submitted assignments (imported ones included); its *held* places are all its
+assignments, unfinished ones included, which is what the caps count so that two annotators at work never take
+an item past ``max_k``. Gold counts come from ``project_judgements(long_form=False)`` (one grouped query per
+criterion, imported counts added). Per criterion the library's ``unit_states`` says which units are stable; an
+item is *stable* once it has ``min_k`` labels and every unit of every criterion is stable, *at maximum* once it
+holds ``max_k``. The priority of an open item is ``scoring.adaptive.allocation_priority``, the largest expected
+change of a unit's gold from one more label; items holding fewer than ``min_k`` come first, the fewest held first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Count, Q
+
+from annotator.models import AdaptiveBudget, Assignment, AssignmentStatus, Project
+from annotator.selectors.judgement_arrays import project_judgements
+from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, allocation_priority, unit_states
+
+
+def adaptive_settings(project: Project) -> AdaptiveBudget:
+    """The project's settings (an unsaved default row, fixed K, when it has none). Read through the project's
+    relation: the pages' project (``annotator.access``) comes with it, so asking costs no query there."""
+    try:
+        return project.adaptive_budget
+    except AdaptiveBudget.DoesNotExist:
+        return AdaptiveBudget(project=project)
+
+
+def adaptive_on(project: Project) -> bool:
+    return adaptive_settings(project).adaptive
+
+
+def stop_rule(settings: AdaptiveBudget) -> StopRule:
+    return StopRule(kind=settings.stop_rule, threshold=settings.threshold, min_k=settings.min_k, max_k=settings.max_k)
+
+
+@dataclass(frozen=True)
+class ItemState:
+    dialogue_id: int
+    external_id: str
+    labels: int
+    held: int
+    state: str
+    priority: float  # the library's allocation priority (1 + places lacking under min_k; 0 when not open)
+
+
+@dataclass(frozen=True)
+class AdaptiveStatus:
+    settings: AdaptiveBudget
+    items: list[ItemState]  # ordinary items in import order
+    spent: int  # item-assignments given (unfinished ones included)
+    budget_spent: bool
+
+    @property
+    def left(self) -> int | None:
+        return None if not self.settings.budget else max(0, self.settings.budget - self.spent)
+
+    def counts(self) -> dict[str, int]:
+        found = {OPEN: 0, STABLE: 0, AT_MAXIMUM: 0}
+        for item in self.items:
+            found[item.state] += 1
+        return found
+
+
+def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) -> AdaptiveStatus:
+    """Every ordinary item's state (see the module's docstring); a few queries whatever the project's size."""
+    settings = settings or adaptive_settings(project)
+    rows = list(
+        project.dialogues.filter(quality_item__isnull=True)
+        .annotate(
+            held=Count("assignments"),
+            labels=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED)),
+        )
+        .order_by("position", "pk")
+        .values_list("pk", "external_id", "held", "labels")
+    )
+    index = {pk: i for i, (pk, *_rest) in enumerate(rows)}
+    counts_by_criterion, items_of_units = {}, {}
+    for key, data in project_judgements(project, long_form=False).items():
+        item = np.array([index.get(d, -1) for d in data.unit_dialogue.tolist()], dtype=int)
+        keep = item >= 0  # (units of control and training items are never read; kept safe all the same)
+        counts_by_criterion[key], items_of_units[key] = data.counts()[keep], item[keep]
+    rule = stop_rule(settings)
+    if counts_by_criterion and rows:
+        states = unit_states(counts_by_criterion, rule, items_of_units, len(rows))
+        priority = allocation_priority(counts_by_criterion, rule, items_of_units, len(rows))
+    else:
+        states, priority = np.full(len(rows), OPEN), np.zeros(len(rows))
+    items = []
+    for i, (pk, external_id, held, labels) in enumerate(rows):
+        if labels >= settings.min_k and states[i] == STABLE:
+            state = STABLE
+        elif held >= settings.max_k or states[i] == AT_MAXIMUM:
+            state = AT_MAXIMUM
+        else:
+            state = OPEN
+        if held < settings.min_k:  # under the minimum: the fewest held first (as the library ranks by labels)
+            worth = 1.0 + settings.min_k - held
+        else:
+            worth = float(priority[i]) if np.isfinite(priority[i]) else 0.0
+        items.append(ItemState(pk, external_id, labels, held, state, worth))
+    spent = Assignment.objects.filter(
+        dialogue__project=project, dialogue__quality_item__isnull=True, imported=False
+    ).count()
+    return AdaptiveStatus(settings, items, spent, bool(settings.budget) and spent >= settings.budget)
+
+
+def stop_reason(item: ItemState, status: AdaptiveStatus) -> str:
+    """Why an item stopped getting labels: ``stable``, ``at_maximum``, ``budget_spent``, or '' (still open)."""
+    if item.state != OPEN:
+        return item.state
+    return "budget_spent" if status.budget_spent else ""

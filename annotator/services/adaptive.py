@@ -1,0 +1,70 @@
+"""Adaptive budgets: the lead's settings, and choosing the items an annotator or a study participant gets.
+
+The next item given is the open item where one more label is expected to change the gold most
+(``annotator.selectors.adaptive``), among those the person was never given (nor had released, for study
+participants), while it holds fewer than ``max_k`` annotators and the project's budget of item-assignments is not
+spent. Annotators get one item at a time through ``annotator.services.handout`` (the project's row locked);
+study participants get their whole set at once in ``participant_start``, under the same lock.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+
+from annotator.models import AdaptiveBudget, Assignment, Project, ReleasedItem
+from annotator.selectors.adaptive import OPEN, adaptive_status
+from annotator.services.handout import hand_out_one
+
+SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold")
+
+
+def adaptive_budget_update(*, project: Project, **settings) -> AdaptiveBudget:
+    """Save the project's budget mode (``SETTINGS_FIELDS``); ``ValidationError`` on bad values."""
+    unknown = set(settings) - set(SETTINGS_FIELDS)
+    if unknown:
+        raise TypeError(f"unknown adaptive settings: {', '.join(sorted(unknown))}")
+    row = AdaptiveBudget.objects.filter(project=project).first() or AdaptiveBudget(project=project)
+    for name, value in settings.items():
+        setattr(row, name, value)
+    row.full_clean()
+    if row.min_k > row.max_k:
+        raise ValidationError({"min_k": gettext("The minimum per item cannot exceed the maximum.")})
+    row.save()
+    project.adaptive_budget = row  # (the project's cached relation says what was saved)
+    return row
+
+
+def adaptive_items_choose(project: Project, user_id: int, n: int) -> list[int]:
+    """Up to ``n`` items for one person, best first; call it under the project's lock."""
+    status = adaptive_status(project)
+    if status.budget_spent:
+        return []
+    seen = set(
+        Assignment.objects.filter(annotator_id=user_id, dialogue__project=project).values_list("dialogue_id", flat=True)
+    )
+    seen |= set(
+        ReleasedItem.objects.filter(participant__user_id=user_id, dialogue__project=project).values_list(
+            "dialogue_id", flat=True
+        )
+    )
+    max_k = status.settings.max_k
+    ranked = sorted(
+        (
+            (-item.priority, item.held, i, item.dialogue_id)
+            for i, item in enumerate(status.items)
+            if item.state == OPEN and item.held < max_k and item.dialogue_id not in seen
+        )
+    )
+    n = n if status.left is None else min(n, status.left)
+    return [dialogue_id for *_key, dialogue_id in ranked[:n]]
+
+
+def adaptive_assign(*, project: Project, user) -> Assignment | None:
+    """Give ``user`` the item where one more label is worth most, or None (see ``hand_out_one``)."""
+
+    def choose(locked: Project, chooser) -> int | None:
+        found = adaptive_items_choose(locked, chooser.pk, 1)
+        return found[0] if found else None
+
+    return hand_out_one(project=project, user=user, choose=choose)

@@ -1,0 +1,87 @@
+"""Time of one adaptive hand-out on a real-size project: STC-3 Chinese (3,700 dialogues, 19 imported annotators
+each) switched to an adaptive budget (max K 30): the items' states at the default threshold, then (threshold 0, so that
+every hand-out finds an item) new annotators ask for items one after another.
+
+Prints, as one JSON line, the import time, the items, the hand-outs timed, their median and largest wall time
+and the queries one hand-out makes (``annotator.services.adaptive.adaptive_assign``, which reads every item's
+counts through ``project_judgements(long_form=False)``).
+
+    .venv/bin/python bench/adaptive_handout.py [--handouts 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from _setup import django_on_postgres, extract
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--handouts", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="print where one status read spends its time")
+    args = parser.parse_args()
+    django_on_postgres()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotator.models import Role
+    from annotator.services.adaptive import adaptive_assign, adaptive_budget_update
+    from annotator.services.imports import dialogues_import
+    from annotator.services.projects import membership_add, project_create
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = extract("stc3.zip", "stc3/train_data_cn.json", Path(tmp))
+        project = project_create(slug=f"bench-adaptive-{int(time.time())}", preset="stc3")
+        started = time.perf_counter()
+        report = dialogues_import(project=project, paths=[path])
+        imported = time.perf_counter() - started
+    from annotator.selectors.adaptive import adaptive_status
+
+    adaptive_budget_update(project=project, adaptive=True, min_k=3, max_k=30, stop_rule="expected_change")
+    started = time.perf_counter()
+    states = adaptive_status(project).counts()  # at the default threshold (0.01), with the 19 imported labels
+    status_s = time.perf_counter() - started
+    adaptive_budget_update(project=project, threshold=0.0)  # nothing settles: every hand-out finds an item
+    if args.profile:
+        import cProfile
+        import pstats
+
+        with cProfile.Profile() as profile:
+            adaptive_status(project)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+    walls, queries = [], []
+    for i in range(args.handouts):
+        user = get_user_model().objects.create_user(f"{project.slug}-a{i}", password="x")
+        membership_add(project=project, user=user, role=Role.ANNOTATOR)
+        with CaptureQueriesContext(connection) as seen:
+            started = time.perf_counter()
+            given = adaptive_assign(project=project, user=user)
+            walls.append(time.perf_counter() - started)
+        assert given is not None
+        queries.append(len(seen.captured_queries))
+    print(
+        json.dumps(
+            {
+                "dialogues": report.dialogues,
+                "judgements": report.judgements,
+                "import_s": round(imported, 1),
+                "states_at_0.01": states,
+                "status_s": round(status_s, 3),
+                "handouts": len(walls),
+                "handout_median_s": round(statistics.median(walls), 3),
+                "handout_max_s": round(max(walls), 3),
+                "queries_per_handout": max(queries),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

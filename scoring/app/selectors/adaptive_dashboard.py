@@ -1,0 +1,32 @@
+"""The dashboard's adaptive-budget section: the budget spent and left, items per state, and a page of items with
+their labels and state (``annotator.selectors.adaptive``; paged, so a project of thousands of items stays light)."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+
+from annotator.models import Project
+from annotator.selectors.adaptive import AT_MAXIMUM, OPEN, STABLE, adaptive_on, adaptive_status, stop_reason
+
+ITEMS_PER_PAGE = 50
+STATES = (OPEN, STABLE, AT_MAXIMUM)
+
+
+def adaptive_section(*, project: Project, page: str | None, state: str = "") -> dict | None:
+    """None on fixed-K projects; else the settings, counts, spent/left and one page of items (``state``: only those)."""
+    if not adaptive_on(project):
+        return None
+    status = adaptive_status(project)
+    rows = [{"item": i, "stopped": stop_reason(i, status)} for i in status.items if not state or i.state == state]
+    settings = status.settings
+    total = settings.budget or None
+    return {
+        "settings": settings,
+        "counts": status.counts(),
+        "spent": status.spent,
+        "left": status.left,
+        "spent_share": (status.spent / total) if total else None,
+        "labels": sum(i.labels for i in status.items),
+        "state": state if state in STATES else "",
+        "page": Paginator(rows, ITEMS_PER_PAGE).get_page(page),
+    }
