@@ -15,7 +15,7 @@ from annotator.selectors.assignments import own_assignment_detail, own_assignmen
 from annotator.selectors.studies import released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
 from api import serializers as s
-from api.judgements_in import judgements_in_plain
+from api.save_body import judgements_in_plain, saved_out
 
 
 class AssignmentList(generics.ListAPIView):
@@ -117,7 +117,7 @@ class AssignmentJudgements(APIView):
                     409, "submitted", [gettext("this item is already submitted; ask the project lead to reopen it")]
                 )
             return _refused(400, "invalid", exc.problems, exc.missing)
-        body = dict(s.AssignmentOut(saved).data)
+        body = saved_out(saved)
         body["stale"] = data.get("version") is not None and saved.version != data["version"] + 1
         if body["stale"]:  # saved elsewhere in between: the whole state, so that the client shows it
             state = own_assignment_detail(user=request.user, assignment_id=pk)
