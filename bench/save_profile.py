@@ -1,10 +1,11 @@
 """CPU per save through Django's WSGI handler (no HTTP server), with a cProfile of the save path.
 
-Starts a throwaway PostgreSQL and Redis like the other benches (tasks are queued, not run), imports 200 STC-3 Chinese dialogues into a
-project with K = 1, and sends each item's three saves (partial draft, complete draft, submission),
-the requests ``bench/api_load.py`` sends, to ``config.wsgi.application`` in this process: the
-middleware, DRF, the validation and the save, without the network and gunicorn. Prints the CPU per
-save (median of rounds) and, with ``--profile FILE``, writes a cProfile of the saves.
+Starts a throwaway PostgreSQL and Redis like the other benches (tasks are queued, not run),
+imports 200 STC-3 Chinese dialogues into a project with K = 1, and sends each item's three saves
+(partial draft, complete draft, submission: the requests ``bench/api_load.py`` sends) to
+``config.wsgi.application`` in this process: the middleware, DRF, the validation and the save,
+without the network and gunicorn. Prints the CPU per save (median of rounds) and, with
+``--profile FILE``, writes a cProfile (CPU time) of the last round's saves.
 
     .venv/bin/python bench/save_profile.py [--dialogues 200] [--rounds 5] [--profile FILE]
 """
@@ -75,7 +76,7 @@ def main() -> None:
                 body = {"judgements": judgements if phase else judgements[:2], "submit": phase == 2, "seconds": 3}
                 requests.append((assignment_id, json.dumps(body).encode()))
 
-        def send(assignment_id: int, payload: bytes) -> None:
+        def send(assignment_id: int, payload: bytes, token: str = token) -> None:
             environ = {
                 "REQUEST_METHOD": "POST",
                 "PATH_INFO": f"/api/assignments/{assignment_id}/judgements/",
@@ -98,7 +99,7 @@ def main() -> None:
                 "wsgi.version": (1, 0),
             }
             status = []
-            body = b"".join(application(environ, lambda s, h, *a: status.append(s)))
+            body = b"".join(application(environ, lambda line, headers, *rest: status.append(line)))
             if not status[0].startswith("200"):
                 sys.exit(f"save refused: {status[0]} {body[:300]!r}")
 
