@@ -6,12 +6,15 @@ priority) and gunicorn (sync workers, one per core, preloaded) on a free loopbac
 3,700 STC-3 Chinese training dialogues into a project with 20 annotators and K = 3 (11,100 items).
 Each client works through its own items like the annotation page does: a partial draft, a
 complete draft, then the submission, each a POST of the JSON the page would send, with no pause
-between requests (a closed loop: latency is what 20 busy clients wait). Prints requests/s,
-p50/p95/p99 latency, errors and the CPU each process used, then checks that the database holds
-exactly the judgements of every client's accepted saves, merged (no loss, no duplicates).
+between requests (a closed loop: latency is what 20 busy clients wait), or with ``--every S`` one
+save every S seconds per client (an offered load: 50 annotators saving every 2 s is
+``--clients 50 --every 2``). Prints requests/s, p50/p95/p99 latency, errors, the CPU each process
+used (gunicorn's per save; in a closed loop, its saves per second per core of CPU), then checks that
+the database holds exactly the judgements of every client's accepted saves, merged (no loss, no
+duplicates).
 
-    .venv/bin/python bench/api_load.py [--clients 20] [--seconds 60] [--workers N] [--threads T]
-                                       [--worker-queues interactive,heavy,exports]
+    .venv/bin/python bench/api_load.py [--clients 20] [--seconds 60] [--every S] [--workers N]
+                                       [--threads T] [--worker-queues interactive,heavy,exports]
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--dialogues", type=int, default=3700)
+    parser.add_argument("--every", type=float, default=0, help="seconds between one client's saves (0: none)")
     parser.add_argument("--annotators-per-dialogue", type=int, default=3)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (> 1: gthread)")
@@ -179,7 +183,11 @@ def main() -> None:
         headers = {"Authorization": f"Token {tokens[index]}", "Content-Type": "application/json"}
         items = work[users[index].pk]
         step = 0
+        due = time.monotonic() + args.every * index / max(1, args.clients)  # spread the clients' starts
         while time.monotonic() < deadline and step < 3 * len(items):
+            if args.every:
+                time.sleep(max(0.0, due - time.monotonic()))
+                due += args.every
             assignment_id, external_id = items[step // 3]
             phase = step % 3
             body = body_for(external_id, complete=phase > 0, seed=index)
@@ -235,6 +243,8 @@ def main() -> None:
             f"CPU {label:<28}{used:.1f} s ({used / wall:.2f} cores, "
             f"{1000 * used / max(1, len(latencies)):.2f} ms/request)"
         )
+    served = cpu_after["gunicorn"] - cpu_before["gunicorn"]
+    print(f"saves per second per core       {len(latencies) / max(served, 1e-9):.0f} (gunicorn's CPU)")
     from scoring.app.models import StatisticsJob
 
     job = StatisticsJob.objects.filter(project=project).first()

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import logging
 
-from redis.exceptions import RedisError
 from rest_framework.throttling import SimpleRateThrottle
 
 from config.client_address import client_address
 
 log = logging.getLogger(__name__)
 
-CACHE_ERRORS = (RedisError, OSError)  # what Django's Redis cache raises when Redis is down or slow
+
+def cache_errors() -> tuple[type[Exception], ...]:
+    """What Django's Redis cache raises when Redis is down or slow. Imported when an error is being matched
+    (the cache has imported redis by then): importing the redis package costs start-up a tenth of a second."""
+    from redis.exceptions import RedisError
+
+    return (RedisError, OSError)
 
 
 class ClientRateThrottle(SimpleRateThrottle):
@@ -32,6 +37,6 @@ class ClientRateThrottle(SimpleRateThrottle):
     def allow_request(self, request, view) -> bool:
         try:
             return super().allow_request(request, view)
-        except CACHE_ERRORS as exc:
+        except cache_errors() as exc:
             log.warning("rate limit %s not applied: the cache is unreachable (%s)", self.scope, exc)
             return True

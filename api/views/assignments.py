@@ -15,6 +15,7 @@ from annotator.selectors.assignments import own_assignment_detail, own_assignmen
 from annotator.selectors.studies import released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
 from api import serializers as s
+from api.save_body import judgements_in_plain, saved_out
 
 
 class AssignmentList(generics.ListAPIView):
@@ -70,12 +71,14 @@ class AssignmentJudgements(APIView):
         },
     )
     def post(self, request, pk: int):
-        given = s.JudgementsIn(data=request.data)
-        if not given.is_valid():  # DRF's field errors, and the same as sentences (the page shows them)
-            refused = _refused(400, "invalid", _problems(given.errors))
-            refused.data = {**given.errors, **refused.data}
-            return refused
-        data = given.validated_data
+        data = judgements_in_plain(request.data)  # the usual body, read without DRF's serializers
+        if data is None:
+            given = s.JudgementsIn(data=request.data)
+            if not given.is_valid():  # DRF's field errors, and the same as sentences (the page shows them)
+                refused = _refused(400, "invalid", _problems(given.errors))
+                refused.data = {**given.errors, **refused.data}
+                return refused
+            data = given.validated_data
         judgements = [
             Given(
                 j["criterion"], j["unit"], j["value"], ("" if j["base"] is None else j["base"]) if "base" in j else None
@@ -114,7 +117,7 @@ class AssignmentJudgements(APIView):
                     409, "submitted", [gettext("this item is already submitted; ask the project lead to reopen it")]
                 )
             return _refused(400, "invalid", exc.problems, exc.missing)
-        body = dict(s.AssignmentOut(saved).data)
+        body = saved_out(saved)
         body["stale"] = data.get("version") is not None and saved.version != data["version"] + 1
         if body["stale"]:  # saved elsewhere in between: the whole state, so that the client shows it
             state = own_assignment_detail(user=request.user, assignment_id=pk)

@@ -50,7 +50,6 @@ import itertools
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.stats import norm
 
 from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, bradley_terry
 from scoring.pairwise.diagnostics import estimable
@@ -181,6 +180,9 @@ def next_pairs(
     counts = counts.copy()
     rng = None if seed is None else np.random.default_rng(seed)
     covariance = _covariance(pairs, counts, p, n_systems) if rule == "intervals" else None
+    # imported here: importing scipy takes a third of a second at start-up
+    from scipy.stats import norm
+
     z = float(norm.ppf(0.5 + level / 2))
     chosen = []
     for _ in range(k):

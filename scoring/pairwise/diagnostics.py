@@ -24,9 +24,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.stats import binomtest, norm
 
 from scoring.pairwise._engine import design, newton, row_terms, sandwich
 from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, voted_cells
@@ -48,6 +45,9 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> tuple[float,
     """
     if n == 0:
         return 0.0, 1.0
+    # imported here: importing scipy takes a third of a second at start-up
+    from scipy.stats import norm
+
     z = norm.ppf(0.5 + level / 2)
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -73,6 +73,9 @@ def position_bias(votes: PairwiseVotes, level: float = 0.95) -> dict:
     first_won = np.where(votes.a_shown_first, votes.outcome == 1.0, votes.outcome == 0.0) & decisive
     wins, n = int(first_won.sum()), int(decisive.sum())
     lo, hi = wilson_interval(wins, n, level)
+    # imported here: importing scipy takes a third of a second at start-up
+    from scipy.stats import binomtest
+
     return {
         "first_shown_wins": wins,
         "decisive": n,
@@ -126,6 +129,10 @@ def estimable(votes: PairwiseVotes) -> bool:
         return False
     wins, ties = win_matrix(votes)
     beat = (wins + ties)[np.ix_(present, present)] > 0
+    # imported here: importing scipy takes a third of a second at start-up
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     count, _ = connected_components(csr_matrix(beat), directed=True, connection="strong")
     return bool(count == 1)
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from scoring.pairwise._engine import check_ties, design, newton, sandwich
 from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, bradley_terry, voted_cells
@@ -161,6 +160,9 @@ def sandwich_intervals(
         covariance[np.ix_(present, present)] = robust[: len(present), : len(present)]
     elif len(present) == 1:
         covariance[present, present] = 0.0
+    # imported here: importing scipy takes a third of a second at start-up
+    from scipy.stats import norm
+
     half = norm.ppf(0.5 + level / 2) * np.sqrt(np.clip(np.diag(covariance), 0, None))
     rank = ranks(fit.scores)
     return Intervals(

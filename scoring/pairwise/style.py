@@ -40,7 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from scoring.pairwise._engine import CHUNK, check_ties, design, newton, sandwich
 from scoring.pairwise.bradley_terry import DEFAULT_RIDGE, BTFit, to_elo, voted_systems
@@ -167,6 +166,9 @@ def style_controlled(
         else:
             theta = None if nu is None else np.log(max(nu, 1e-300))
             _, robust = sandwich(x, y, np.ones(votes.n), beta, theta, m, ties)
+            # imported here: importing scipy takes a third of a second at start-up
+            from scipy.stats import norm
+
             half = norm.ppf(0.5 + level / 2) * np.sqrt(np.clip(np.diag(robust), 0, None))
             lower[present] = beta[:m] - half[:m]
             upper[present] = beta[:m] + half[:m]
