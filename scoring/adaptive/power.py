@@ -20,7 +20,6 @@ a few labels per item on a good share of the items is what it needs.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import ttest_ind
 
 from scoring.agreement.alpha import krippendorff_alpha_from_counts
 
@@ -123,6 +122,8 @@ def _system_difference(rng, values, shares, first, ks, n_items, n_sim, level, ef
     shift = 0.0 if effect is None else pilot_difference - effect  # added to the second system's scores
     groups = [shares[first], shares[~first]]
     sizes = [n_items or len(g) for g in groups]
+    from scipy.stats import ttest_ind  # here, not at import: the web process starts without scipy
+
     direction = np.sign(pilot_difference - shift)  # 0: no true difference, any separation is a false one
     rows = []
     for k in ks:

@@ -13,7 +13,6 @@ P(next = k) = (c_k + prior) / (n + K prior).
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import beta
 
 
 def _counts(counts) -> np.ndarray:
@@ -93,5 +92,7 @@ def interval_width(counts, level: float = 0.95, prior: float = 0.5) -> np.ndarra
     a = counts + _prior(prior)
     rest = a.sum(axis=1, keepdims=True) - a
     tail = (1 - level) / 2
+    from scipy.stats import beta  # here, not at import: the web process starts without scipy
+
     width = beta.ppf(1 - tail, a, rest) - beta.ppf(tail, a, rest)
     return width.max(axis=1)

@@ -66,7 +66,30 @@ def krippendorff_alpha_from_counts(counts, level: str = "nominal", values=None, 
 
 def alpha_from_coincidence(coincidence, level: str, values, *, on_undefined: str = "nan") -> float:
     """Krippendorff's alpha from the coincidence matrix o_ck (``krippendorff_alpha_from_counts``) and the
-    columns' numbers ``values``: kept additively, the matrix gives alpha without a pass over the units."""
+    columns' numbers ``values``: kept additively, the matrix gives alpha without a pass over the units.
+
+    alpha = 1 - D_o / D_e with D_o = sum_ck o_ck delta_ck / n and D_e = sum_ck n_c n_k delta_ck / (n (n - 1)).
+
+    Parameters
+    ----------
+    coincidence : array-like, shape (n_values, n_values)
+        o_ck: sum over units of n_uc n_uk - [c = k] n_uc, divided by m_u - 1.
+    level : str
+        "nominal", "ordinal" or "interval".
+    values : array-like, shape (n_values,)
+        The number of each column (interval distances); ranks suffice for nominal and ordinal.
+    on_undefined : str
+        "nan" (default) or "raise" where alpha is undefined.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(alpha_from_coincidence([[4, 1], [1, 2]], "nominal", [0, 1]), 4)
+    0.5333
+    """
     coincidence = np.asarray(coincidence, dtype=float)
     totals = coincidence.sum(axis=1)
     n = totals.sum()

@@ -22,6 +22,11 @@ def unit_terms(counts) -> dict[tuple[int, int], int]:
     """The terms one unit with these per-category ``counts`` adds to its group (m = sum of counts).
 
     Keys: ``UNITS`` (1), ``(c, -1)`` (the labels of category c) and ``(c, k)`` (its pairs); zeros left out.
+
+    Examples
+    --------
+    >>> unit_terms([2, 1])  # two labels of category 0, one of category 1
+    {(-1, -1): 1, (0, -1): 2, (0, 0): 2, (0, 1): 2, (1, -1): 1, (1, 0): 2}
     """
     counts = [int(x) for x in counts]
     if sum(counts) == 0:

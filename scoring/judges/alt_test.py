@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 ACCURACY, NEG_RMSE = "accuracy", "neg_rmse"
 EPSILON, Q_FDR, MIN_ITEMS, MIN_HUMANS = 0.2, 0.05, 30, 2
@@ -58,6 +57,8 @@ def _one_sided_p(d: np.ndarray, epsilon: float) -> tuple[float, float]:
     """(t, p) of the one-sample t-test of H0: mean(d) >= epsilon against mean(d) < epsilon."""
     if np.ptp(d) == 0:
         return (-np.inf, 0.0) if d[0] < epsilon else (np.inf, 1.0)
+    from scipy import stats  # here, not at import: the web process starts without scipy
+
     result = stats.ttest_1samp(d, epsilon, alternative="less")
     return float(result.statistic), float(result.pvalue)
 

@@ -17,9 +17,9 @@ above 1, never a biased estimate).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy import stats
 
 CONFIDENCE = 0.95
 
@@ -59,7 +59,7 @@ def classical_mean(y, *, confidence: float = CONFIDENCE) -> MeanEstimate:
     n = len(y)
     if n < 2:
         return MeanEstimate(float(y.mean()) if n else float("nan"), float("nan"), float("nan"), n)
-    z = stats.norm.ppf((1 + confidence) / 2)
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
     half = z * y.std(ddof=1) / np.sqrt(n)
     return MeanEstimate(float(y.mean()), float(y.mean() - half), float(y.mean() + half), n)
 
@@ -77,6 +77,6 @@ def ppi_mean(y, f_labelled, f_unlabelled, *, confidence: float = CONFIDENCE) -> 
         return MeanEstimate(float("nan"), float("nan"), float("nan"), n, big_n)
     rectifier = f - y
     estimate = f_u.mean() - rectifier.mean()
-    z = stats.norm.ppf((1 + confidence) / 2)
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
     half = z * np.sqrt(f_u.var(ddof=1) / big_n + rectifier.var(ddof=1) / n)
     return MeanEstimate(float(estimate), float(estimate - half), float(estimate + half), n, big_n)
