@@ -180,6 +180,9 @@ SPECTACULAR_SETTINGS = {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
         "RunStatusEnum": "scoring.app.models.RunStatus",
         "QualityItemKindEnum": "annotator.models.QualityItemKind",
+        # three different "format" choices (imports, judges' labels, exports): the first two named here
+        "ImportFormatEnum": "annotator.importers.FORMATS",
+        "JudgeLabelsFormatEnum": "annotator.services.judges.JUDGE_FORMATS",
     },
 }
 
