@@ -173,9 +173,16 @@ def manage(transactional_db):
 
 
 def start_worker(
-    db_url: str, log: Path, queue: str = "interactive,heavy,exports", name: str = "test-worker", env: dict | None = None
+    db_url: str,
+    log: Path,
+    queue: str = "interactive,heavy,exports",
+    name: str = "test-worker",
+    env: dict | None = None,
+    busy_at_start: bool = False,
 ) -> subprocess.Popen:
-    """A real Celery worker process on the test database and the Redis the test command started."""
+    """A real Celery worker process on the test database and the Redis the test command started; started once
+    it answers a ping, or (``busy_at_start``: a solo worker that takes a redelivered task at once answers no
+    ping until the task is done) once its log says it is ready."""
     from config.celery import app
 
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.test", **(env or {}))
@@ -191,9 +198,7 @@ def start_worker(
     for _ in range(120):
         if process.poll() is not None:
             raise RuntimeError(f"the worker exited: {log.read_text()}")
-        # a solo worker that took a task at once (a redelivered one) answers no ping until it is done; its
-        # own "ready." line says it is consuming just as well
-        if f"{node} ready." in log.read_text() or app.control.ping(destination=[node], timeout=0.5):
+        if (busy_at_start and f"{node} ready." in log.read_text()) or app.control.ping(destination=[node], timeout=0.5):
             return process
     stop_worker(process)
     raise RuntimeError(f"the worker did not answer a ping: {log.read_text()}")

@@ -82,7 +82,9 @@ def test_a_task_of_a_killed_worker_is_done_again_once(project_with_three_runs, t
     # when it is killed without a chance to say goodbye, and another worker starts
     os.kill(first.pid, signal.SIGKILL)
     first.wait(timeout=10)
-    second = start_worker(database_url(), tmp_path / "second.log", queue="q-lost", name="q-second", env=env)
+    second = start_worker(
+        database_url(), tmp_path / "second.log", queue="q-lost", name="q-second", env=env, busy_at_start=True
+    )
     try:
         # then the task is done again by the second worker, and its result arrives once
         stored = job.get(timeout=300)
