@@ -84,20 +84,7 @@ def first_allowed_values(assignment) -> list[Given]:
     Units are numbered as the annotator sees them; the presets whose items are permuted (coherence)
     ask the same question of every speaker's turns, so the source's speakers give the same values.
     """
-    shape = dialogue_shape(assignment.dialogue_id)
-    rule = unit_rule(assignment.dialogue.project.preset)
-    given = []
-    for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape, rule=rule):
-            if criterion.unit == "dialogue":
-                speaker = None
-            elif criterion.unit == "turn":
-                speaker = shape.speakers[list(shape.blocks).index(unit)]
-            else:
-                speaker = shape.speakers[unit]
-            allowed = criterion.allowed_values(speaker if criterion.speakers else None)
-            given.append(Given(criterion.key, unit, allowed[0]))
-    return given
+    return _values_for_units(assignment, lambda allowed: allowed[0])
 
 
 def project_with_submissions(preset: str, *, slug: str | None = None, annotators: int = 2) -> ProjectWithWork:
@@ -222,6 +209,11 @@ def page_save(client, item, judgements: dict[str, str], base: dict[str, str] | N
 
 def random_values(assignment, rng) -> list[Given]:
     """A value for every unit of every criterion, drawn at random from those allowed for the unit's speaker."""
+    return _values_for_units(assignment, lambda allowed: allowed[int(rng.integers(len(allowed)))])
+
+
+def _values_for_units(assignment, pick) -> list[Given]:
+    """A value for every unit of every criterion, ``pick``ed from those allowed for the unit's speaker."""
     shape = dialogue_shape(assignment.dialogue_id)
     rule = unit_rule(assignment.dialogue.project.preset)
     given = []
@@ -234,7 +226,7 @@ def random_values(assignment, rng) -> list[Given]:
             else:
                 speaker = shape.speakers[unit]
             allowed = criterion.allowed_values(speaker if criterion.speakers else None)
-            given.append(Given(criterion.key, unit, allowed[int(rng.integers(len(allowed)))]))
+            given.append(Given(criterion.key, unit, pick(allowed)))
     return given
 
 
