@@ -36,7 +36,7 @@ from annotator.selectors.imports import ImportBatchContents, import_batch_conten
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
 from annotator.services.webhooks import webhook_emit
 from config import enqueue
-from scoring.app.services.incremental import live_state_invalidate
+from scoring.app.services.incremental import live_state_stale
 from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import crash_text, storable_message
 
@@ -277,7 +277,7 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
         contents = import_batch_contents(batch=batch)
         Dialogue.objects.filter(batch=batch).delete()
         batch.delete()
-        live_state_invalidate(project_id=project.pk, reason=f"refused import {batch_id} removed")
+        live_state_stale(project_id=project.pk, reason="import_removed")
         if contents.dialogues:
             statistics_request_on_commit(project_id=project.pk)
         return BatchRemoval(batch_id, contents, refused=True)
@@ -291,6 +291,6 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
     ImportBatch.objects.filter(pk=batch.pk).update(
         status=ImportStatus.REMOVED, removed_at=timezone.now(), removed_by=user
     )
-    live_state_invalidate(project_id=project.pk, reason=f"import {batch.pk} removed")
+    live_state_stale(project_id=project.pk, reason="import_removed")
     statistics_request_on_commit(project_id=project.pk)
     return BatchRemoval(batch.pk, contents)
