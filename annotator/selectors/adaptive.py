@@ -23,8 +23,8 @@ from django.db.models import Count, Q
 
 from annotator.models import AdaptiveBudget, Assignment, AssignmentStatus, Project
 from annotator.selectors.judgement_arrays import project_judgements
-from scoring.app.selectors.live_counts import live_unit_counts
 from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, item_states_and_priority
+from scoring.app.selectors.live_counts import live_unit_counts
 
 
 def adaptive_settings(project: Project) -> AdaptiveBudget:

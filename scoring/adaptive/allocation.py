@@ -38,11 +38,24 @@ def allocation_priority(
     return np.where(unit_states(counts_by_criterion, rule, items, n_items) == OPEN, priority, -np.inf)
 
 
+def _distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``counts`` (non-negative integers as floats) and each row's index among them: one
+    number per row when they fit exactly in a float (a sort of numbers, not of rows), else numpy's row unique."""
+    base = float(counts.max()) + 1 if counts.size else 1.0
+    if base ** counts.shape[1] < 2**53:
+        key = counts @ (base ** np.arange(counts.shape[1]))
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return counts[first], inverse.reshape(-1)
+    distinct, inverse = np.unique(counts, axis=0, return_inverse=True)
+    return distinct, inverse.reshape(-1)
+
+
 def item_states_and_priority(
     counts_by_criterion: Mapping, rule: StopRule, items: Mapping | None = None, n_items: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``unit_states`` and ``allocation_priority`` at once, equal to them bit for bit, each unit's expected gold
-    change computed once (the two apart compute it three times; a hand-out asks for both, under a lock).
+    """``unit_states`` and ``allocation_priority`` at once, equal to them bit for bit, the expected gold change
+    computed once per distinct count vector (the two apart compute it three times per unit; a hand-out asks for
+    both, under a lock).
 
     Examples
     --------
@@ -58,8 +71,11 @@ def item_states_and_priority(
     for _, counts, index in triples:
         if not len(counts):
             continue
-        expected = expected_gold_change(counts, rule.prior)
-        statistic = expected if rule.kind == "expected_change" else rule.statistic(counts)
+        # units share few distinct count vectors (small integers): each statistic once per distinct vector
+        distinct, inverse = _distinct_rows(counts)
+        expected = expected_gold_change(distinct, rule.prior)
+        statistic = (expected if rule.kind == "expected_change" else rule.statistic(distinct))[inverse]
+        expected = expected[inverse]
         per_unit = counts.sum(axis=1)
         np.logical_and.at(stable, index, (per_unit >= rule.min_k) & (statistic < rule.threshold))
         np.maximum.at(change, index, expected)

@@ -48,30 +48,27 @@ def live_unit_counts(project: Project, criteria: dict[int, tuple[str, int]]) -> 
     if not _population_recorded(project):
         return None
     states, units, criteria_table = LiveState._meta.db_table, LiveUnitCounts._meta.db_table, Criterion._meta.db_table
-    with connection.cursor() as cursor:
+    if connection.vendor == "postgresql":
+        joined = "string_agg(u.dialogue_id::text || ',' || u.counts, ',')"
+    else:
+        joined = "group_concat(u.dialogue_id || ',' || u.counts, ',')"
+    with connection.cursor() as cursor:  # a row per criterion: "dialogue,count,count,...,dialogue,count,..."
         cursor.execute(
-            f"SELECT s.project_id, u.criterion_id, u.dialogue_id, u.counts FROM {states} s "
+            f"SELECT u.criterion_id, COUNT(u.id), {joined} FROM {states} s "
             f"LEFT JOIN {units} u ON u.generation = s.generation AND u.criterion_id IN "
             f"(SELECT id FROM {criteria_table} WHERE project_id = s.project_id) "
-            "WHERE s.project_id = %s AND s.built_at IS NOT NULL AND s.stale_since IS NULL",
+            "WHERE s.project_id = %s AND s.built_at IS NOT NULL AND s.stale_since IS NULL GROUP BY u.criterion_id",
             [project.pk],
         )
         rows = cursor.fetchall()
     if not rows:
         return None  # never built, or stale
-    found: dict[int, tuple[list[int], list[str]]] = {pk: ([], []) for pk in criteria}
-    for _project, criterion_id, dialogue_id, text in rows:
-        if criterion_id in found:
-            found[criterion_id][0].append(dialogue_id)
-            found[criterion_id][1].append(text)
+    found = {criterion_id: (n, text) for criterion_id, n, text in rows if criterion_id is not None}
     out = {}
-    for pk, (dialogues, texts) in found.items():
-        key, width = criteria[pk]
-        counts = (
-            np.array(",".join(texts).split(","), dtype=np.int64).reshape(len(texts), width)
-            if texts
-            else np.zeros((0, width), dtype=np.int64)
-        )
+    for pk, (key, width) in criteria.items():
+        n, text = found.get(pk, (0, ""))
+        table = np.fromstring(text, dtype=np.int64, sep=",").reshape(n, width + 1) if n else np.zeros((0, width + 1))
+        counts = table[:, 1:].astype(np.int64)
         kept = counts.sum(axis=1) > 0  # a unit whose every label was taken back is not a unit of the gold data
-        out[key] = UnitCounts(np.array(dialogues, dtype=np.int64)[kept], counts[kept])
+        out[key] = UnitCounts(table[kept, 0].astype(np.int64), counts[kept])
     return out
