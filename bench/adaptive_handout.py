@@ -83,13 +83,17 @@ def main() -> None:
     live_state_rebuild(project_id=project.pk)  # (switching adaptive on asked for it: in-process it has run already)
     rebuild_s = LiveState.objects.get(project=project).rebuild_seconds
     counted, counted_items = hand_outs("counted")
-    if args.profile:
+    if args.profile:  # one live hand-out, and the statements it makes with their times
         import cProfile
         import pstats
 
-        with cProfile.Profile() as profile:
-            adaptive_status(project)
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+        user = get_user_model().objects.create_user(f"{project.slug}-profiled", password="x")
+        membership_add(project=project, user=user, role=Role.ANNOTATOR)
+        with cProfile.Profile() as profile, CaptureQueriesContext(connection) as seen:
+            adaptive_assign(project=project, user=user).delete()
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+        for query in seen.captured_queries:
+            print(query["time"], query["sql"][:160])
     live, live_items = hand_outs("live")
     assert live_items == counted_items, "the live counts handed out other items"
     print(

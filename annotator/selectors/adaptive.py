@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Count, Q
 
-from annotator.models import AdaptiveBudget, Assignment, AssignmentStatus, Project
+from annotator.models import AdaptiveBudget, AssignmentStatus, Project
 from annotator.selectors.judgement_arrays import project_judgements
 from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, item_states_and_priority
 from scoring.app.selectors.live_counts import live_unit_counts
@@ -94,9 +94,10 @@ def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) ->
         .annotate(
             held=Count("assignments"),
             labels=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED)),
+            given=Count("assignments", filter=Q(assignments__imported=False)),
         )
         .order_by("position", "pk")
-        .values_list("pk", "external_id", "held", "labels")
+        .values_list("pk", "external_id", "held", "labels", "given")
     )
     index = {pk: i for i, (pk, *_rest) in enumerate(rows)}
     counts_by_criterion, items_of_units = {}, {}
@@ -110,7 +111,7 @@ def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) ->
     else:
         states, priority = np.full(len(rows), OPEN), np.zeros(len(rows))
     items = []
-    for i, (pk, external_id, held, labels) in enumerate(rows):
+    for i, (pk, external_id, held, labels, _given) in enumerate(rows):
         if labels >= settings.min_k and states[i] == STABLE:
             state = STABLE
         elif held >= settings.max_k or states[i] == AT_MAXIMUM:
@@ -122,9 +123,7 @@ def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) ->
         else:
             worth = float(priority[i]) if np.isfinite(priority[i]) else 0.0
         items.append(ItemState(pk, external_id, labels, held, state, worth))
-    spent = Assignment.objects.filter(
-        dialogue__project=project, dialogue__quality_item__isnull=True, imported=False
-    ).count()
+    spent = sum(row[4] for row in rows)  # item-assignments given: the ordinary items' own (not imported) ones
     return AdaptiveStatus(settings, items, spent, bool(settings.budget) and spent >= settings.budget)
 
 
