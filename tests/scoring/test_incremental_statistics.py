@@ -333,3 +333,28 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(
     kappa = fleiss_kappa(data.counts())
     assert not math.isnan(kappa)
     assert f"<td>{fmt(kappa)} " in page
+
+
+def test_a_stale_state_no_rebuild_works_on_is_asked_for_again_once_whatever_the_pages(
+    tmp_path, django_capture_on_commit_callbacks
+):
+    """A rebuild's task lost (with a worker, or a broker down): the next reads ask again, once per interval; a
+    state that a rebuild is working on is not asked for; the reads never rebuild themselves."""
+    from django.utils import timezone
+
+    from scoring.app.services import incremental
+
+    work = breakdown_project(tmp_path, dialogues=2, annotators=2, k=2, slug="ask-again")
+    live_state_rebuild(project_id=work.project.pk)
+    LiveState.objects.filter(project=work.project).update(stale_since=timezone.now(), stale_because="import")
+    with django_capture_on_commit_callbacks() as asked:
+        for _ in range(3):
+            state = incremental.live_state_read(work.project)
+    assert len(asked) == 1 and state.stale_since is not None  # asked once, nothing rebuilt here
+    LiveState.objects.filter(project=work.project).update(rebuilding_since=timezone.now())
+    from django.core.cache import cache
+
+    cache.clear()
+    with django_capture_on_commit_callbacks() as asked:
+        incremental.live_state_read(work.project)
+    assert asked == []  # a rebuild is at work

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Case, F, Value, When
 from django.db.models.functions import Coalesce
@@ -260,11 +261,22 @@ def live_state_rebuild_request_on_commit(*, project_id: int) -> None:
 
 
 def rebuild_running(state: LiveState, now=None) -> bool:
-    """Whether a rebuild of ``state`` is under way (one that began longer ago than a task may run has died)."""
+    """Whether a rebuild of ``state`` is under way (one that began longer ago than its task may run, on the
+    interactive queue, has died with its worker)."""
     if state.rebuilding_since is None:
         return False
-    limit = max(settings.TASK_TIME_LIMITS.values())
+    limit = settings.TASK_TIME_LIMITS["interactive"]
     return ((now or timezone.now()) - state.rebuilding_since).total_seconds() < limit
+
+
+ASK_AGAIN_SECONDS = 30  # a stale state no rebuild works on is asked for again at most this often
+
+
+def _ask_again(project_id: int) -> None:
+    """Ask again for the rebuild of a stale state no rebuild works on (its task lost with a worker or a
+    broker), at most every ``ASK_AGAIN_SECONDS`` whatever the number of pages asking (the cache's atomic add)."""
+    if cache.add(f"live-rebuild-asked-{project_id}", True, ASK_AGAIN_SECONDS):
+        live_state_rebuild_request_on_commit(project_id=project_id)
 
 
 def _population_changed(state: LiveState, project: Project) -> bool:
@@ -290,7 +302,7 @@ def live_state_read(project: Project) -> LiveState:
         live_state_stale(project_id=project.pk, reason="population")
         state.refresh_from_db()
     elif state.stale_since is not None and not rebuild_running(state):
-        live_state_rebuild_request_on_commit(project_id=project.pk)
+        _ask_again(project.pk)
     return state
 
 
