@@ -57,9 +57,7 @@ def test_an_import_is_followed_by_the_workers_rebuild_and_the_task_is_safe_twice
 
     live_state_stale(project_id=project.pk, reason="population")  # (autocommit: sends one at once as well)
     results = [rebuild_live_statistics.delay(project.pk) for _ in range(2)]
-    switched = [
-        r.get(timeout=120, disable_sync_subtasks=False) for r in results
-    ]  # (an in-process task run earlier in this process can leave Celery thinking it is inside one)
+    switched = [r.get(timeout=120) for r in results]
     assert wait_for(lambda: LiveState.objects.get(project=project).stale_since is None, timeout=120)
     assert LiveState.objects.get(project=project).generation == generation + 2
     assert sum(switched) <= 1
