@@ -321,6 +321,11 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(
         page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
     assert 'id="live-stale"' in page and "being prepared for the first time" in page
     assert 'id="live-labels"' not in page and len(asked) == 1  # the rebuild, run once the request is over
+    status = client.get(reverse("dashboard_live_status", args=[work.project.slug])).json()
+    assert status["stale"] is False and status["built_at"]  # what the page's script asks: now rebuilt
+    client.force_login(work.annotators[0])
+    assert client.get(reverse("dashboard_live_status", args=[work.project.slug])).status_code in (403, 404)
+    client.force_login(work.lead)
     page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
     computed = ProjectStatistics.objects.get(project=work.project).computed_at
     assert 'id="live-labels">2<' in page and 'id="live-stale"' not in page

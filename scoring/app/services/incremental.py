@@ -306,14 +306,6 @@ def live_state_read(project: Project) -> LiveState:
     return state
 
 
-def live_state_current(project: Project) -> LiveState | None:
-    """The project's state when its figures are exact now (built, not stale, for today's population), else None."""
-    state = LiveState.objects.filter(project=project).first()
-    if state is None or state.built_at is None or state.stale_since is not None:
-        return None
-    return None if _population_changed(state, project) else state
-
-
 def _group_terms(deltas: dict, criterion_id: int, counts: np.ndarray) -> None:
     """Every unit's terms of ``counts`` summed per group of units with the same number of labels."""
     m = counts.sum(axis=1)
