@@ -49,6 +49,8 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def tasks_in_process(request):
     """Tasks run in-process unless the test sends them to the real worker (marker ``worker``)."""
+    from celery._state import _set_task_join_will_block
+
     from config.celery import app
 
     if request.node.get_closest_marker("worker"):
@@ -59,6 +61,9 @@ def tasks_in_process(request):
     from django.conf import settings
 
     app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+    # Celery's "inside a task" flag is one global: eager tasks run at once in several threads (concurrent
+    # saves) can leave it set, and a later worker test's result.get() would then refuse to wait
+    _set_task_join_will_block(False)
 
 
 @pytest.fixture(autouse=True)

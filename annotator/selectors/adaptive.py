@@ -9,6 +9,9 @@ criterion, imported counts added). Per criterion the library's ``unit_states`` s
 item is *stable* once it has ``min_k`` labels and every unit of every criterion is stable, *at maximum* once it
 holds ``max_k``. The priority of an open item is ``scoring.adaptive.allocation_priority``, the largest expected
 change of a unit's gold from one more label; items holding fewer than ``min_k`` come first, the fewest held first.
+The units' counts are read from the live statistics' per-unit counts when these are exact now
+(``scoring.app.selectors.live_counts``: a few milliseconds, where counting the judgements takes seconds on an
+STC-3-sized project, under the hand-out's lock); else from the judgements. Both give the same counts.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Count, Q
 
-from annotator.models import AdaptiveBudget, Assignment, AssignmentStatus, Project
+from annotator.models import AdaptiveBudget, AssignmentStatus, Project
 from annotator.selectors.judgement_arrays import project_judgements
-from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, allocation_priority, unit_states
+from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, item_states_and_priority
+from scoring.app.selectors.live_counts import live_unit_counts
 
 
 def adaptive_settings(project: Project) -> AdaptiveBudget:
@@ -68,6 +72,20 @@ class AdaptiveStatus:
         return found
 
 
+def unit_counts(project: Project) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per criterion key, (each unit's dialogue, its counts): live when exact now, else counted (see above)."""
+    criteria = {c.pk: (c.key, len(dict.fromkeys(c.allowed_values()))) for c in project.criteria.all()}
+    live = live_unit_counts(project, criteria)
+    if live is not None:
+        return {key: (found.unit_dialogue, found.counts) for key, found in live.items()}
+    out = {}
+    for key, data in project_judgements(project, long_form=False).items():
+        counts = data.counts()
+        kept = counts.sum(axis=1) > 0  # (as the live counts: a unit whose counts are all zero has no label)
+        out[key] = (data.unit_dialogue[kept], counts[kept])
+    return out
+
+
 def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) -> AdaptiveStatus:
     """Every ordinary item's state (see the module's docstring); a few queries whatever the project's size."""
     settings = settings or adaptive_settings(project)
@@ -76,24 +94,24 @@ def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) ->
         .annotate(
             held=Count("assignments"),
             labels=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED)),
+            given=Count("assignments", filter=Q(assignments__imported=False)),
         )
         .order_by("position", "pk")
-        .values_list("pk", "external_id", "held", "labels")
+        .values_list("pk", "external_id", "held", "labels", "given")
     )
     index = {pk: i for i, (pk, *_rest) in enumerate(rows)}
     counts_by_criterion, items_of_units = {}, {}
-    for key, data in project_judgements(project, long_form=False).items():
-        item = np.array([index.get(d, -1) for d in data.unit_dialogue.tolist()], dtype=int)
+    for key, (unit_dialogue, counts) in unit_counts(project).items():
+        item = np.array([index.get(d, -1) for d in unit_dialogue.tolist()], dtype=int)
         keep = item >= 0  # (units of control and training items are never read; kept safe all the same)
-        counts_by_criterion[key], items_of_units[key] = data.counts()[keep], item[keep]
+        counts_by_criterion[key], items_of_units[key] = counts[keep], item[keep]
     rule = stop_rule(settings)
     if counts_by_criterion and rows:
-        states = unit_states(counts_by_criterion, rule, items_of_units, len(rows))
-        priority = allocation_priority(counts_by_criterion, rule, items_of_units, len(rows))
+        states, priority = item_states_and_priority(counts_by_criterion, rule, items_of_units, len(rows))
     else:
         states, priority = np.full(len(rows), OPEN), np.zeros(len(rows))
     items = []
-    for i, (pk, external_id, held, labels) in enumerate(rows):
+    for i, (pk, external_id, held, labels, _given) in enumerate(rows):
         if labels >= settings.min_k and states[i] == STABLE:
             state = STABLE
         elif held >= settings.max_k or states[i] == AT_MAXIMUM:
@@ -105,9 +123,7 @@ def adaptive_status(project: Project, settings: AdaptiveBudget | None = None) ->
         else:
             worth = float(priority[i]) if np.isfinite(priority[i]) else 0.0
         items.append(ItemState(pk, external_id, labels, held, state, worth))
-    spent = Assignment.objects.filter(
-        dialogue__project=project, dialogue__quality_item__isnull=True, imported=False
-    ).count()
+    spent = sum(row[4] for row in rows)  # item-assignments given: the ordinary items' own (not imported) ones
     return AdaptiveStatus(settings, items, spent, bool(settings.budget) and spent >= settings.budget)
 
 

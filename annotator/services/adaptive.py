@@ -15,6 +15,7 @@ from django.utils.translation import gettext
 from annotator.models import AdaptiveBudget, Assignment, Project, ReleasedItem
 from annotator.selectors.adaptive import OPEN, adaptive_status
 from annotator.services.handout import hand_out_one
+from scoring.app.services.incremental import live_state_read
 
 SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold")
 
@@ -32,6 +33,8 @@ def adaptive_budget_update(*, project: Project, **settings) -> AdaptiveBudget:
         raise ValidationError({"min_k": gettext("The minimum per item cannot exceed the maximum.")})
     row.save()
     project.adaptive_budget = row  # (the project's cached relation says what was saved)
+    if row.adaptive:  # hand-outs read the live per-unit counts: have them built (in the background) if none yet
+        live_state_read(project)
     return row
 
 

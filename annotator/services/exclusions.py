@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from annotator.models import AnnotatorExclusion, Membership, Project, Role
+from scoring.app.services.incremental import live_state_stale
 
 
 class ExclusionError(ValueError):
@@ -41,9 +42,11 @@ def annotator_exclude(*, project: Project, username: str, reason: str, excluded_
     if not reason:
         raise ExclusionError(gettext("give a reason for excluding the annotator"))
     user = _annotator(project, username)
-    exclusion, _created = AnnotatorExclusion.objects.update_or_create(
+    exclusion, created = AnnotatorExclusion.objects.update_or_create(
         project=project, user=user, defaults={"reason": reason, "excluded_by": excluded_by}
     )
+    if created:
+        live_state_stale(project_id=project.pk, reason="exclusion")
     return exclusion
 
 
@@ -52,4 +55,6 @@ def annotator_include(*, project: Project, username: str) -> int:
     """Count an excluded annotator's judgements again; returns how many exclusions were lifted."""
     user = _annotator(project, username)
     deleted, _ = AnnotatorExclusion.objects.filter(project=project, user=user).delete()
+    if deleted:
+        live_state_stale(project_id=project.pk, reason="inclusion")
     return deleted

@@ -36,7 +36,7 @@ from annotator.selectors.imports import ImportBatchContents, import_batch_conten
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
 from annotator.services.webhooks import webhook_emit
 from config import enqueue
-from scoring.app.services.incremental import live_state_invalidate
+from scoring.app.services.incremental import live_state_stale
 from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import crash_text, storable_message
 
@@ -275,9 +275,10 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
     batch = ImportBatch.objects.select_for_update().get(pk=batch_id, project=project)
     if batch.status == ImportStatus.FAILED:
         contents = import_batch_contents(batch=batch)
+        # the live state's row first, as saves take it first: then never a deadlock with a save on these units
+        live_state_stale(project_id=project.pk, reason="import_removed")
         Dialogue.objects.filter(batch=batch).delete()
         batch.delete()
-        live_state_invalidate(project_id=project.pk, reason=f"refused import {batch_id} removed")
         if contents.dialogues:
             statistics_request_on_commit(project_id=project.pk)
         return BatchRemoval(batch_id, contents, refused=True)
@@ -287,10 +288,10 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
             % {"pk": batch.pk, "names": batch.file_names, "status": str(batch.get_status_display()).lower()}
         )
     contents = import_batch_contents(batch=batch)
+    live_state_stale(project_id=project.pk, reason="import_removed")  # (first: as above)
     Dialogue.objects.filter(batch=batch).delete()
     ImportBatch.objects.filter(pk=batch.pk).update(
         status=ImportStatus.REMOVED, removed_at=timezone.now(), removed_by=user
     )
-    live_state_invalidate(project_id=project.pk, reason=f"import {batch.pk} removed")
     statistics_request_on_commit(project_id=project.pk)
     return BatchRemoval(batch.pk, contents)

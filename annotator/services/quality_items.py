@@ -38,6 +38,7 @@ from annotator.models import (
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.app.services.incremental import live_state_stale
 from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import N_
 
@@ -109,6 +110,8 @@ def quality_settings_update(
         raise QualityError(problems)
     with transaction.atomic():
         settings = QualitySettings.objects.select_for_update().get_or_create(project=project)[0]
+        if source is not None and source != settings.source:
+            live_state_stale(project_id=project.pk, reason="source")
         for name, value in (
             ("control_rate", control_rate),
             ("default_tolerance", default_tolerance),
@@ -174,9 +177,11 @@ def quality_item_set(
     if dialogue is None:
         raise QualityError([f"no dialogue {dialogue_id} in project {project.slug}"])
     rows = _checked_answers(project, dialogue, answers)
-    item, _created = QualityItem.objects.update_or_create(
+    item, created = QualityItem.objects.update_or_create(
         dialogue=dialogue, defaults={"kind": kind, "explanation": explanation}
     )
+    if created:
+        live_state_stale(project_id=project.pk, reason="quality_items")
     item.answers.all().delete()
     for row in rows:
         row.item = item
@@ -192,6 +197,7 @@ def quality_item_remove(*, project: Project, dialogue_id: int) -> int:
         return 0
     Assignment.objects.filter(dialogue_id=dialogue_id, imported=False, status=AssignmentStatus.PENDING).delete()
     item.delete()
+    live_state_stale(project_id=project.pk, reason="quality_items")
     return 1
 
 

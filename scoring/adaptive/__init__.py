@@ -8,11 +8,12 @@ Every function here is pure (numpy/scipy, no Django), over per-unit category cou
   ``interval_width`` (the widest marginal credible interval of the Dirichlet posterior);
 * ``states``: ``StopRule`` and ``unit_states``, each item "open", "stable" or "at_maximum", an item
   stopping when all its criteria (and, for turn-level criteria, all its units) do;
-* ``allocation``: ``allocation_priority``, the order in which open items get the next label;
+* ``allocation``: ``allocation_priority``, the order in which open items get the next label (with the
+  items' states at once: ``item_states_and_priority``);
 * ``power``: ``power_analysis``, how many annotators per item a project needs, by simulation from a pilot.
 """
 
-from scoring.adaptive.allocation import allocation_priority
+from scoring.adaptive.allocation import allocation_priority, item_states_and_priority
 from scoring.adaptive.power import power_analysis
 from scoring.adaptive.states import AT_MAXIMUM, OPEN, STABLE, StopRule, item_label_counts, unit_states
 from scoring.adaptive.stop_rules import expected_gold_change, interval_width, jsd_rows
@@ -26,6 +27,7 @@ __all__ = [
     "expected_gold_change",
     "interval_width",
     "item_label_counts",
+    "item_states_and_priority",
     "jsd_rows",
     "power_analysis",
     "unit_states",

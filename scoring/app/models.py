@@ -171,8 +171,22 @@ class LiveState(models.Model):
     source = models.CharField(max_length=20)
     excluded = models.JSONField(default=list, help_text="Excluded annotators' user ids when built.")
     quality_dialogues = models.JSONField(default=list, help_text="Control and training items when built.")
-    built_at = models.DateTimeField()
+    built_at = models.DateTimeField(null=True, blank=True, help_text="When the last rebuild committed (never: empty).")
     rebuilt_because = models.CharField(max_length=200, blank=True)
+    generation = models.PositiveIntegerField(
+        default=0, help_text="Which generation of unit counts (``LiveUnitCounts.generation``) is the state's."
+    )
+    changes = models.PositiveIntegerField(default=0, help_text="Structural changes marked so far (a counter).")
+    stale_since = models.DateTimeField(
+        null=True, blank=True, help_text="The first structural change the figures do not include yet."
+    )
+    stale_because = models.CharField(max_length=40, blank=True, help_text="The last such change (a reason code).")
+    rebuilding_since = models.DateTimeField(null=True, blank=True, help_text="A rebuild is reading the judgements.")
+    rebuild_covers = models.PositiveIntegerField(default=0, help_text="``changes`` when the running rebuild began.")
+    pending_since = models.DateTimeField(
+        null=True, blank=True, help_text="The first structural change marked while a rebuild was running."
+    )
+    rebuild_seconds = models.FloatField(null=True, blank=True, help_text="How long the last rebuild took.")
 
     def __str__(self) -> str:
         return f"live statistics of project {self.project_id}"
@@ -185,14 +199,33 @@ class LiveUnitCounts(models.Model):
     dialogue = models.ForeignKey("annotator.Dialogue", on_delete=models.CASCADE, related_name="+")
     unit = models.PositiveIntegerField()
     counts = models.CharField(max_length=400)
+    generation = models.PositiveIntegerField(
+        default=0, help_text="The rebuild that wrote the row; only the state's generation is read."
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["criterion", "dialogue", "unit"], name="liveunitcounts_unique"),
+            models.UniqueConstraint(
+                fields=["criterion", "dialogue", "unit", "generation"], name="liveunitcounts_unique_generation"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"counts {self.counts} of unit {self.unit} of dialogue {self.dialogue_id}"
+
+
+class LiveTouchedDialogue(models.Model):
+    """A dialogue whose judgements a save changed while a rebuild of the project's state was reading them: the
+    rebuild reads it again under the state's lock before its figures replace the state's."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    dialogue = models.ForeignKey("annotator.Dialogue", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "dialogue"], name="livetoucheddialogue_unique")]
+
+    def __str__(self) -> str:
+        return f"dialogue {self.dialogue_id} changed during a rebuild"
 
 
 class LiveAgreementTerm(models.Model):

@@ -7,6 +7,7 @@ from django.db import InterfaceError, OperationalError
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from scoring.app.services.compare import comparisons_refresh
 from scoring.app.services.jobs import model_estimate_job_run, statistics_job_run
+from scoring.app.services.live_rebuild import live_state_rebuild
 from scoring.app.services.runs.freshness import runs_rescore_stale
 from scoring.app.services.runs.upload import run_score_stored, runs_requeue
 
@@ -29,6 +30,13 @@ def recompute_statistics(self, project_id: int, force: bool = False) -> dict:
         "fingerprint": stored.fingerprint,
         "computed_at": stored.computed_at.isoformat(),
     }
+
+
+@shared_task(bind=True, **RETRY, **limits("interactive"))
+def rebuild_live_statistics(self, project_id: int) -> int:
+    """The live statistics rebuilt after a structural change (``live_rebuild``); a run finding them fresh, or
+    another run at work, does nothing."""
+    return live_state_rebuild(project_id=project_id)
 
 
 @shared_task(bind=True, **RETRY, **limits("heavy"))

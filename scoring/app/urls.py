@@ -7,6 +7,7 @@ urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
     path("projects/<slug:slug>/dashboard/power/", power.power_page, name="dashboard_power"),
     path("projects/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
+    path("projects/<slug:slug>/dashboard/live-status/", dashboard.live_status, name="dashboard_live_status"),
     path("projects/<slug:slug>/dashboard/agreement.csv", agreement_data.agreement_csv, name="agreement_csv"),
     path(
         "projects/<slug:slug>/dialogues/<id:dialogue_id>/judgements/",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring.adaptive import OPEN, STABLE, StopRule, allocation_priority, unit_states
+from scoring.adaptive import OPEN, STABLE, StopRule, allocation_priority, item_states_and_priority, unit_states
 
 AGREED = np.array([1.0, 0.0, 0.0])
 SPLIT = np.array([1 / 3, 1 / 3, 1 / 3])
@@ -73,3 +73,24 @@ def test_priority_of_an_item_with_turns_is_its_least_settled_turn():
     alone = allocation_priority({"turn": [[3, 2]]}, rule)
     assert priority[1] == pytest.approx(alone[0])
     assert priority[1] > priority[0]
+
+
+@pytest.mark.parametrize("kind", ["expected_change", "interval_width"])
+def test_states_and_priority_at_once_equal_the_two_apart_bit_for_bit(kind):
+    """The hand-out's one pass (``item_states_and_priority``) gives exactly ``unit_states`` and
+    ``allocation_priority``: random items of several turns over two criteria, with and without a cap."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n_items = int(rng.integers(1, 30))
+        counts, items = {}, {}
+        for name, width in (("turns", 3), ("whole", 5)):
+            units = int(rng.integers(0, 3 * n_items))
+            counts[name] = rng.integers(0, 5, size=(units, width)) * (rng.random((units, 1)) < 0.8)
+            items[name] = rng.integers(0, n_items, size=units)
+        if trial % 5 == 0:  # counts too large to number the distinct rows exactly: the other way
+            counts["whole"][:1] *= 10**6
+        threshold = float(rng.choice([0.0, 0.01, 0.05, 0.3, 0.6]))
+        rule = StopRule(kind, threshold=threshold, min_k=int(rng.integers(0, 4)), max_k=[None, 6, 12][trial % 3])
+        states, priority = item_states_and_priority(counts, rule, items, n_items)
+        assert states.tolist() == unit_states(counts, rule, items, n_items).tolist()
+        assert priority.tobytes() == allocation_priority(counts, rule, items, n_items).tobytes()

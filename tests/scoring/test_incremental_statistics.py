@@ -2,8 +2,10 @@
 
 A Hypothesis state machine applies random sequences of submissions, edits of submitted items (reopen,
 change, submit again), reopenings, exclusions and inclusions of annotators, imports with judgements
-and their removal, and after every step compares what the dashboard reads from the state with the
-figures computed from every judgement by ``scoring.agreement`` (to 1e-12), unit by unit counts included.
+and their removal, and background rebuilds (``live_rebuild``) with such changes made while the rebuild reads
+the judgements; after every step at which the state is not marked stale it compares what the dashboard reads
+from the state with the figures computed from every judgement by ``scoring.agreement`` (to 1e-12), unit by
+unit counts included. A structural change marks the state stale (no rebuild in the step that made it).
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ from annotator.services.judgements import Given, judgements_save
 from annotator.services.judgements.save import assignment_reopen
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
 from scoring.agreement.sums import coefficients, unit_terms
-from scoring.app.models import LiveUnitCounts
+from scoring.app.models import LiveState, LiveUnitCounts
+from scoring.app.services import live_rebuild
 from scoring.app.services.incremental import live_figures
+from scoring.app.services.live_rebuild import live_state_rebuild
 from scoring.app.services.statistics import numeric_values
 from scoring.gold import gold_distribution
 from tests.factories import breakdown_project, units_of
@@ -53,6 +57,9 @@ SEEN = {
     "imported labels": 0,
     "excluded": 0,
     "kept without a rebuild": 0,
+    "stale after a change": 0,
+    "changes during a rebuild": 0,
+    "rebuilt": 0,
 }  # what the sequences reached
 
 
@@ -112,7 +119,7 @@ class IncrementalMatchesFull(RuleBasedStateMachine):
         slug = f"inc{next(SERIAL)}"
         self.work = breakdown_project(self.directory, dialogues=3, annotators=3, k=3, slug=slug)
         self.batches: list[int] = []
-        live_figures(self.work.project)  # the state exists: every change from now on is incremental
+        live_state_rebuild(project_id=self.work.project.pk)  # the state exists: changes from now on are incremental
 
     def _open(self):
         return list(
@@ -153,6 +160,42 @@ class IncrementalMatchesFull(RuleBasedStateMachine):
     def reopen(self, data):
         assignment_reopen(assignment_id=data.draw(st.sampled_from(self._submitted())).pk)
 
+    def _stale(self) -> bool:
+        return LiveState.objects.filter(project=self.work.project, stale_since__isnull=False).exists()
+
+    @precondition(lambda self: self._stale())
+    @rule(
+        data=st.data(),
+        meanwhile=st.lists(st.sampled_from(["submit", "edit", "reopen", "exclusion"]), min_size=1, max_size=3),
+    )
+    def rebuild(self, data, meanwhile):
+        """The background rebuild, with saves (and an exclusion) made after it read the judgements and before
+        it switched; it ends exact, or stale again when the population changed meanwhile (then rebuilt again)."""
+        read = live_rebuild._read
+
+        def read_then_change(project, dialogue_ids=None):
+            reading = read(project, dialogue_ids)
+            while dialogue_ids is None and meanwhile:
+                step = meanwhile.pop(0)
+                if step == "exclusion":
+                    self.exclusion(data, data.draw(st.booleans()))
+                elif step == "submit" and self._open():
+                    self.submit(data)
+                elif step in ("edit", "reopen") and self._submitted():
+                    getattr(self, step)(data)
+                else:
+                    continue
+                SEEN["changes during a rebuild"] += 1
+            return reading
+
+        live_rebuild._read = read_then_change
+        try:
+            switched = live_state_rebuild(project_id=self.work.project.pk)
+        finally:
+            live_rebuild._read = read
+        assert switched >= 1 and not self._stale()
+        SEEN["rebuilt"] += switched
+
     @rule(data=st.data(), exclude=st.booleans())
     def exclusion(self, data, exclude):
         person = data.draw(st.sampled_from(self.work.annotators))
@@ -180,6 +223,9 @@ class IncrementalMatchesFull(RuleBasedStateMachine):
         if not hasattr(self, "work"):
             return
         project = self.work.project
+        if self._stale():
+            SEEN["stale after a change"] += 1
+            return  # the figures are those before the change until the rebuild (the rule) has switched
         live = live_figures(project)
         labels = sum(f["n_labels"] for f in live["criteria"].values())
         if getattr(self, "last", None) and self.last[0] == live["built_at"] and self.last[1] != labels:
@@ -194,11 +240,12 @@ class IncrementalMatchesFull(RuleBasedStateMachine):
             assert close(figures["randolph_kappa"], randolph_kappa(counts, n_categories=len(data.values)))
             for level, alpha in figures["krippendorff_alpha"].items():
                 assert close(alpha, krippendorff_alpha_from_counts(counts, level, values))
+            generation = LiveState.objects.get(project=project).generation
             stored = {
                 (d, u): [int(x) for x in text.split(",")]
-                for d, u, text in LiveUnitCounts.objects.filter(criterion=data.criterion).values_list(
-                    "dialogue_id", "unit", "counts"
-                )
+                for d, u, text in LiveUnitCounts.objects.filter(
+                    criterion=data.criterion, generation=generation
+                ).values_list("dialogue_id", "unit", "counts")
             }
             stored = {k: v for k, v in stored.items() if sum(v)}
             full = {
@@ -225,17 +272,17 @@ def test_incremental_equals_full_after_random_changes():
     )
     assert SEEN["pairable units"] >= 2 and SEEN["imported labels"] > 0 and SEEN["excluded"] > 0, SEEN
     assert SEEN["kept without a rebuild"] > 0, SEEN
+    assert SEEN["stale after a change"] > 0 and SEEN["rebuilt"] > 0 and SEEN["changes during a rebuild"] > 0, SEEN
 
 
 def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_change(tmp_path):
     """A change that bypasses the saves (an edit in the admin) is caught by the full recomputation, the reference."""
     from annotator.models import Judgement
-    from scoring.app.models import LiveState
     from scoring.app.services.jobs import statistics_job_run
     from tests.factories import submit_all
 
     work = breakdown_project(tmp_path, dialogues=3, annotators=3, k=3, slug="verify")
-    live_figures(work.project)
+    live_state_rebuild(project_id=work.project.pk)
     for i, person in enumerate(work.annotators):
         submit_all(person, work.project, lambda a, key, unit, i=i: LABELS[(i + unit) % 3])
     before = live_figures(work.project)["criteria"]["breakdown"]
@@ -244,6 +291,8 @@ def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_ch
     Judgement.objects.filter(pk=changed.pk).update(value="X" if changed.value != "X" else "O")
     Assignment.objects.filter(pk=changed.assignment_id).update(version=changed.assignment.version + 1)
     statistics_job_run(project_id=work.project.pk)
+    assert LiveState.objects.get(project=work.project).stale_because == "differed"  # a rebuild is asked for
+    assert live_state_rebuild(project_id=work.project.pk) == 1
     assert LiveState.objects.get(project=work.project).built_at > built
     after = live_figures(work.project)["criteria"]["breakdown"]
     counts = project_judgements(work.project)["breakdown"].counts()
@@ -252,9 +301,12 @@ def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_ch
     assert close(after["fleiss_kappa"], fleiss_kappa(counts))
 
 
-def test_the_dashboard_shows_a_submission_before_any_recomputation(tmp_path, client):
+def test_the_dashboard_shows_a_submission_before_any_recomputation(
+    tmp_path, client, django_capture_on_commit_callbacks
+):
     """Saves land on the page at once: the live label count, the value counts and the kappa change with a
-    submission made after the stored statistics, while the recomputation's time stays as it was."""
+    submission made after the stored statistics, while the recomputation's time stays as it was. The first
+    view builds no state in the request: it says the live figures are being prepared and asks for a rebuild."""
     from django.urls import reverse
 
     from scoring.app.models import ProjectStatistics
@@ -265,9 +317,18 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(tmp_path, cli
     items = list(Assignment.objects.filter(dialogue__project=work.project).order_by("pk"))
     submit(items[0], lambda a, key, unit: "O")
     client.force_login(work.lead)
+    with django_capture_on_commit_callbacks(execute=True) as asked:
+        page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
+    assert 'id="live-stale"' in page and "being prepared for the first time" in page
+    assert 'id="live-labels"' not in page and len(asked) == 1  # the rebuild, run once the request is over
+    status = client.get(reverse("dashboard_live_status", args=[work.project.slug])).json()
+    assert status["stale"] is False and status["built_at"]  # what the page's script asks: now rebuilt
+    client.force_login(work.annotators[0])
+    assert client.get(reverse("dashboard_live_status", args=[work.project.slug])).status_code in (403, 404)
+    client.force_login(work.lead)
     page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
     computed = ProjectStatistics.objects.get(project=work.project).computed_at
-    assert 'id="live-labels">2<' in page
+    assert 'id="live-labels">2<' in page and 'id="live-stale"' not in page
     for item in items[1:]:
         submit(item, lambda a, key, unit: "X")
     page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
@@ -277,3 +338,28 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(tmp_path, cli
     kappa = fleiss_kappa(data.counts())
     assert not math.isnan(kappa)
     assert f"<td>{fmt(kappa)} " in page
+
+
+def test_a_stale_state_no_rebuild_works_on_is_asked_for_again_once_whatever_the_pages(
+    tmp_path, django_capture_on_commit_callbacks
+):
+    """A rebuild's task lost (with a worker, or a broker down): the next reads ask again, once per interval; a
+    state that a rebuild is working on is not asked for; the reads never rebuild themselves."""
+    from django.utils import timezone
+
+    from scoring.app.services import incremental
+
+    work = breakdown_project(tmp_path, dialogues=2, annotators=2, k=2, slug="ask-again")
+    live_state_rebuild(project_id=work.project.pk)
+    LiveState.objects.filter(project=work.project).update(stale_since=timezone.now(), stale_because="import")
+    with django_capture_on_commit_callbacks() as asked:
+        for _ in range(3):
+            state = incremental.live_state_read(work.project)
+    assert len(asked) == 1 and state.stale_since is not None  # asked once, nothing rebuilt here
+    LiveState.objects.filter(project=work.project).update(rebuilding_since=timezone.now())
+    from django.core.cache import cache
+
+    cache.clear()
+    with django_capture_on_commit_callbacks() as asked:
+        incremental.live_state_read(work.project)
+    assert asked == []  # a rebuild is at work

@@ -26,7 +26,7 @@ from annotator.models import (
 from annotator.services.imports.batch_writer import BatchWriter
 from annotator.services.imports.progress import ImportProgress, ProgressTracker
 from annotator.services.imports.uploads import upload_check_size
-from scoring.app.services.incremental import live_state_invalidate
+from scoring.app.services.incremental import live_state_stale
 from scoring.errors import N_
 
 
@@ -110,7 +110,7 @@ def dialogues_import(
             annotators_created=writer.annotators_created,
             finished_at=timezone.now(),
         )
-        live_state_invalidate(project_id=project.pk, reason=f"import {batch.pk} added judgements")
+        live_state_stale(project_id=project.pk, reason="import")
     tracker.update(written=writer.dialogues, rows=writer.rows, final=True)
     planner_statistics_refresh()
     return report

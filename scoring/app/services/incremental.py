@@ -5,9 +5,11 @@ Design: ``schedule.md`` ("Incremental statistics"). Per unit and criterion the l
 Fleiss' and Randolph's kappa and Krippendorff's alpha are made of (``LiveAgreementTerm``,
 ``scoring.agreement.sums``); per annotator the items and judgements that count. A submission adds
 its item's judgements, a reopening takes them away (``live_state_apply``, in the save's transaction,
-one row lock per unit touched); a change of the population (an exclusion, quality items, the source)
-or an import rebuilds the project's state (``live_state_rebuild``, logged). The dashboard reads
-``live_figures``: O(categories^2) per criterion whatever the project's size.
+one row lock per unit touched). A change of the population (an exclusion, quality items, the source)
+or an import marks the state stale (``live_state_stale``) and asks the workers to rebuild it
+(``live_rebuild``); until that rebuild commits the dashboard reads the figures as they were, and says
+so (``live_state_read``). The dashboard reads ``live_figures``: O(categories^2) per criterion whatever the
+project's size, and never rebuilds in the request.
 """
 
 from __future__ import annotations
@@ -18,19 +20,21 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Case, F, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from annotator.models import Assignment, Criterion, Judgement, Project, SourceFilter
-from annotator.selectors.judgement_arrays import project_judgements
-from annotator.selectors.population import gold_assignments, gold_judgements, population_of
+from annotator.selectors.population import population_of
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.units import UnitRule, required_units, unit_rule
+from config.enqueue import task_send
 from scoring.agreement.sums import coefficients, distribution, unit_terms
-from scoring.app.models import GoldCache, LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveUnitCounts
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.gold_cache import gold_arrays
+from scoring.app.models import LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveTouchedDialogue, LiveUnitCounts
 from scoring.app.services.statistics import numeric_values
 
 log = logging.getLogger(__name__)
@@ -42,27 +46,44 @@ def _scale(criterion: Criterion) -> list[str]:
 
 @dataclass(frozen=True)
 class _Population:
-    """Whose judgements the state was built for (``LiveState``), as a save reads it."""
+    """Whose judgements the state was built for (``LiveState``), as a save reads it, and whether the state was
+    ever built, which generation of unit counts is its, and whether a rebuild is reading the judgements."""
 
     source: str
     excluded: frozenset[int]
     quality_dialogues: frozenset[int]
+    built: bool = True
+    generation: int = 0
+    rebuilding: bool = False
 
 
 def _state_shared(project_id: int) -> _Population | None:
-    """The project's state, locked against a rebuild (shared: saves do not wait for each other). Plain SQL:
-    the ORM's compilation of the same query would cost more CPU than the rest of the update."""
+    """The project's state, locked against a rebuild's switch (shared: saves do not wait for each other). Plain
+    SQL: the ORM's compilation of the same query would cost more CPU than the rest of the update."""
     lock = " FOR SHARE" if connection.vendor == "postgresql" else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT source, excluded, quality_dialogues FROM {LiveState._meta.db_table} WHERE project_id = %s{lock}",
+            "SELECT source, excluded, quality_dialogues, built_at IS NOT NULL, generation, rebuilding_since IS NOT NULL"
+            f" FROM {LiveState._meta.db_table} WHERE project_id = %s{lock}",
             [project_id],
         )
         row = cursor.fetchone()
     if row is None:
         return None
-    excluded, quality = (json.loads(x) if isinstance(x, str) else x for x in row[1:])
-    return _Population(row[0], frozenset(excluded or ()), frozenset(quality or ()))
+    excluded, quality = (json.loads(x) if isinstance(x, str) else x for x in row[1:3])
+    return _Population(
+        row[0], frozenset(excluded or ()), frozenset(quality or ()), bool(row[3]), int(row[4]), bool(row[5])
+    )
+
+
+def _touched(project_id: int, dialogue_id: int) -> None:
+    """Note that a save changed the dialogue while a rebuild reads the judgements (``live_rebuild``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {LiveTouchedDialogue._meta.db_table} (project_id, dialogue_id) VALUES (%s, %s) "
+            "ON CONFLICT (project_id, dialogue_id) DO NOTHING",
+            [project_id, dialogue_id],
+        )
 
 
 def _counts(state: _Population, assignment: Assignment) -> bool:
@@ -103,8 +124,12 @@ def live_state_apply(*, assignment: Assignment, sign: int) -> None:
     statement, so concurrent saves of one unit leave exact counts and never deadlock on the state.
     """
     state = _state_shared(assignment.dialogue.project_id)
-    if state is None or not _counts(state, assignment):
-        return  # no state yet (the first read builds it), or judgements that do not count
+    if state is None:
+        return  # no state yet (the first read asks for one)
+    if state.rebuilding:  # whether it counts or not: the rebuild reads the population it finds
+        _touched(assignment.dialogue.project_id, assignment.dialogue_id)
+    if not state.built or not _counts(state, assignment):
+        return  # nothing to keep yet (the rebuild writes it all), or judgements that do not count
     criteria = {c.pk: c for c in project_criteria(assignment.dialogue.project_id).values()}
     rule = unit_rule(assignment.dialogue.project.preset)
     given: dict[tuple[int, int], str] = {}
@@ -132,20 +157,21 @@ def live_state_apply(*, assignment: Assignment, sign: int) -> None:
     deltas: dict = defaultdict(int)
     if keys:
         empty = {pk: ",".join(["0"] * len(scale)) for pk, scale in scales.items()}
-        rows = ", ".join(["(%s, %s, %s, %s)"] * len(keys))
-        params = [x for c, u in keys for x in (c, assignment.dialogue_id, u, empty[c])]
+        rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(keys))
+        g = state.generation
+        params = [x for c, u in keys for x in (c, assignment.dialogue_id, u, empty[c], g)]
         where = " OR ".join(["(criterion_id = %s AND unit = %s)"] * len(keys))
         lock = " FOR UPDATE" if connection.vendor == "postgresql" else ""
         with connection.cursor() as cursor:
             cursor.execute(
-                f"INSERT INTO {table} (criterion_id, dialogue_id, unit, counts) VALUES {rows} "
-                "ON CONFLICT (criterion_id, dialogue_id, unit) DO NOTHING",
+                f"INSERT INTO {table} (criterion_id, dialogue_id, unit, counts, generation) VALUES {rows} "
+                "ON CONFLICT (criterion_id, dialogue_id, unit, generation) DO NOTHING",
                 params,
             )
             cursor.execute(
-                f"SELECT id, criterion_id, unit, counts FROM {table} WHERE dialogue_id = %s AND ({where}) "
-                f"ORDER BY criterion_id, unit{lock}",
-                [assignment.dialogue_id, *[x for key in keys for x in key]],
+                f"SELECT id, criterion_id, unit, counts FROM {table} WHERE dialogue_id = %s AND generation = %s "
+                f"AND ({where}) ORDER BY criterion_id, unit{lock}",
+                [assignment.dialogue_id, g, *[x for key in keys for x in key]],
             )
             found = cursor.fetchall()
             updates = []
@@ -182,72 +208,101 @@ class _Inconsistent(Exception):
 
 
 def live_state_change(*, assignment: Assignment, sign: int) -> None:
-    """``live_state_apply``, falling back to a rebuild when the state is found inconsistent (logged)."""
+    """``live_state_apply``, marking the state stale when it is found inconsistent (logged)."""
     try:
         live_state_apply(assignment=assignment, sign=sign)  # raises before it changes any count
     except _Inconsistent as exc:
-        live_state_invalidate(project_id=assignment.dialogue.project_id, reason=str(exc))
+        log.warning("live statistics of project %s inconsistent: %s", assignment.dialogue.project_id, exc)
+        live_state_stale(project_id=assignment.dialogue.project_id, reason="inconsistent")
 
 
-def live_state_invalidate(*, project_id: int, reason: str) -> None:
-    """Drop the project's state (an import added or removed judgements): the next read rebuilds it."""
-    if LiveState.objects.filter(project_id=project_id).delete()[0]:
-        log.info("live statistics of project %s dropped: %s", project_id, reason)
+#: Why the figures are being brought up to date (``LiveState.stale_because``), as the dashboard says it.
+STALE_REASONS = {
+    "first": _("the live figures are being prepared for the first time"),
+    "exclusion": _("an annotator was excluded"),
+    "inclusion": _("an excluded annotator was counted again"),
+    "quality_items": _("control or training items changed"),
+    "source": _("the source of the judgements that count changed"),
+    "population": _("whose judgements count changed"),
+    "import": _("an import added judgements"),
+    "import_removed": _("an import was removed"),
+    "inconsistent": _("a save found the figures inconsistent"),
+    "differed": _("the figures differed from the full recomputation"),
+}
 
 
-@transaction.atomic
-def live_state_rebuild(*, project: Project, reason: str) -> LiveState:
-    """Build the project's state from its judgements (what the full recomputation reads), logged with why."""
+def live_state_stale(*, project_id: int, reason: str) -> None:
+    """Mark the project's state stale because of a structural change (``reason``: a key of ``STALE_REASONS``)
+    and ask the workers to rebuild it once the caller's transaction commits. Its figures stay readable as they
+    were; the first change not yet included gives the time the dashboard shows."""
+    assert reason in STALE_REASONS, reason
     now = timezone.now()
-    state, _ = LiveState.objects.get_or_create(project=project, defaults={"source": "", "built_at": now})
-    state = LiveState.objects.select_for_update().get(pk=state.pk)  # saves wait (they hold it shared)
+    marked = LiveState.objects.filter(project_id=project_id).update(
+        changes=F("changes") + 1,
+        stale_because=reason,
+        stale_since=Coalesce(F("stale_since"), Value(now)),
+        pending_since=Case(
+            When(rebuilding_since__isnull=False, then=Coalesce(F("pending_since"), Value(now))),
+            default=F("pending_since"),
+        ),
+    )
+    if marked:
+        log.info("live statistics of project %s stale: %s", project_id, reason)
+        live_state_rebuild_request_on_commit(project_id=project_id)
+
+
+def live_state_rebuild_request(*, project_id: int) -> bool:
+    """Ask the workers (without a broker: a thread of this process) to rebuild the state; True if sent."""
+    return task_send("scoring.app.tasks.rebuild_live_statistics", project_id, background=True)
+
+
+def live_state_rebuild_request_on_commit(*, project_id: int) -> None:
+    transaction.on_commit(lambda: live_state_rebuild_request(project_id=project_id))
+
+
+def rebuild_running(state: LiveState, now=None) -> bool:
+    """Whether a rebuild of ``state`` is under way (one that began longer ago than its task may run, on the
+    interactive queue, has died with its worker)."""
+    if state.rebuilding_since is None:
+        return False
+    limit = settings.TASK_TIME_LIMITS["interactive"]
+    return ((now or timezone.now()) - state.rebuilding_since).total_seconds() < limit
+
+
+ASK_AGAIN_SECONDS = 30  # a stale state no rebuild works on is asked for again at most this often
+
+
+def _ask_again(project_id: int) -> None:
+    """Ask again for the rebuild of a stale state no rebuild works on (its task lost with a worker or a
+    broker), at most every ``ASK_AGAIN_SECONDS`` whatever the number of pages asking (the cache's atomic add)."""
+    if cache.add(f"live-rebuild-asked-{project_id}", True, ASK_AGAIN_SECONDS):
+        live_state_rebuild_request_on_commit(project_id=project_id)
+
+
+def _population_changed(state: LiveState, project: Project) -> bool:
     population = population_of(project)
-    criteria = list(project.criteria.all())
-    LiveUnitCounts.objects.filter(criterion__in=criteria).delete()
-    LiveAgreementTerm.objects.filter(criterion__in=criteria).delete()
-    LiveAnnotatorCount.objects.filter(project=project).delete()
-    deltas: dict = defaultdict(int)
-    units = []
-    for data in project_judgements(project, long_form=False).values():
-        counts = data.counts()
-        pk = data.criterion.pk
-        for u in np.flatnonzero(counts.sum(axis=1)).tolist():
-            row = counts[u].tolist()
-            units.append(
-                LiveUnitCounts(
-                    criterion_id=pk,
-                    dialogue_id=int(data.unit_dialogue[u]),
-                    unit=int(data.unit_index[u]),
-                    counts=",".join(map(str, row)),
-                )
-            )
-        _group_terms(deltas, pk, counts)
-    LiveUnitCounts.objects.bulk_create(units, batch_size=5000)
-    LiveAgreementTerm.objects.bulk_create(
-        [
-            LiveAgreementTerm(criterion_id=c, raters=m, first=f, second=s, n=n)
-            for (c, m, f, s), n in deltas.items()
-            if n
-        ],
-        batch_size=5000,
-    )
-    items = dict(gold_assignments(project, population).values_list("annotator_id").annotate(n=Count("pk")).order_by())
-    judged = dict(
-        gold_judgements(project, population).values_list("assignment__annotator_id").annotate(n=Count("pk")).order_by()
-    )
-    LiveAnnotatorCount.objects.bulk_create(
-        [
-            LiveAnnotatorCount(project=project, annotator_id=a, items=items.get(a, 0), judgements=judged.get(a, 0))
-            for a in set(items) | set(judged)
-        ]
-    )
-    state.source = population.source
-    state.excluded = list(population.excluded)
-    state.quality_dialogues = list(population.quality_dialogues)
-    state.built_at = now
-    state.rebuilt_because = reason[:200]
-    state.save()
-    log.info("live statistics of project %s rebuilt: %s", project.pk, reason)
+    built = (state.source, tuple(state.excluded), tuple(state.quality_dialogues))
+    return built != (population.source, population.excluded, population.quality_dialogues)
+
+
+def live_state_read(project: Project) -> LiveState:
+    """The project's state as the dashboard reads it: never rebuilt here. A project without one gets an empty
+    state marked stale; a population found changed that no change marked (an edit in the admin) marks it; a
+    stale state that no rebuild is working on is asked for again (a task lost with a worker or a broker)."""
+    state = LiveState.objects.filter(project=project).first()
+    if state is None:
+        state, created = LiveState.objects.get_or_create(
+            project=project,
+            defaults={"source": "", "built_at": None, "stale_since": timezone.now(), "stale_because": "first"},
+        )
+        if created:
+            live_state_rebuild_request_on_commit(project_id=project.pk)
+        return state
+    if state.built_at is not None and state.stale_since is None and _population_changed(state, project):
+        live_state_stale(project_id=project.pk, reason="population")
+        state.refresh_from_db()
+    elif state.stale_since is not None and not rebuild_running(state):
+        _ask_again(project.pk)
     return state
 
 
@@ -265,52 +320,10 @@ def _group_terms(deltas: dict, criterion_id: int, counts: np.ndarray) -> None:
                 deltas[(criterion_id, raters, c, k)] += int(n)
 
 
-@transaction.atomic
-def live_state_verify(*, project: Project) -> bool:
-    """Check the state against the counts the full recomputation just stored (the reference); rebuild it when
-    they differ (logged as a warning: a change that bypassed the saves, such as an edit in the admin).
-
-    Runs with the state locked, so that no save is half applied; only when the stored gold counts are those
-    of the judgements now (else a later recomputation checks). True when the state was found exact.
-    """
-    state = LiveState.objects.select_for_update().filter(project=project).first()
-    if state is None:
-        return True
-    fingerprint = judgements_fingerprint(project)
-    if not GoldCache.objects.filter(project=project, fingerprint=fingerprint).exists():
-        return True
-    expected: dict = defaultdict(int)
-    for data in gold_arrays(project=project).criteria.values():
-        _group_terms(expected, data.criterion.pk, data.unit_counts)
-    stored = {
-        (c, m, f, s): n
-        for c, m, f, s, n in LiveAgreementTerm.objects.filter(criterion__project=project).values_list(
-            "criterion_id", "raters", "first", "second", "n"
-        )
-        if n
-    }
-    if stored == {key: n for key, n in expected.items() if n}:
-        return True
-    log.warning("live statistics of project %s differ from the full recomputation: rebuilt", project.pk)
-    live_state_rebuild(project=project, reason="differed from the full recomputation")
-    return False
-
-
-def live_state_current(project: Project) -> LiveState:
-    """The project's state, rebuilt first when missing or built for another population (logged)."""
-    state = LiveState.objects.filter(project=project).first()
-    if state is None:
-        return live_state_rebuild(project=project, reason="no state yet")
-    population = population_of(project)
-    built = (state.source, tuple(state.excluded), tuple(state.quality_dialogues))
-    if built != (population.source, population.excluded, population.quality_dialogues):
-        return live_state_rebuild(project=project, reason="the population changed (exclusions, quality items, source)")
-    return state
-
-
-def live_figures(project: Project) -> dict:
-    """Per criterion key: the gold distribution's label totals and the kappas and alpha, from the state."""
-    state = live_state_current(project)
+def live_figures(project: Project, state: LiveState | None = None) -> dict:
+    """Per criterion key: the gold distribution's label totals and the kappas and alpha, from the state as it is
+    (stale or not: ``live_state_read`` says which); ``state`` the project's, read by the caller."""
+    state = state or live_state_read(project)
     criteria = list(project.criteria.order_by("position", "id"))
     groups: dict[int, dict[int, dict]] = defaultdict(lambda: defaultdict(dict))
     for criterion_id, m, first, second, n in LiveAgreementTerm.objects.filter(criterion__in=criteria).values_list(
@@ -342,8 +355,14 @@ def payload_with_live_figures(project: Project, payload: dict) -> tuple[dict, di
     """The stored payload with its additive figures replaced by the state's, current to the last save: per
     criterion the units, Fleiss' and Randolph's kappa, alpha at the payload's levels, the label counts and
     the mean gold distribution. The rest (intervals, per-speaker and merged figures, kappa maps, models,
-    significance) stays as the scheduled recomputation left it. Returns (payload, what the page says)."""
-    live = live_figures(project)
+    significance) stays as the scheduled recomputation left it. Returns (payload, what the page says).
+
+    Never rebuilds: while the state is stale the figures are those it holds (the stored payload's when it was
+    never built), and what the page says names the change and its time (``live_status``)."""
+    state = live_state_read(project)
+    if state.built_at is None:
+        return payload, live_status(state)
+    live = live_figures(project, state)
     out = dict(payload)
     out["criteria"] = {key: dict(entry) for key, entry in payload.get("criteria", {}).items()}
     out["value_counts"] = dict(payload.get("value_counts", {}))
@@ -362,4 +381,15 @@ def payload_with_live_figures(project: Project, payload: dict) -> tuple[dict, di
             out["value_counts"][key] = figures["distribution"]
         if key in out["gold"] and figures["mean_distribution"] is not None:
             out["gold"][key]["mean_distribution"] = dict(zip(figures["distribution"], figures["mean_distribution"]))
-    return out, {"built_at": live["built_at"], "n_labels": sum(f["n_labels"] for f in live["criteria"].values())}
+    return out, {**live_status(state), "n_labels": sum(f["n_labels"] for f in live["criteria"].values())}
+
+
+def live_status(state: LiveState) -> dict:
+    """What the dashboard says of the live figures: when they were built, and whether (since when, why) they
+    are being brought up to date."""
+    return {
+        "built_at": state.built_at,
+        "stale_since": state.stale_since,
+        "stale_reason": STALE_REASONS.get(state.stale_because, STALE_REASONS["population"]),
+        "rebuild_seconds": state.rebuild_seconds,
+    }

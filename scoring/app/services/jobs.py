@@ -14,7 +14,7 @@ from django.utils import timezone
 from annotator.models import WebhookEvent
 from annotator.services.webhooks import webhook_emit
 from scoring.app.models import ProjectStatistics, StatisticsJob
-from scoring.app.services.incremental import live_state_verify
+from scoring.app.services.live_rebuild import live_state_verify
 from scoring.app.services.model_reliability import model_reliability_recompute
 from scoring.app.services.statistics import statistics_recompute
 from scoring.errors import crash_text, storable_message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
@@ -21,7 +22,7 @@ from scoring.app.selectors.dashboard import (
 )
 from scoring.app.selectors.dashboard_annotators import AnnotatorListing, annotators_page
 from scoring.app.selectors.kappa_maps import kappa_maps, reliability_chart_data
-from scoring.app.services.incremental import payload_with_live_figures
+from scoring.app.services.incremental import live_state_read, payload_with_live_figures
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_recompute
 
@@ -111,6 +112,19 @@ def recompute(request, slug: str):
             request, gettext("A recomputation is already on its way, or the workers cannot be reached right now.")
         )
     return redirect("dashboard", slug=slug)
+
+
+@login_required
+def live_status(request, slug: str):
+    """Whether the live figures are still being brought up to date (the dashboard asks while they are)."""
+    state = live_state_read(lead_project(request, slug))
+    return JsonResponse(
+        {
+            "stale": state.stale_since is not None,
+            "stale_since": state.stale_since.isoformat() if state.stale_since else None,
+            "built_at": state.built_at.isoformat() if state.built_at else None,
+        }
+    )
 
 
 @login_required
