@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from annotator.models import Adjudication, Dialogue, Project
 from annotator.selectors.structure import dialogue_shape
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from scoring.app.services.schedule import statistics_request_on_commit
 
 
 class AdjudicationError(ValueError):
@@ -22,7 +23,10 @@ class AdjudicationError(ValueError):
 def adjudication_record(
     *, project: Project, dialogue_id: int, criterion: str, unit: int, value: str, note: str = "", adjudicator
 ) -> Adjudication:
-    """Record (or replace) the final label of one unit; ``AdjudicationError`` says what does not fit."""
+    """Record (or replace) the final label of one unit; ``AdjudicationError`` says what does not fit.
+
+    The statistics are asked for once the change commits, whichever door it came through (page, API,
+    ``lead_adjudication``)."""
     dialogue = Dialogue.objects.filter(project=project, pk=dialogue_id).first()
     if dialogue is None:
         raise AdjudicationError(
@@ -44,6 +48,7 @@ def adjudication_record(
         unit=unit,
         defaults={"value": value, "note": note.strip(), "adjudicator": adjudicator},
     )
+    statistics_request_on_commit(project_id=project.pk)  # annotators' agreement with final labels
     return record
 
 
@@ -52,4 +57,6 @@ def adjudication_remove(*, project: Project, dialogue_id: int, criterion: str, u
     deleted, _ = Adjudication.objects.filter(
         dialogue__project=project, dialogue_id=dialogue_id, criterion__key=criterion, unit=unit
     ).delete()
+    if deleted:
+        statistics_request_on_commit(project_id=project.pk)
     return deleted

@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 
 from annotator.models import AnnotatorExclusion, Membership, Project, Role
 from scoring.app.services.incremental import live_state_stale
+from scoring.app.services.schedule import statistics_request_on_commit
 
 
 class ExclusionError(ValueError):
@@ -37,7 +38,11 @@ def _annotator(project: Project, username: str):
 
 @transaction.atomic
 def annotator_exclude(*, project: Project, username: str, reason: str, excluded_by) -> AnnotatorExclusion:
-    """Exclude an annotator (by username, or an imported annotator's source id) with a reason."""
+    """Exclude an annotator (by username, or an imported annotator's source id) with a reason.
+
+    A new exclusion marks the live figures stale and asks for the statistics once the change commits,
+    whichever door it came through (page, API, ``lead_exclusions``); a changed reason changes no figure.
+    """
     reason = (reason or "").strip()
     if not reason:
         raise ExclusionError(gettext("give a reason for excluding the annotator"))
@@ -47,6 +52,7 @@ def annotator_exclude(*, project: Project, username: str, reason: str, excluded_
     )
     if created:
         live_state_stale(project_id=project.pk, reason="exclusion")
+        statistics_request_on_commit(project_id=project.pk)
     return exclusion
 
 
@@ -57,4 +63,5 @@ def annotator_include(*, project: Project, username: str) -> int:
     deleted, _ = AnnotatorExclusion.objects.filter(project=project, user=user).delete()
     if deleted:
         live_state_stale(project_id=project.pk, reason="inclusion")
+        statistics_request_on_commit(project_id=project.pk)
     return deleted

@@ -123,8 +123,7 @@ def quality_settings_update(
             if value is not None:
                 setattr(settings, name, value)
         settings.save()
-        if too_fast_seconds is not None or control_accuracy_flag is not None:  # the flags' thresholds
-            statistics_request_on_commit(project_id=project.pk)
+        statistics_request_on_commit(project_id=project.pk)  # the source, the flags' thresholds, the checks
     return settings
 
 
@@ -186,6 +185,7 @@ def quality_item_set(
     for row in rows:
         row.item = item
     ExpectedAnswer.objects.bulk_create(rows)
+    statistics_request_on_commit(project_id=project.pk)
     return item
 
 
@@ -198,6 +198,7 @@ def quality_item_remove(*, project: Project, dialogue_id: int) -> int:
     Assignment.objects.filter(dialogue_id=dialogue_id, imported=False, status=AssignmentStatus.PENDING).delete()
     item.delete()
     live_state_stale(project_id=project.pk, reason="quality_items")
+    statistics_request_on_commit(project_id=project.pk)
     return 1
 
 

@@ -38,7 +38,6 @@ from annotator.services.quality_items import (
     quality_settings_update,
 )
 from api import quality_serializers as q
-from scoring.app.services.schedule import statistics_request
 
 
 def _dialogue_id(project, external_id: str) -> int:
@@ -102,7 +101,6 @@ class QualitySettingsView(APIView):
             settings = quality_settings_update(project=request.project, **given.validated_data)
         except QualityError as exc:
             raise ValidationError({"detail": exc.problems}) from None
-        statistics_request(project_id=request.project.pk)
         return Response(q.QualitySettingsIO(settings).data)
 
 
@@ -130,7 +128,6 @@ class QualityItems(APIView):
             )
         except QualityError as exc:
             raise ValidationError({"answers": exc.problems}) from None
-        statistics_request(project_id=request.project.pk)
         item = next(i for i in _items(request.project) if i["dialogue"] == data["dialogue"])
         return Response(q.QualityItemOut(item).data, status=status.HTTP_201_CREATED)
 
@@ -146,7 +143,6 @@ class QualityItemDetail(APIView):
             project=request.project, dialogue_id=_dialogue_in_path(request.project, external_id)
         ):
             raise Http404(gettext("not a control or training item"))
-        statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -243,7 +239,6 @@ class Exclusions(APIView):
             )
         except ExclusionError as exc:
             raise ValidationError({"annotator": [str(exc)]}) from None
-        statistics_request(project_id=request.project.pk)
         body = q.PopulationOut(asdict(annotators_included(request.project, by="username"))).data
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -263,7 +258,6 @@ class ExclusionDetail(APIView):
             raise Http404(str(exc)) from None
         if not lifted:
             raise Http404(gettext("the annotator is not excluded"))
-        statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -294,7 +288,6 @@ class Adjudications(APIView):
             )
         except AdjudicationError as exc:
             raise ValidationError({"value": [str(exc)]}) from None
-        statistics_request(project_id=request.project.pk)
         body = {**data, "note": record.note, "adjudicator": request.user.username}
         return Response(q.AdjudicationIO(body).data, status=status.HTTP_201_CREATED)
 
@@ -311,7 +304,6 @@ class AdjudicationDetail(APIView):
         dialogue_id = _dialogue_in_path(request.project, external_id)
         if not adjudication_remove(project=request.project, dialogue_id=dialogue_id, criterion=criterion, unit=unit):
             raise Http404(gettext("no final label for that unit"))
-        statistics_request(project_id=request.project.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -134,3 +134,27 @@ def test_help_groups_the_commands():
                  "lead_studies", "lead_runs"):  # fmt: skip
         assert lead < text.index(f"    {name} ") < text.index("[Scoring and statistics]")
     assert "[django]" in text  # Django's own listing follows
+
+
+def test_changes_made_by_commands_ask_for_the_statistics(django_capture_on_commit_callbacks):
+    """Exclusions, final labels and quality items change what the statistics count: the service asks for
+    them on commit whichever door the change came through, so a command leaves no dashboard saying
+    "Up to date" over figures that no longer hold."""
+    from scoring.app.models import StatisticsJob
+
+    work = project_with_work("stc3", slug="cli-fresh", annotators=2)
+    dialogue = work.project.dialogues.order_by("position").first()
+    value = work.project.criteria.get(key="A").values[0]["value"]
+    commands = [
+        ("lead_exclusions", "add", "cli-fresh", work.annotators[0].username, "--reason", "spam"),
+        ("lead_exclusions", "remove", "cli-fresh", work.annotators[0].username),
+        ("lead_adjudication", "set", "cli-fresh", dialogue.external_id, "A", "0", value),
+        ("lead_adjudication", "remove", "cli-fresh", dialogue.external_id, "A", "0"),
+        ("lead_quality", "settings", "cli-fresh", "--source", "own"),
+    ]
+    for command in commands:
+        StatisticsJob.objects.filter(project=work.project).delete()
+        with django_capture_on_commit_callbacks(execute=True):
+            run(*command)
+        job = StatisticsJob.objects.filter(project=work.project).first()
+        assert job is not None and job.requested_at is not None, command

@@ -37,7 +37,7 @@ def counts_without(project, excluded_ids) -> np.ndarray:
     return np.array([units[k] for k in sorted(units)])
 
 
-def test_excluding_an_annotator_equals_recomputing_without_them(tmp_path, client):
+def test_excluding_an_annotator_equals_recomputing_without_them(tmp_path, client, django_capture_on_commit_callbacks):
     # given four annotators on every item, the fourth answering against the others
     work = breakdown_project(tmp_path, dialogues=8, annotators=4, k=4, slug="excl")
     rng = np.random.default_rng(0)
@@ -53,7 +53,10 @@ def test_excluding_an_annotator_equals_recomputing_without_them(tmp_path, client
     spammer = work.annotators[3]
     # when the lead excludes the fourth from the dashboard, with a reason
     client.force_login(work.lead)
-    response = client.post("/projects/excl/dashboard/exclude/", {"annotator": spammer.username, "reason": "answers X"})
+    with django_capture_on_commit_callbacks(execute=True):  # the request's transaction commits
+        response = client.post(
+            "/projects/excl/dashboard/exclude/", {"annotator": spammer.username, "reason": "answers X"}
+        )
     assert response.status_code == 302
     # then the fingerprint changed and the stored statistics were recomputed
     assert judgements_fingerprint(work.project) != fingerprint

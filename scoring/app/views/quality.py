@@ -18,7 +18,6 @@ from annotator.services.exclusions import ExclusionError, annotator_exclude, ann
 from annotator.services.quality_items import QualityError, quality_settings_update
 from scoring.app.selectors.adjudication import adjudication_unit, disputed_with_adjudications
 from scoring.app.services.model_reliability import model_reliability_request
-from scoring.app.services.schedule import statistics_request
 
 
 def _back_to_reliability(slug: str):
@@ -37,7 +36,6 @@ def exclude(request, slug: str):
     except ExclusionError as exc:
         messages.error(request, str(exc))
         return _back_to_reliability(slug)
-    statistics_request(project_id=project.pk)
     messages.success(
         request,
         gettext("Excluded %(username)s from gold data and statistics; they are recomputing.") % {"username": username},
@@ -55,7 +53,6 @@ def include(request, slug: str):
     except ExclusionError as exc:
         messages.error(request, str(exc))
         return _back_to_reliability(slug)
-    statistics_request(project_id=project.pk)
     messages.success(
         request, gettext("%(username)s counts again; the statistics are recomputing.") % {"username": username}
     )
@@ -81,7 +78,6 @@ def source(request, slug: str):
     except QualityError as exc:
         messages.error(request, str(exc))
         return _back_to_reliability(slug)
-    statistics_request(project_id=project.pk)
     messages.success(request, gettext("Changed whose judgements count; the statistics are recomputing."))
     return _back_to_reliability(slug)
 
@@ -119,7 +115,6 @@ def adjudicate(request, slug: str, dialogue_id: int, criterion: str, unit: int):
         except AdjudicationError as exc:
             error = str(exc)
         else:
-            statistics_request(project_id=project.pk)
             messages.success(
                 request,
                 gettext("Saved the final label of %(criterion)s unit %(unit)s.")
