@@ -4,6 +4,7 @@ removed in batches, the stored values read back."""
 from __future__ import annotations
 
 from datetime import UTC
+from functools import cache
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection
@@ -24,19 +25,31 @@ from annotator.models import (
     Study,
 )
 from annotator.selectors.qualification import may_open
+from config.plain_rows import instance_from_row
 
 INSERT_BATCH = 1000  # rows per INSERT: 7,000 parameters, within SQLite's and PostgreSQL's limits
 DELETE_BATCH = 400  # (criterion, unit) pairs per DELETE
 
 
+# the assignment's fields a save reads, then what it needs from the dialogue, project, membership and study
+LOCKED_FIELDS = (
+    "id",
+    "annotator_id",
+    "dialogue_id",
+    "status",
+    "started_at",
+    "submitted_at",
+    "seconds_spent",
+    "shown_order",
+    "shown_first",
+    "version",
+    "removed",
+)
 LOCK_SQL = """
-    SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
-           a.shown_order, a.shown_first, a.version, a.removed, d.external_id AS dialogue_external_id,
-           d.project_id AS dialogue_project_id,
-           p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active,
+    SELECT {fields}, d.external_id, d.project_id, p.slug, p.preset, m.active,
            EXISTS (SELECT 1 FROM {quality_item} q JOIN {dialogue} qd ON qd.id = q.dialogue_id
-                   WHERE qd.project_id = d.project_id AND q.kind = %s) AS training_required,
-           pt.allocated_at AS study_allocated_at, s.time_limit_minutes AS study_time_limit_minutes
+                   WHERE qd.project_id = d.project_id AND q.kind = %s),
+           pt.allocated_at, s.time_limit_minutes
     FROM {assignment} a JOIN {dialogue} d ON d.id = a.dialogue_id JOIN {project} p ON p.id = d.project_id
     LEFT JOIN {membership} m ON m.project_id = d.project_id AND m.user_id = a.annotator_id
     LEFT JOIN {participant} pt ON pt.user_id = a.annotator_id
@@ -55,10 +68,46 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
     save checks against the time limit under the same lock.
 
     Plain SQL for the reason ``judgements_write`` gives: compiling the equivalent ORM query (select_related,
-    only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
-    row locks, serialises writers instead (as Django's select_for_update does there).
+    only, select_for_update) costs three times as much CPU as running it, and a raw queryset's set-up
+    (its columns matched to fields, its converters) about as much again: the row is read with a cursor
+    and converted once (``config.plain_rows``). SQLite, which has no row locks, serialises writers instead
+    (as Django's select_for_update does there).
     """
-    sql = LOCK_SQL.format(
+    with connection.cursor() as cursor:
+        cursor.execute(_lock_sql(connection.vendor), [QualityItemKind.TRAINING, assignment_id, user.pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
+    assignment = instance_from_row(Assignment, LOCKED_FIELDS, row[: len(LOCKED_FIELDS)])
+    external_id, project_id, slug, preset, member_active, training_required, allocated, limit = row[
+        len(LOCKED_FIELDS) :
+    ]
+    if not member_active:
+        raise MembershipEnded(slug)
+    db = connection.alias
+    # from_db takes the values in the model's field order (id, project, external_id), whatever the names' order
+    dialogue = Dialogue.from_db(
+        db, ["id", "project_id", "external_id"], [assignment.dialogue_id, project_id, external_id]
+    )
+    dialogue.project = Project.from_db(db, ["id", "slug", "preset"], [project_id, slug, preset])
+    assignment.dialogue = dialogue
+    assignment.training_required = bool(training_required)
+    assignment.study_time_limit_minutes = limit
+    if isinstance(allocated, str):  # SQLite hands a plain column over as text or naive UTC
+        allocated = parse_datetime(allocated)
+    if allocated is not None and not is_aware(allocated):
+        allocated = make_aware(allocated, UTC)
+    assignment.study_allocated_at = allocated
+    if assignment.training_required and not may_open(assignment=assignment, user=user):
+        raise PermissionDenied(NOT_QUALIFIED)
+    return assignment
+
+
+@cache
+def _lock_sql(vendor: str) -> str:
+    """``LOCK_SQL`` for the database (``vendor``: the cache's key), formatted once per process."""
+    return LOCK_SQL.format(
+        fields=", ".join(f"a.{Assignment._meta.get_field(name).column}" for name in LOCKED_FIELDS),
         assignment=Assignment._meta.db_table,
         dialogue=Dialogue._meta.db_table,
         project=Project._meta.db_table,
@@ -68,34 +117,6 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
         study=Study._meta.db_table,
         lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
     )
-    found = list(Assignment.objects.raw(sql, [QualityItemKind.TRAINING, assignment_id, user.pk]))
-    if not found:
-        raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
-    assignment = found[0]
-    if not assignment.member_active:
-        raise MembershipEnded(assignment.project_slug)
-    db = connection.alias
-    # from_db takes the values in the model's field order (id, project, external_id), whatever the names' order
-    dialogue = Dialogue.from_db(
-        db,
-        ["id", "project_id", "external_id"],
-        [assignment.dialogue_id, assignment.dialogue_project_id, assignment.dialogue_external_id],
-    )
-    dialogue.project = Project.from_db(
-        db,
-        ["id", "slug", "preset"],
-        [assignment.dialogue_project_id, assignment.project_slug, assignment.project_preset],
-    )
-    assignment.dialogue = dialogue
-    allocated = assignment.study_allocated_at
-    if isinstance(allocated, str):  # SQLite hands extra columns of a raw query over as text or naive UTC
-        allocated = parse_datetime(allocated)
-    if allocated is not None and not is_aware(allocated):
-        allocated = make_aware(allocated, UTC)
-    assignment.study_allocated_at = allocated
-    if assignment.training_required and not may_open(assignment=assignment, user=user):
-        raise PermissionDenied(NOT_QUALIFIED)
-    return assignment
 
 
 def judgements_write(
