@@ -44,7 +44,7 @@ MIDDLEWARE = [
     "config.proxy.TrustedProxyHeaders",  # before anything reads the scheme
     "django.middleware.security.SecurityMiddleware",
     "config.limits.UploadLimitMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "config.csp.CSPMiddleware",  # django-csp's, with the settings' policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # the language: the session/cookie choice, else Accept-Language
@@ -55,6 +55,16 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a refused login into the lockout answer
+]
+# Not run for API requests with a token (config.handlers: they serve browser sessions and logins only)
+TOKEN_API_SKIPPED_MIDDLEWARE = [
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotator.language.UserLanguageMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
