@@ -49,7 +49,6 @@ def main() -> None:
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from config.wsgi import application
-    from scoring.app.services.incremental import live_state_rebuild
 
     settings.ALLOWED_HOSTS = ["*"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,6 +74,8 @@ def main() -> None:
         items = list(Assignment.objects.filter(annotator=user).values_list("pk", "dialogue__external_id"))
         requests = stc3_save_requests([(assignment_id, turns[external_id]) for assignment_id, external_id in items])
         if args.live_state:  # as after a lead's first dashboard view: each submission updates the live figures
+            from scoring.app.services.incremental import live_state_rebuild
+
             live_state_rebuild(project=project, reason="benchmark")
 
         profiler = cProfile.Profile(time.process_time) if args.profile and r == args.rounds - 1 else None
