@@ -17,6 +17,8 @@ from api.views import (
 )
 
 urlpatterns = [
+    # first: every autosave is resolved here, and each pattern tried before it costs every save a regex match
+    path("assignments/<id:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("auth/token/", auth.TokenObtain.as_view(), name="api-token"),
@@ -95,7 +97,6 @@ urlpatterns = [
     ),
     path("assignments/", assignments.AssignmentList.as_view(), name="api-assignments"),
     path("assignments/<id:pk>/", assignments.AssignmentDetail.as_view(), name="api-assignment"),
-    path("assignments/<id:pk>/judgements/", assignments.AssignmentJudgements.as_view(), name="api-judgements"),
     path("projects/<slug:slug>/quality/settings/", quality.QualitySettingsView.as_view(), name="api-quality-settings"),
     path("projects/<slug:slug>/quality/items/", quality.QualityItems.as_view(), name="api-quality-items"),
     path("projects/<slug:slug>/quality/items/upload/", quality.QualityItemsUpload.as_view(), name="api-quality-upload"),

@@ -8,13 +8,14 @@ Each client works through its own items like the annotation page does: a partial
 complete draft, then the submission, each a POST of the JSON the page would send, with no pause
 between requests (a closed loop: latency is what 20 busy clients wait), or with ``--every S`` one
 save every S seconds per client (an offered load: 50 annotators saving every 2 s is
-``--clients 50 --every 2``). Prints requests/s, p50/p95/p99 latency, errors, the CPU each process
-used (gunicorn's per save; in a closed loop, its saves per second per core of CPU), then checks that
-the database holds exactly the judgements of every client's accepted saves, merged (no loss, no
-duplicates).
+``--clients 50 --every 2``). With ``--live-state`` the project's live statistics exist from the
+start (as after the lead's first dashboard view), so each submission also updates them. Prints
+requests/s, p50/p95/p99 latency, errors, the CPU each process used (gunicorn's per save; in a closed
+loop, its saves per second per core of CPU), then checks that the database holds exactly the
+judgements of every client's accepted saves, merged (no loss, no duplicates).
 
     .venv/bin/python bench/api_load.py [--clients 20] [--seconds 60] [--every S] [--workers N]
-                                       [--threads T] [--worker-queues interactive,heavy,exports]
+                                       [--threads T] [--worker-queues interactive,heavy,exports] [--live-state]
 """
 
 from __future__ import annotations
@@ -86,6 +87,11 @@ def main() -> None:
         help="queues of the one worker beside gunicorn (interactive: the heavy work, such as the models' "
         "estimate, runs on other machines)",
     )
+    parser.add_argument(
+        "--live-state",
+        action="store_true",
+        help="build the project's live statistics first (as a dashboard view does): submissions then update them",
+    )
     args = parser.parse_args()
     env = django_on_postgres(with_redis=True)
     from django.contrib.auth import get_user_model
@@ -114,6 +120,10 @@ def main() -> None:
         users.append(user)
         tokens.append(Token.objects.create(user=user).key)
     assignments_create_balanced(project=project)
+    if args.live_state:
+        from scoring.app.services.incremental import live_state_rebuild
+
+        live_state_rebuild(project=project, reason="benchmark")
     turns = {d["id"]: [t["sender"] for t in d["turns"]] for d in dialogues}
     work = {
         u.pk: list(

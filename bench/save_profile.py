@@ -5,25 +5,26 @@ imports 200 STC-3 Chinese dialogues into a project with K = 1, and sends each it
 (partial draft, complete draft, submission: the requests ``bench/api_load.py`` sends) to
 ``config.wsgi.application`` in this process: the middleware, DRF, the validation and the save,
 without the network and gunicorn. Prints the CPU per save (median of rounds) and, with
-``--profile FILE``, writes a cProfile (CPU time) of the last round's saves.
+``--profile FILE``, writes a cProfile (CPU time) of the last round's saves. With ``--live-state`` each
+project's live statistics exist before the saves (as after the lead's first dashboard view), so each
+submission also updates them; without, they are built at the first read and the saves skip them.
 
-    .venv/bin/python bench/save_profile.py [--dialogues 200] [--rounds 5] [--profile FILE]
+    .venv/bin/python bench/save_profile.py [--dialogues 200] [--rounds 5] [--profile FILE] [--live-state]
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import io
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from _setup import django_on_postgres, extract
+from _wsgi_saves import send, stc3_save_requests
 
 
 def main() -> None:
@@ -31,6 +32,11 @@ def main() -> None:
     parser.add_argument("--dialogues", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", type=Path)
+    parser.add_argument(
+        "--live-state",
+        action="store_true",
+        help="build each project's live statistics first (as a dashboard view does): submissions then update them",
+    )
     args = parser.parse_args()
     os.environ["API_WRITE_RATE"] = "1000000/minute"  # capacity, not the per-user rate limit
     django_on_postgres(with_redis=True)  # tasks are sent to Redis (no worker here), as from gunicorn
@@ -66,49 +72,18 @@ def main() -> None:
         token = Token.objects.create(user=user).key
         assignments_create_balanced(project=project)
         items = list(Assignment.objects.filter(annotator=user).values_list("pk", "dialogue__external_id"))
-        requests = []
-        for assignment_id, external_id in items:
-            senders = turns[external_id]
-            nuggets = [("CNUG" if s == "customer" else "HNUG") for s in senders]
-            judgements = [{"criterion": k, "unit": 0, "value": "1"} for k in "ASE"]
-            judgements += [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)]
-            for phase in range(3):
-                body = {"judgements": judgements if phase else judgements[:2], "submit": phase == 2, "seconds": 3}
-                requests.append((assignment_id, json.dumps(body).encode()))
+        requests = stc3_save_requests([(assignment_id, turns[external_id]) for assignment_id, external_id in items])
+        if args.live_state:  # as after a lead's first dashboard view: each submission updates the live figures
+            from scoring.app.services.incremental import live_state_rebuild
 
-        def send(assignment_id: int, payload: bytes, token: str = token) -> None:
-            environ = {
-                "REQUEST_METHOD": "POST",
-                "PATH_INFO": f"/api/assignments/{assignment_id}/judgements/",
-                "SCRIPT_NAME": "",
-                "QUERY_STRING": "",
-                "SERVER_NAME": "127.0.0.1",
-                "SERVER_PORT": "8000",
-                "SERVER_PROTOCOL": "HTTP/1.1",
-                "REMOTE_ADDR": "127.0.0.1",
-                "HTTP_HOST": "127.0.0.1",
-                "HTTP_AUTHORIZATION": f"Token {token}",
-                "CONTENT_TYPE": "application/json",
-                "CONTENT_LENGTH": str(len(payload)),
-                "wsgi.input": io.BytesIO(payload),
-                "wsgi.url_scheme": "http",
-                "wsgi.errors": sys.stderr,
-                "wsgi.multithread": False,
-                "wsgi.multiprocess": True,
-                "wsgi.run_once": False,
-                "wsgi.version": (1, 0),
-            }
-            status = []
-            body = b"".join(application(environ, lambda line, headers, *rest: status.append(line)))
-            if not status[0].startswith("200"):
-                sys.exit(f"save refused: {status[0]} {body[:300]!r}")
+            live_state_rebuild(project=project, reason="benchmark")
 
         profiler = cProfile.Profile(time.process_time) if args.profile and r == args.rounds - 1 else None
         started = time.process_time()
         if profiler:
             profiler.enable()
         for assignment_id, payload in requests:
-            send(assignment_id, payload)
+            send(application, assignment_id, payload, token)
         if profiler:
             profiler.disable()
             profiler.dump_stats(str(args.profile))

@@ -17,9 +17,11 @@ import service (``dialogues_import``) into a throwaway PostgreSQL; then:
   seconds and peak memory above the process's idle RSS, at 1x (3,700 dialogues) and at the scale asked;
 - the live figures (``live_figures_stage``): the CPU a submission's update of the statistics' state adds
   (target <= 5 ms median), the staleness of the dashboard after an acknowledged submission (target <= 2 s),
-  and the live figures against the full recomputation (1e-12), at 1x and at the scale asked.
+  and the live figures against the full recomputation (1e-12), at 1x and at the scale asked;
+- the saves (``saves_stage``): CPU per save through the WSGI application (token, middleware, DRF, the save and
+  the live state's update) on the project at 1x and at the scale asked.
 
-    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports,live]
+    .venv/bin/python bench/scale_stc3.py [--scale 10] [--skip-1x] [--only import,stats,dashboard,exports,live,saves]
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 from _setup import ROOT, extract
+from _wsgi_saves import send, stc3_save_requests
 
 REAL_DIALOGUES = 3700
 ANNOTATORS = 19
@@ -399,6 +402,53 @@ def rebuild_after_exclusion(project, lead, scale: int, people, answers, saves: i
     )
 
 
+SAVE_ITEMS, SAVE_ROUNDS = 100, 3
+
+
+def saves_stage(project, scale: int, items: int = SAVE_ITEMS, rounds: int = SAVE_ROUNDS) -> None:
+    """CPU per save through the WSGI application (``config.wsgi``: middleware, DRF, validation, the save, the live
+    state's update), in this process, on the project at this size: ``rounds`` new annotators each save ``items``
+    new items of dialogues spread over the project three times (partial draft, complete draft, submission,
+    ``bench/_wsgi_saves.py``), with the project's live state built first (as after the lead's first dashboard
+    view). Median over rounds, as ``bench/save_profile.py --live-state`` at 1x of 100 dialogues."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from annotator.models import Assignment
+    from annotator.selectors.structure import dialogue_shape
+    from annotator.services.projects import membership_add
+    from config.wsgi import application
+    from scoring.app.models import LiveState
+    from scoring.app.services.incremental import live_state_rebuild
+
+    settings.ALLOWED_HOSTS = ["*"]
+    if not LiveState.objects.filter(project=project).exists():
+        started = time.perf_counter()
+        live_state_rebuild(project=project, reason="benchmark")
+        print(f"[{scale}x] live state built from every judgement in {time.perf_counter() - started:.1f} s")
+    dialogues = list(project.dialogues.order_by("pk").values_list("pk", flat=True))
+    step = max(1, len(dialogues) // (items * rounds))
+    per_save = []
+    for r in range(rounds):
+        name = f"saves-{project.slug}-{r}-{int(time.time())}"
+        person = get_user_model().objects.create_user(username=name, password="saves-pass-1")
+        membership_add(project=project, user=person, role="annotator")
+        token = Token.objects.create(user=person).key
+        chosen = dialogues[r::step][:items] if step > 1 else dialogues[r * items : (r + 1) * items]
+        made = Assignment.objects.bulk_create([Assignment(annotator=person, dialogue_id=d) for d in chosen])
+        requests = stc3_save_requests([(a.pk, dialogue_shape(a.dialogue_id).turn_speakers) for a in made])
+        started = time.process_time()
+        for assignment_id, payload in requests:
+            send(application, assignment_id, payload, token)
+        per_save.append((time.process_time() - started) / len(requests) * 1000)
+    print(
+        f"[{scale}x] saves through the WSGI application (token, draft, draft, submission; live state updated): CPU "
+        f"per save median {statistics.median(per_save):.2f} ms of {rounds} rounds "
+        f"({', '.join(f'{x:.2f}' for x in per_save)}) of {len(requests)} saves (load {load()})"
+    )
+
+
 # -- the benchmark ----------------------------------------------------------------------------------
 
 
@@ -406,7 +456,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=10, help="times the 3,700 dialogues of STC-3 Chinese")
     parser.add_argument("--skip-1x", action="store_true", help="no 1x project (exports measured at the scale only)")
-    parser.add_argument("--only", default="import,stats,dashboard,exports,live")
+    parser.add_argument("--only", default="import,stats,dashboard,exports,live,saves")
     parser.add_argument("--reuse", action="store_true", help="with DATABASE_URL: keep projects imported earlier")
     parser.add_argument("--exports", help=f"only these exports (comma-separated; default all: {', '.join(EXPORTS)})")
     parser.add_argument("--measure-export", nargs=4, metavar=("SLUG", "EXPORT", "LEAD", "RUN"), help=argparse.SUPPRESS)
@@ -416,6 +466,7 @@ def main() -> None:
         measure_export(*args.measure_export)
         return
     stages = set(args.only.split(","))
+    os.environ.setdefault("API_WRITE_RATE", "1000000/minute")  # the saves stage measures CPU, not the rate limit
 
     from _setup import django_on_postgres
 
@@ -550,6 +601,9 @@ def main() -> None:
     if "live" in stages:
         for s in projects:
             live_figures_stage(projects[s][0], lead, s)
+    if "saves" in stages:
+        for s in projects:
+            saves_stage(projects[s][0], s)
     if "exports" in stages:
         names = args.exports.split(",") if args.exports else list(EXPORTS)
         figures = {s: export_figures(projects[s][0].slug, lead.username, projects[s][1].pk, names) for s in projects}

@@ -2,11 +2,14 @@
 
 import os
 
-from django.core.wsgi import get_wsgi_application
+import django
 from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-application = get_wsgi_application()
+django.setup(set_prefix=False)  # as django.core.wsgi.get_wsgi_application
+from config.handlers import Handler  # noqa: E402  (after set-up: it reads the settings)
+
+application = Handler()
 # Import every view (and the scoring library behind the dashboards) before the first request,
 # so that a freshly started worker does not keep its first requests waiting for imports.
 _ = get_resolver().url_patterns

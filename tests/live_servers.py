@@ -222,8 +222,11 @@ def start_runserver(db_url: str, log: Path) -> LiveServer:
     return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log))
 
 
-def start_gunicorn(db_url: str, log: Path, *, production: bool = True, **env_extra: str) -> LiveServer:
-    """gunicorn with ``config/gunicorn.py``, one worker. With ``config.settings.production`` (static files
+def start_gunicorn(
+    db_url: str, log: Path, *, production: bool = True, workers: int = 1, access_log_format: str = "", **env_extra: str
+) -> LiveServer:
+    """gunicorn with ``config/gunicorn.py``, one worker (or ``workers``; ``access_log_format``: gunicorn's
+    ``--access-logformat``, the access log being in ``log``). With ``config.settings.production`` (static files
     collected first, as the image does) the clients speak as the TLS proxy on loopback does; with
     ``production=False`` it runs the test settings, whose password hasher checks the test factories' users."""
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECURE_SSL_REDIRECT")}
@@ -244,7 +247,8 @@ def start_gunicorn(db_url: str, log: Path, *, production: bool = True, **env_ext
         process = subprocess.Popen(
             [
                 sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py",
-                "--bind", f"127.0.0.1:{port}", "--workers", "1", "config.wsgi:application",
+                "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "config.wsgi:application",
+                *(["--access-logformat", access_log_format] if access_log_format else []),
             ],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -92,8 +92,12 @@ def webhook_emit(*, project_id: int, event: str, data: dict | Callable[[], dict 
 
 def webhook_emit_many(*, project_id: int, events: list[tuple[str, dict | Callable[[], dict | None]]]) -> None:
     """``webhook_emit`` of several events of one moment, reading the project's webhooks once. A project without
-    an active webhook (most) costs one indexed query and registers nothing on the transaction."""
-    if Webhook.objects.filter(project_id=project_id, active=True).exists():
+    an active webhook (most) costs one indexed query (plain SQL: every submission asks) and registers nothing
+    on the transaction."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {Webhook._meta.db_table} WHERE project_id = %s AND active LIMIT 1", [project_id])
+        wanted = cursor.fetchone() is not None
+    if wanted:
         transaction.on_commit(lambda: _deliveries_send(project_id, events))
 
 

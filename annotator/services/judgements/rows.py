@@ -4,6 +4,7 @@ removed in batches, the stored values read back."""
 from __future__ import annotations
 
 from datetime import UTC
+from functools import cache
 
 from django.core.exceptions import PermissionDenied
 from django.db import connection
@@ -24,19 +25,31 @@ from annotator.models import (
     Study,
 )
 from annotator.selectors.qualification import may_open
+from config.plain_rows import instance_from_row
 
 INSERT_BATCH = 1000  # rows per INSERT: 7,000 parameters, within SQLite's and PostgreSQL's limits
 DELETE_BATCH = 400  # (criterion, unit) pairs per DELETE
 
 
+# the assignment's fields a save reads, then what it needs from the dialogue, project, membership and study
+LOCKED_FIELDS = (
+    "id",
+    "annotator_id",
+    "dialogue_id",
+    "status",
+    "started_at",
+    "submitted_at",
+    "seconds_spent",
+    "shown_order",
+    "shown_first",
+    "version",
+    "removed",
+)
 LOCK_SQL = """
-    SELECT a.id, a.annotator_id, a.dialogue_id, a.status, a.started_at, a.submitted_at, a.seconds_spent,
-           a.shown_order, a.shown_first, a.version, a.removed, d.external_id AS dialogue_external_id,
-           d.project_id AS dialogue_project_id,
-           p.slug AS project_slug, p.preset AS project_preset, m.active AS member_active,
+    SELECT {fields}, d.external_id, d.project_id, p.slug, p.preset, m.active,
            EXISTS (SELECT 1 FROM {quality_item} q JOIN {dialogue} qd ON qd.id = q.dialogue_id
-                   WHERE qd.project_id = d.project_id AND q.kind = %s) AS training_required,
-           pt.allocated_at AS study_allocated_at, s.time_limit_minutes AS study_time_limit_minutes
+                   WHERE qd.project_id = d.project_id AND q.kind = %s),
+           pt.allocated_at, s.time_limit_minutes
     FROM {assignment} a JOIN {dialogue} d ON d.id = a.dialogue_id JOIN {project} p ON p.id = d.project_id
     LEFT JOIN {membership} m ON m.project_id = d.project_id AND m.user_id = a.annotator_id
     LEFT JOIN {participant} pt ON pt.user_id = a.annotator_id
@@ -55,40 +68,32 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
     save checks against the time limit under the same lock.
 
     Plain SQL for the reason ``judgements_write`` gives: compiling the equivalent ORM query (select_related,
-    only, select_for_update) costs three times as much CPU as running it. SQLite, which has no
-    row locks, serialises writers instead (as Django's select_for_update does there).
+    only, select_for_update) costs three times as much CPU as running it, and a raw queryset's set-up
+    (its columns matched to fields, its converters) about as much again: the row is read with a cursor
+    and converted once (``config.plain_rows``). SQLite, which has no row locks, serialises writers instead
+    (as Django's select_for_update does there).
     """
-    sql = LOCK_SQL.format(
-        assignment=Assignment._meta.db_table,
-        dialogue=Dialogue._meta.db_table,
-        project=Project._meta.db_table,
-        membership=Membership._meta.db_table,
-        quality_item=QualityItem._meta.db_table,
-        participant=Participant._meta.db_table,
-        study=Study._meta.db_table,
-        lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
-    )
-    found = list(Assignment.objects.raw(sql, [QualityItemKind.TRAINING, assignment_id, user.pk]))
-    if not found:
+    with connection.cursor() as cursor:
+        cursor.execute(_lock_sql(connection.vendor), [QualityItemKind.TRAINING, assignment_id, user.pk])
+        row = cursor.fetchone()
+    if row is None:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
-    assignment = found[0]
-    if not assignment.member_active:
-        raise MembershipEnded(assignment.project_slug)
+    assignment = instance_from_row(Assignment, LOCKED_FIELDS, row[: len(LOCKED_FIELDS)])
+    external_id, project_id, slug, preset, member_active, training_required, allocated, limit = row[
+        len(LOCKED_FIELDS) :
+    ]
+    if not member_active:
+        raise MembershipEnded(slug)
     db = connection.alias
     # from_db takes the values in the model's field order (id, project, external_id), whatever the names' order
     dialogue = Dialogue.from_db(
-        db,
-        ["id", "project_id", "external_id"],
-        [assignment.dialogue_id, assignment.dialogue_project_id, assignment.dialogue_external_id],
+        db, ["id", "project_id", "external_id"], [assignment.dialogue_id, project_id, external_id]
     )
-    dialogue.project = Project.from_db(
-        db,
-        ["id", "slug", "preset"],
-        [assignment.dialogue_project_id, assignment.project_slug, assignment.project_preset],
-    )
+    dialogue.project = Project.from_db(db, ["id", "slug", "preset"], [project_id, slug, preset])
     assignment.dialogue = dialogue
-    allocated = assignment.study_allocated_at
-    if isinstance(allocated, str):  # SQLite hands extra columns of a raw query over as text or naive UTC
+    assignment.training_required = bool(training_required)
+    assignment.study_time_limit_minutes = limit
+    if isinstance(allocated, str):  # SQLite hands a plain column over as text or naive UTC
         allocated = parse_datetime(allocated)
     if allocated is not None and not is_aware(allocated):
         allocated = make_aware(allocated, UTC)
@@ -98,13 +103,30 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
     return assignment
 
 
+@cache
+def _lock_sql(vendor: str) -> str:
+    """``LOCK_SQL`` for the database (``vendor``: the cache's key), formatted once per process."""
+    return LOCK_SQL.format(
+        fields=", ".join(f"a.{Assignment._meta.get_field(name).column}" for name in LOCKED_FIELDS),
+        assignment=Assignment._meta.db_table,
+        dialogue=Dialogue._meta.db_table,
+        project=Project._meta.db_table,
+        membership=Membership._meta.db_table,
+        quality_item=QualityItem._meta.db_table,
+        participant=Participant._meta.db_table,
+        study=Study._meta.db_table,
+        lock=" FOR UPDATE OF a" if connection.features.has_select_for_update_of else "",
+    )
+
+
 def judgements_write(
     assignment: Assignment, rows: list[tuple[int, int, str]], removals: list[tuple[int, int]], now
 ) -> None:
     """Merge ``rows`` (criterion id, unit, value) into the assignment's judgements, remove ``removals``
-    (criterion id, unit) and record its new status, time, seconds and version: two statements for a
-    draft (four when it clears an answer, or writes one cleared before), inside the caller's transaction
-    and row lock. Each written row's ``revision`` is the assignment's new version, and so is each
+    (criterion id, unit) and record its new status, time, seconds and version (and which answers were
+    removed at which version): one statement for a draft on PostgreSQL (the assignment's update is a
+    ``WITH`` of the insert), two on SQLite, one more when it clears an answer, inside the caller's
+    transaction and row lock. Each written row's ``revision`` is the assignment's new version, and so is each
     removal's in ``Assignment.removed``, even where the value stays the same (the person chose it again,
     later than a value another tab still holds): a later save can tell what was chosen after the
     version its client read, a removal included.
@@ -117,6 +139,28 @@ def judgements_write(
     judgements, assignments = Judgement._meta.db_table, Assignment._meta.db_table
     stamp = connection.ops.adapt_datetimefield_value
     shown = assignment.shown_first or ""  # a comparison's candidate shown first, recorded with each value
+    removed = dict(assignment.removed or {})
+    for criterion_id, unit, _value in rows:
+        removed.pop(f"{criterion_id}:{unit}", None)
+    removed.update({f"{criterion_id}:{unit}": assignment.version for criterion_id, unit in removals})
+    update_sql = (
+        f"UPDATE {assignments} SET started_at = %s, seconds_spent = %s, status = %s, submitted_at = %s, version = %s"
+    )
+    update_params = [
+        stamp(assignment.started_at),
+        assignment.seconds_spent,
+        assignment.status,
+        stamp(assignment.submitted_at),
+        assignment.version,
+    ]
+    if removed != (assignment.removed or {}):
+        update_sql += ", removed = %s"
+        update_params.append(Assignment._meta.get_field("removed").get_db_prep_save(removed, connection))
+        assignment.removed = removed
+    update_sql += " WHERE id = %s"
+    update_params.append(assignment.pk)
+    # PostgreSQL runs the assignment's update as a data-modifying WITH of the first insert: one round trip less
+    update_pending = True
     with connection.cursor() as cursor:
         for start in range(0, len(removals), DELETE_BATCH):
             batch = removals[start : start + DELETE_BATCH]
@@ -128,39 +172,25 @@ def judgements_write(
             )
         for start in range(0, len(rows), INSERT_BATCH):
             batch = rows[start : start + INSERT_BATCH]
+            with_update = update_pending and connection.vendor == "postgresql"
             cursor.execute(
-                f"INSERT INTO {judgements}"
+                (f"WITH assignment_update AS ({update_sql}) " if with_update else "") + f"INSERT INTO {judgements}"
                 " (assignment_id, criterion_id, unit, value, updated_at, revision, shown_first) VALUES "
                 + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(batch))
                 + " ON CONFLICT (assignment_id, criterion_id, unit) DO UPDATE"
                 f" SET updated_at = CASE WHEN {judgements}.value = excluded.value THEN {judgements}.updated_at"
                 " ELSE excluded.updated_at END, value = excluded.value, revision = excluded.revision,"
                 " shown_first = excluded.shown_first",
-                [
+                (update_params if with_update else [])
+                + [
                     field
                     for criterion_id, unit, value in batch
                     for field in (assignment.pk, criterion_id, unit, value, stamp(now), assignment.version, shown)
                 ],
             )
-        cursor.execute(
-            f"UPDATE {assignments} SET started_at = %s, seconds_spent = %s, status = %s, submitted_at = %s, "
-            "version = %s WHERE id = %s",
-            [
-                stamp(assignment.started_at),
-                assignment.seconds_spent,
-                assignment.status,
-                stamp(assignment.submitted_at),
-                assignment.version,
-                assignment.pk,
-            ],
-        )
-    removed = dict(assignment.removed or {})
-    for criterion_id, unit, _value in rows:
-        removed.pop(f"{criterion_id}:{unit}", None)
-    removed.update({f"{criterion_id}:{unit}": assignment.version for criterion_id, unit in removals})
-    if removed != (assignment.removed or {}):
-        Assignment.objects.filter(pk=assignment.pk).update(removed=removed)
-        assignment.removed = removed
+            update_pending = update_pending and not with_update
+        if update_pending:
+            cursor.execute(update_sql, update_params)
 
 
 def stored_values(
