@@ -60,3 +60,33 @@ def test_the_dashboard_shows_the_stale_notice_then_the_rebuilt_figures(
     state = LiveState.objects.get(project=project)
     assert state.stale_since is None and state.generation == generation + 1
     assert state.excluded == [work.annotators[0].pk] and state.rebuilt_because == "exclusion"
+
+
+def test_a_lead_filling_in_a_form_is_not_cut_short_by_the_new_figures(
+    celery_worker_process, live_server, page, tmp_path, monkeypatch
+):
+    # given the dashboard meeting a stale state (as above)
+    work = breakdown_project(tmp_path, dialogues=4, annotators=4, k=4, slug="live-busy")
+    project = work.project
+    for i, person in enumerate(work.annotators):
+        submit_all(person, project, lambda a, key, unit, i=i: "X" if i == 0 else "O")
+    statistics_recompute(project_id=project.pk)
+    live_state_rebuild(project_id=project.pk)
+    per_person = sum(len(units_of(d.pk, project)) for d in project.dialogues.all())
+    with monkeypatch.context() as held:
+        held.setattr(incremental, "live_state_rebuild_request", lambda project_id: True)
+        annotator_exclude(project=project, username=work.annotators[0].username, reason="spam", excluded_by=work.lead)
+    login(page, live_server, work.lead.username)
+    page.goto(f"{live_server.url}/projects/{project.slug}/dashboard/")
+    expect(page.locator("#live-stale")).to_contain_text("being brought up to date since")
+    # when the lead starts writing a reason to exclude another annotator before the rebuild commits
+    reason = page.locator(".exclude-form input[name=reason]").first
+    reason.fill("answers too fast")
+    # then the page is not reloaded under them: the notice says the new figures are ready, with a link
+    expect(page.locator("#live-stale")).to_contain_text("The new figures are ready.", timeout=60_000)
+    assert reason.input_value() == "answers too fast"
+    assert page.locator("#live-labels").inner_text() == str(4 * per_person)
+    # and the link shows them
+    page.locator("#live-stale").get_by_role("link", name="Show them").click()
+    expect(page.locator("#live-labels")).to_have_text(str(3 * per_person))
+    expect(page.locator("#live-stale")).to_have_count(0)
