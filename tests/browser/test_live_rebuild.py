@@ -26,23 +26,36 @@ pytestmark = [
 ]
 
 
+def _built_project(tmp_path, slug: str):
+    """Four annotators on four dialogues, the first saying X everywhere and the others O; statistics and live state
+    built. Returns the project's work and the number of labels each annotator gave."""
+    work = breakdown_project(tmp_path, dialogues=4, annotators=4, k=4, slug=slug)
+    for i, person in enumerate(work.annotators):
+        submit_all(person, work.project, lambda a, key, unit, i=i: "X" if i == 0 else "O")
+    statistics_recompute(project_id=work.project.pk)
+    live_state_rebuild(project_id=work.project.pk)
+    return work, sum(len(units_of(d.pk, work.project)) for d in work.project.dialogues.all())
+
+
+def _exclude_first_held(work, monkeypatch) -> None:
+    """The lead excludes the first annotator; the rebuild the exclusion asks for is held back, so that the page
+    meets the state stale (the page's own request for it goes to the worker)."""
+    with monkeypatch.context() as held:
+        held.setattr(incremental, "live_state_rebuild_request", lambda project_id: True)
+        annotator_exclude(
+            project=work.project, username=work.annotators[0].username, reason="spam", excluded_by=work.lead
+        )
+
+
 def test_the_dashboard_shows_the_stale_notice_then_the_rebuilt_figures(
     celery_worker_process, live_server, page, screenshot, tmp_path, monkeypatch
 ):
     # given a project whose first annotator said X everywhere and the others O, with its live statistics built
-    work = breakdown_project(tmp_path, dialogues=4, annotators=4, k=4, slug="live-rebuild")
+    work, per_person = _built_project(tmp_path, "live-rebuild")
     project = work.project
-    for i, person in enumerate(work.annotators):
-        submit_all(person, project, lambda a, key, unit, i=i: "X" if i == 0 else "O")
-    statistics_recompute(project_id=project.pk)
-    live_state_rebuild(project_id=project.pk)
-    per_person = sum(len(units_of(d.pk, project)) for d in project.dialogues.all())
     generation = LiveState.objects.get(project=project).generation
-    # when the lead excludes the first annotator (the rebuild the exclusion asks for held back here, so that the
-    # page meets the state stale; the page's own request for it goes to the worker)
-    with monkeypatch.context() as held:
-        held.setattr(incremental, "live_state_rebuild_request", lambda project_id: True)
-        annotator_exclude(project=project, username=work.annotators[0].username, reason="spam", excluded_by=work.lead)
+    # when the lead excludes the first annotator
+    _exclude_first_held(work, monkeypatch)
     login(page, live_server, work.lead.username)
     page.goto(f"{live_server.url}/projects/{project.slug}/dashboard/")
     # then the page says the figures are being brought up to date, and why, with the figures from before
@@ -66,16 +79,9 @@ def test_a_lead_filling_in_a_form_is_not_cut_short_by_the_new_figures(
     celery_worker_process, live_server, page, tmp_path, monkeypatch
 ):
     # given the dashboard meeting a stale state (as above)
-    work = breakdown_project(tmp_path, dialogues=4, annotators=4, k=4, slug="live-busy")
+    work, per_person = _built_project(tmp_path, "live-busy")
     project = work.project
-    for i, person in enumerate(work.annotators):
-        submit_all(person, project, lambda a, key, unit, i=i: "X" if i == 0 else "O")
-    statistics_recompute(project_id=project.pk)
-    live_state_rebuild(project_id=project.pk)
-    per_person = sum(len(units_of(d.pk, project)) for d in project.dialogues.all())
-    with monkeypatch.context() as held:
-        held.setattr(incremental, "live_state_rebuild_request", lambda project_id: True)
-        annotator_exclude(project=project, username=work.annotators[0].username, reason="spam", excluded_by=work.lead)
+    _exclude_first_held(work, monkeypatch)
     login(page, live_server, work.lead.username)
     page.goto(f"{live_server.url}/projects/{project.slug}/dashboard/")
     expect(page.locator("#live-stale")).to_contain_text("being brought up to date since")
