@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
-from drf_spectacular.utils import OpenApiResponse
 from rest_framework.permissions import AllowAny
 
 from api.throttles import LoginRateThrottle, WriteRateThrottle
@@ -48,9 +47,6 @@ VALIDATION_ERROR = {
     "additionalProperties": True,
 }
 
-# For a view's ``@extend_schema`` to declare an error of its own kind with the usual body (e.g. a 409).
-ERROR_RESPONSE = OpenApiResponse({"$ref": "#/components/schemas/Error"})
-
 # gunicorn's own answer (an HTML page, before the app sees the request) to a request line longer than it reads
 URI_TOO_LONG = {"type": "string", "description": "gunicorn's HTML page"}
 
@@ -74,7 +70,7 @@ class ErrorsDocumented(AutoSchema):
         if operation is None:
             return None
         responses = operation.setdefault("responses", {})
-        self._component("Error", ERROR)  # also for the views' own ERROR_RESPONSE
+        self._component("Error", ERROR)  # also for the views' own ERROR_RESPONSE (api.schema_responses)
         for code in sorted(self._error_codes(operation)):
             if code == "414":
                 responses[code] = {

@@ -9,7 +9,6 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext
-from drf_spectacular.plumbing import resolve_type_hint
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -30,7 +29,7 @@ from annotator.services.import_batches import ImportBatchError, import_batch_cre
 from api import quality_serializers as q
 from api import serializers as s
 from api.errors import FormatIsAParameter
-from api.schema import ERROR_RESPONSE
+from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
 from scoring.app.services.dataset_export import dataset_zip_chunks
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request
@@ -179,7 +178,7 @@ class ProjectStats(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={200: OpenApiResponse(resolve_type_hint(StatisticsPayload))})
+    @extend_schema(responses={200: TypedDictResponse(StatisticsPayload)})
     def get(self, request, slug: str):
         stored = statistics_current(project=request.project)
         response = Response(stored.payload)
