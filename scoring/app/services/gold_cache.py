@@ -103,9 +103,13 @@ def gold_arrays_store(*, project: Project, fingerprint: str, judgements: dict[st
     return arrays
 
 
-def gold_arrays(*, project: Project) -> GoldArrays:
-    """The project's gold counts: the stored ones while the judgements are unchanged, else rebuilt and stored."""
-    fingerprint = judgements_fingerprint(project)
+def gold_arrays(*, project: Project, fingerprint: str | None = None) -> GoldArrays:
+    """The project's gold counts: the stored ones while the judgements are unchanged, else rebuilt and stored.
+
+    ``fingerprint``: the judgements' (``judgements_fingerprint``) when the caller has just read it.
+    """
+    if fingerprint is None:
+        fingerprint = judgements_fingerprint(project)
     cached = GoldCache.objects.filter(project=project, fingerprint=fingerprint).values_list("arrays", flat=True).first()
     if cached is not None:
         arrays = _unpack(bytes(cached), project)
