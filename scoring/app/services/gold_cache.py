@@ -63,8 +63,10 @@ def _pack(arrays: GoldArrays) -> bytes:
     order = sorted(arrays.turn_speakers)
     parts["turns/dialogue"] = np.repeat(np.array(order, dtype=np.int64), [len(arrays.turn_speakers[d]) for d in order])
     parts["turns/speaker"] = np.array([s for d in order for s in arrays.turn_speakers[d]], dtype=str)
+    # Compressed (128 kB instead of 2.9 MB on STC-3 Chinese): read back in 1 ms instead of 20 (PostgreSQL would
+    # otherwise decompress its own copy and send every byte as hex), inflated in 4 ms. ``_unpack`` reads both.
     buffer = io.BytesIO()
-    np.savez(buffer, **parts)
+    np.savez_compressed(buffer, **parts)
     return buffer.getvalue()
 
 
