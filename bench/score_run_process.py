@@ -7,7 +7,7 @@ Django set-up, reading the gold, validating and scoring the run, saving it):
 - ``manage.py score_run`` the first time (the gold cache is built from the judgements) and then
   warm (the cache is read: the judgements are unchanged);
 - with ``--official PATH``, the DialEval-1 ``eval.py`` on the same run and gold file, the two
-  programs alternating (paired runs), and the ratio of the medians (target >= 15x).
+  programs alternating (paired runs), and the ratio of the medians (target >= 30x).
 
     .venv/bin/python bench/score_run_process.py [--official PATH] [--repeat 5] [--profile FILE]
 """
@@ -121,7 +121,7 @@ def main() -> None:
         )
         print(
             f"ratio (official / ours)         {statistics.median(official) / statistics.median(ours):.1f}x   "
-            f"(target >= 15x)"
+            f"(target >= 30x)"
         )
     print(f"load average                    {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
