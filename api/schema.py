@@ -18,10 +18,12 @@ Every error is JSON, also for the endpoints whose success is a file (CSV, zip); 
 
 from __future__ import annotations
 
+from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework.permissions import AllowAny
 
+from api.schema_docs import apply_documentation
 from api.throttles import LoginRateThrottle, WriteRateThrottle
 
 ERROR = {
@@ -120,3 +122,12 @@ class ErrorsDocumented(AutoSchema):
         ):
             codes.add("429")
         return codes
+
+
+class DocumentedSchemaGenerator(SchemaGenerator):
+    """drf-spectacular's generator, with the views' ``documented(...)`` (``api.schema_docs``) applied before it
+    makes a view's schema (by then the enumeration of the endpoints has imported every view)."""
+
+    def create_view(self, callback, method, request=None):
+        apply_documentation()
+        return super().create_view(callback, method, request)

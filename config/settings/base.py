@@ -175,6 +175,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "DEFAULT_GENERATOR_CLASS": "api.schema.DocumentedSchemaGenerator",  # applies api.schema_docs.documented
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64"}},  # annotator.converters
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
