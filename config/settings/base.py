@@ -7,7 +7,10 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.deferred_imports import defer_all
 from config.env import env_bool, env_list, env_str
+
+defer_all()  # libraries a dependency imports "in case" (requests): loaded on first use (config.deferred_imports)
 
 # Settings by concern, each in its own module; the environment modules (local, test, production) import this
 # one and override what differs. Star imports: these modules hold settings and nothing else.
