@@ -3,10 +3,12 @@
 DRF's ``rest_framework.compat`` imports ``requests`` and ``yaml`` whenever they are installed, for its test client
 (``RequestsClient``) and its YAML renderings: 30-40 ms of the start-up of every process that loads the API
 (``manage.py check``, each web worker) for libraries the platform uses in two places, the single sign-on's discovery
-(``annotator.views.sso_login``) and the OpenAPI document in YAML (``manage.py spectacular``). ``defer`` puts a stand-in in ``sys.modules``: ``import requests`` gives it, and
-the first attribute read from it (``requests.get``, ``from requests import ...``, a submodule's import) imports
-the real module, which then answers every read, so code that uses it sees no difference. (The standard
-library's ``LazyLoader`` does not do: the import statement itself reads the module's ``__spec__`` and so loads it.)
+(``annotator.views.sso_login``) and the OpenAPI document in YAML (``manage.py spectacular``).
+
+``defer`` puts a stand-in in ``sys.modules``: ``import requests`` gives it, and the first attribute read from it
+(``requests.get``, ``from requests import ...``, a submodule's import) imports the real module, which then answers
+every read, so code that uses it sees no difference. (The standard library's ``LazyLoader`` does not do: the import
+statement itself reads the module's ``__spec__`` and so loads it.)
 """
 
 from __future__ import annotations

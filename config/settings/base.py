@@ -10,8 +10,6 @@ import dj_database_url
 from config.deferred_imports import defer_all
 from config.env import env_bool, env_list, env_str
 
-defer_all()  # libraries a dependency imports "in case" (requests): loaded on first use (config.deferred_imports)
-
 # Settings by concern, each in its own module; the environment modules (local, test, production) import this
 # one and override what differs. Star imports: these modules hold settings and nothing else.
 from .celery import *  # noqa: F403 - background work: broker, queues, routes, beat, time limits
@@ -19,6 +17,8 @@ from .email import *  # noqa: F403 - mail: invitations, notices, password resets
 from .limits import *  # noqa: F403 - upload and archive sizes, login lockouts, API throttles, study sign-ups
 from .security import *  # noqa: F403 - proxies, Content-Security-Policy, referrer policy, API token lifetime
 from .sso import *  # noqa: F403 - single sign-on with OpenID Connect (off unless OIDC_ENABLED)
+
+defer_all()  # libraries DRF imports "in case" (requests, yaml): loaded on first use (config.deferred_imports)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
