@@ -16,8 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("scipy", "pandas", "crowdkit", "pyarrow", "celery", "redis")
-# made on first use (api.views.schema): they import DRF's test client, Django's test framework and Jinja2
-SCHEMA_VIEWS = ("drf_spectacular.views", "drf_spectacular.generators")
+# made on first use (api.views.schema, api.schema_docs): they import DRF's test client, Django's test framework,
+# Jinja2; requests and yaml, which DRF's compat imports "in case", are stand-ins until used (config.deferred_imports)
+SCHEMA_VIEWS = ("drf_spectacular.views", "drf_spectacular.generators", "drf_spectacular.openapi", "api.schema")
+NOT_AT_START = ("django.test", "rest_framework.test", "jinja2", "urllib3", "yaml.cyaml")
 # what scoring a run has no use for: the statistics and their payload, the API's views and schema, the test framework
 NOT_FOR_SCORING = (
     *HEAVY,
@@ -28,7 +30,10 @@ NOT_FOR_SCORING = (
     "drf_spectacular.utils",
     "django.test",
     "jinja2",
-    "requests",
+    "urllib3",
+    # the admin's registrations are discovered with the URLs (config.admin_app)
+    "annotator.admin",
+    "django.contrib.auth.forms",
 )
 
 
@@ -45,7 +50,7 @@ def loaded_after(statements: str, names: tuple[str, ...]) -> list[str]:
 
 
 def test_loading_the_urls_imports_none_of_the_heavy_libraries():
-    assert loaded_after("import config.urls", HEAVY + SCHEMA_VIEWS) == []
+    assert loaded_after("import config.urls", HEAVY + SCHEMA_VIEWS + NOT_AT_START) == []
 
 
 def test_score_run_loads_neither_the_statistics_nor_the_api():
@@ -55,6 +60,37 @@ def test_score_run_loads_neither_the_statistics_nor_the_api():
         "scoring.app.services.runs.dbdc"
     )
     assert loaded_after(statements, NOT_FOR_SCORING) == []
+
+
+def test_the_deferred_libraries_work_when_used():
+    """``requests`` is a stand-in after set-up and the URLs, and behaves as the library when used."""
+    statements = (
+        "import config.urls, requests, yaml; assert type(requests).__name__ == 'DeferredModule'; "
+        "from requests.adapters import HTTPAdapter; from rest_framework.test import RequestsClient; "
+        "assert issubclass(RequestsClient().adapters['http://'].__class__, HTTPAdapter); "
+        "assert yaml.safe_load('a: [1, 2]') == {'a': [1, 2]}; assert callable(requests.get)"
+    )
+    out = loaded_after(statements, ("urllib3",))
+    assert out == ["urllib3"]  # used, hence loaded
+
+
+def test_the_admins_registrations_come_with_the_urls():
+    """Set-up registers nothing (commands need none); loading the URLs registers every app's models."""
+    statements = (
+        "from django.contrib import admin; from annotator.models import Project; "
+        "before = len(admin.site._registry); import config.urls; "
+        "assert before == 0 and Project in admin.site._registry, before"
+    )
+    assert loaded_after(statements, ("annotator.admin",)) == ["annotator.admin"]
+
+
+def test_the_admins_checks_discover_the_registrations_they_check():
+    """``manage.py check`` may run the admin's checks before it loads the URLs: they discover the admin first."""
+    statements = (
+        "from django.contrib import admin; from django.core import checks; from annotator.models import Project; "
+        "assert checks.run_checks(tags=[checks.Tags.admin]) == []; assert Project in admin.site._registry"
+    )
+    assert loaded_after(statements, ("annotator.admin",)) == ["annotator.admin"]
 
 
 def test_manage_py_runs_a_commands_work_with_the_collector_on():
