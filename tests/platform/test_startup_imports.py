@@ -111,6 +111,17 @@ def test_the_schema_views_made_on_first_use_serve_and_document_themselves(client
     assert client.get("/api/docs/").status_code == 200
 
 
+@pytest.mark.django_db
+def test_the_views_documentation_is_applied_when_the_document_is_built(client):
+    """``api.schema_docs.documented`` records; the document carries what it recorded (parameters, answers)."""
+    schema = client.get("/api/schema/?format=json").json()
+    listing = schema["paths"]["/api/assignments/"]["get"]
+    assert {p["name"] for p in listing["parameters"]} >= {"project", "status"}
+    token = schema["paths"]["/api/auth/token/"]["post"]
+    assert token["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("/TokenInRequest")
+    assert token["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/TokenOut")
+
+
 def test_the_pairwise_models_still_import_scipy_when_they_run():
     """The lazy imports resolve: the functions that moved their scipy imports inside run."""
     from scoring.pairwise.diagnostics import wilson_interval
