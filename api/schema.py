@@ -1,9 +1,10 @@
 """The OpenAPI document's error answers, in one place: every operation lists the errors it can answer.
 
 The views declare their successful answers (and the errors that carry a body of their own, such as the
-import job's 400 or the save's 409) with ``@extend_schema``; this schema class adds the rest from what the
-operation is, so that no status code the API answers goes undocumented (Schemathesis checks the live server
-against the document, ``tests/api/test_schemathesis_live.py``):
+import job's 400 or the save's 409) with ``documented(...)`` (``api.schema_docs``: drf-spectacular's
+``extend_schema``, applied when the document is built); this schema class adds the rest from what the operation
+is, so that no status code the API answers goes undocumented (Schemathesis checks the live server against the
+document, ``tests/api/test_schemathesis_live.py``):
 
 - 400 (``ValidationError``) when it takes a body or query parameters;
 - 401 and 403 (``Error``) unless anyone may call it (the token endpoint);

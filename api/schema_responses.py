@@ -1,4 +1,4 @@
-"""Answers the views declare in their ``@extend_schema``, built without drf-spectacular's schema machinery.
+"""Answers the views declare in their ``documented(...)``, built without drf-spectacular's schema machinery.
 
 ``drf_spectacular.plumbing`` (and ``openapi``, behind ``api.schema``) import DRF's test client and with it
 Django's test framework and Jinja2: a tenth of a second that every process loading the URLs would pay for a
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse
 
-# For a view's ``@extend_schema`` to declare an error of its own kind with the usual body (e.g. a 409);
+# For a view's ``documented(...)`` to declare an error of its own kind with the usual body (e.g. a 409);
 # ``api.schema`` adds the ``Error`` component it points to.
 ERROR_RESPONSE = OpenApiResponse({"$ref": "#/components/schemas/Error"})
 
