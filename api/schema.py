@@ -1,9 +1,10 @@
 """The OpenAPI document's error answers, in one place: every operation lists the errors it can answer.
 
 The views declare their successful answers (and the errors that carry a body of their own, such as the
-import job's 400 or the save's 409) with ``@extend_schema``; this schema class adds the rest from what the
-operation is, so that no status code the API answers goes undocumented (Schemathesis checks the live server
-against the document, ``tests/api/test_schemathesis_live.py``):
+import job's 400 or the save's 409) with ``documented(...)`` (``api.schema_docs``: drf-spectacular's
+``extend_schema``, applied when the document is built); this schema class adds the rest from what the operation
+is, so that no status code the API answers goes undocumented (Schemathesis checks the live server against the
+document, ``tests/api/test_schemathesis_live.py``):
 
 - 400 (``ValidationError``) when it takes a body or query parameters;
 - 401 and 403 (``Error``) unless anyone may call it (the token endpoint);
@@ -18,11 +19,12 @@ Every error is JSON, also for the endpoints whose success is a file (CSV, zip); 
 
 from __future__ import annotations
 
+from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
-from drf_spectacular.utils import OpenApiResponse
 from rest_framework.permissions import AllowAny
 
+from api.schema_docs import apply_documentation
 from api.throttles import LoginRateThrottle, WriteRateThrottle
 
 ERROR = {
@@ -48,9 +50,6 @@ VALIDATION_ERROR = {
     "additionalProperties": True,
 }
 
-# For a view's ``@extend_schema`` to declare an error of its own kind with the usual body (e.g. a 409).
-ERROR_RESPONSE = OpenApiResponse({"$ref": "#/components/schemas/Error"})
-
 # gunicorn's own answer (an HTML page, before the app sees the request) to a request line longer than it reads
 URI_TOO_LONG = {"type": "string", "description": "gunicorn's HTML page"}
 
@@ -74,7 +73,7 @@ class ErrorsDocumented(AutoSchema):
         if operation is None:
             return None
         responses = operation.setdefault("responses", {})
-        self._component("Error", ERROR)  # also for the views' own ERROR_RESPONSE
+        self._component("Error", ERROR)  # also for the views' own ERROR_RESPONSE (api.schema_responses)
         for code in sorted(self._error_codes(operation)):
             if code == "414":
                 responses[code] = {
@@ -124,3 +123,12 @@ class ErrorsDocumented(AutoSchema):
         ):
             codes.add("429")
         return codes
+
+
+class DocumentedSchemaGenerator(SchemaGenerator):
+    """drf-spectacular's generator, with the views' ``documented(...)`` (``api.schema_docs``) applied before it
+    makes a view's schema (by then the enumeration of the endpoints has imported every view)."""
+
+    def create_view(self, callback, method, request=None):
+        apply_documentation()
+        return super().create_view(callback, method, request)

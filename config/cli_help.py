@@ -1,9 +1,16 @@
-"""``manage.py help`` (and ``manage.py`` alone): the platform's own commands first, grouped by what they are for,
-then Django's listing by app. docs/cli.md describes each group."""
+"""``manage.py``'s utility: the platform's own commands first in ``manage.py help`` (and ``manage.py`` alone),
+grouped by what they are for, then Django's listing by app (docs/cli.md describes each group); and the garbage
+collector back on when a command's own work starts."""
 
 from __future__ import annotations
 
+import gc
+
 from django.core.management import ManagementUtility, get_commands
+
+# Commands whose work is loading and inspecting the code (every view, URL, template library): the collector stays
+# off to their end, as it is while any command loads (manage.py); what they make lives until the process exits.
+LOADING_ONLY = {"check"}
 
 GROUPS = {
     "Projects and data": ["create_project", "import_dialogues", "assign", "export_gold", "demo"],
@@ -33,7 +40,22 @@ def grouped_help() -> str:
 
 
 class Utility(ManagementUtility):
-    """Django's ``ManagementUtility`` whose main help starts with the platform's groups."""
+    """Django's ``ManagementUtility`` whose main help starts with the platform's groups, and which turns the
+    garbage collector on (it is off while manage.py loads) when the command's ``handle`` starts, after freezing
+    what was loaded so that later collections skip it."""
+
+    def fetch_command(self, subcommand: str):
+        command = super().fetch_command(subcommand)
+        if subcommand not in LOADING_ONLY:
+            handle = command.handle
+
+            def handle_collected(*args, **options):
+                gc.freeze()
+                gc.enable()
+                return handle(*args, **options)
+
+            command.handle = handle_collected
+        return command
 
     def main_help_text(self, commands_only: bool = False) -> str:
         django_text = super().main_help_text(commands_only)

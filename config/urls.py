@@ -4,6 +4,8 @@ from django.views.i18n import JavaScriptCatalog
 
 from config.favicon import favicon
 
+admin.autodiscover()  # every app's admin module: loaded here, not at set-up (config.admin_app)
+
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),

@@ -46,6 +46,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="runs only on SQLite"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def admin_registrations():
+    """The admin's registrations, which a web process loads with the URLs (config.admin_app), for the tests that
+    use a model's admin without a request."""
+    from django.contrib import admin
+
+    admin.autodiscover()
+
+
 @pytest.fixture(autouse=True)
 def tasks_in_process(request):
     """Tasks run in-process unless the test sends them to the real worker (marker ``worker``)."""

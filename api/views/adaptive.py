@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError as ModelValidationError
-from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +11,7 @@ from annotator.access import IsProjectLead
 from annotator.selectors.adaptive import adaptive_settings, adaptive_status
 from annotator.services.adaptive import SETTINGS_FIELDS, adaptive_budget_update
 from api import adaptive_serializers as a
+from api.schema_docs import documented
 
 
 def _out(settings) -> dict:
@@ -28,11 +28,11 @@ class AdaptiveBudgetView(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=a.AdaptiveBudgetOut)
+    @documented(responses=a.AdaptiveBudgetOut)
     def get(self, request, slug: str):
         return Response(a.AdaptiveBudgetOut(_out(adaptive_settings(request.project))).data)
 
-    @extend_schema(request=a.AdaptiveBudgetIO, responses=a.AdaptiveBudgetOut)
+    @documented(request=a.AdaptiveBudgetIO, responses=a.AdaptiveBudgetOut)
     def patch(self, request, slug: str):
         given = a.AdaptiveBudgetIO(data=request.data)
         given.is_valid(raise_exception=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -17,6 +17,7 @@ from annotator.services.imports import upload_check_size
 from annotator.services.projects import membership_add
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.schema_docs import documented
 from scoring.app.archive.export import project_archive_chunks
 from scoring.app.archive.restore import project_archive_import
 
@@ -27,7 +28,7 @@ class ProjectArchive(APIView):
     content_negotiation_class = FormatIsAParameter
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)})
+    @documented(responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug: str):
         # streamed: the rows are read a chunk at a time as the zip is sent
         response = StreamingHttpResponse(project_archive_chunks(request.project), content_type="application/zip")
@@ -45,7 +46,7 @@ class ArchiveImport(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [CanCreateProjects]
 
-    @extend_schema(request=s.ArchiveIn, responses={201: s.ArchiveOut})
+    @documented(request=s.ArchiveIn, responses={201: s.ArchiveOut})
     def post(self, request):
         given = s.ArchiveIn(data=request.data)
         given.is_valid(raise_exception=True)

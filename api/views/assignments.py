@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +16,7 @@ from annotator.selectors.studies import released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
 from api import serializers as s
 from api.save_body import judgements_in_plain, saved_out
+from api.schema_docs import documented
 
 
 class AssignmentList(generics.ListAPIView):
@@ -23,7 +24,7 @@ class AssignmentList(generics.ListAPIView):
 
     serializer_class = s.AssignmentOut
 
-    @extend_schema(parameters=[OpenApiParameter("project", str), OpenApiParameter("status", str)])
+    @documented(parameters=[OpenApiParameter("project", str), OpenApiParameter("status", str)])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
@@ -41,7 +42,7 @@ class AssignmentList(generics.ListAPIView):
 class AssignmentDetail(APIView):
     """One of your assignments with its saved judgements and reordering."""
 
-    @extend_schema(responses=s.AssignmentDetailOut)
+    @documented(responses=s.AssignmentDetailOut)
     def get(self, request, pk: int):
         require_qualified(request.user, pk)
         return Response(s.AssignmentDetailOut(own_assignment_detail(user=request.user, assignment_id=pk)).data)
@@ -59,7 +60,7 @@ class AssignmentJudgements(APIView):
     404 ``gone`` (the item is no longer yours: released, or the study's time ran out), 409
     ``conflict`` or ``submitted``."""
 
-    @extend_schema(
+    @documented(
         request=s.JudgementsIn,
         responses={
             200: s.SavedOut,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate
 from django.utils.translation import gettext
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
@@ -16,6 +16,7 @@ from annotator.access import IsProjectLead
 from annotator.models import Membership
 from annotator.services.accounts import member_tokens_revoke, token_issue
 from api import serializers as s
+from api.schema_docs import documented
 from api.throttles import LoginRateThrottle
 from config.limits import lockout_message
 
@@ -27,7 +28,7 @@ class TokenObtain(APIView):
     permission_classes = [AllowAny]
     throttle_classes = [LoginRateThrottle]
 
-    @extend_schema(request=s.TokenIn, responses={200: s.TokenOut})
+    @documented(request=s.TokenIn, responses={200: s.TokenOut})
     def post(self, request):
         given = s.TokenIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -50,7 +51,7 @@ class MemberTokensRevoke(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={200: inline_serializer("Revoked", {"revoked": serializers.IntegerField()})})
+    @documented(request=None, responses={200: inline_serializer("Revoked", {"revoked": serializers.IntegerField()})})
     def post(self, request, slug: str, user_id: int):
         try:
             revoked = member_tokens_revoke(project=request.project, user_id=user_id)

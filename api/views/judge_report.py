@@ -5,13 +5,14 @@ from __future__ import annotations
 from django.http import Http404
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
 from annotator.selectors.judges import judge_of
+from api.schema_docs import documented
 from scoring.app.services.judges.report import judge_report
 from scoring.judges.alt_test import EPSILON
 
@@ -26,7 +27,7 @@ class JudgeReport(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(
+    @documented(
         parameters=[OpenApiParameter("epsilon", OpenApiTypes.FLOAT, description="The alt-test's margin.")],
         responses={200: OpenApiTypes.OBJECT},
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils.translation import gettext
-from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -15,6 +14,7 @@ from annotator.selectors.judges import judges_of
 from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_judge_create
 from annotator.services.judges import judge_import_upload, judge_remove
 from api.judge_serializers import JudgeIn, JudgeOut
+from api.schema_docs import documented
 from scoring.app.models import Run
 from scoring.app.services.run_judges import judge_from_run
 
@@ -34,11 +34,11 @@ class JudgeList(APIView):
     parser_classes = [MultiPartParser, FormParser, JSONParser]
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=JudgeOut(many=True))
+    @documented(responses=JudgeOut(many=True))
     def get(self, request, slug: str):
         return Response(JudgeOut(judges_of(request.project), many=True).data)
 
-    @extend_schema(request=JudgeIn, responses={201: JudgeOut})
+    @documented(request=JudgeIn, responses={201: JudgeOut})
     def post(self, request, slug: str):
         given = JudgeIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -74,11 +74,11 @@ class JudgeList(APIView):
 class JudgeDetail(APIView):
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=JudgeOut)
+    @documented(responses=JudgeOut)
     def get(self, request, slug: str, pk: int):
         return Response(JudgeOut(_judge(request, pk)).data)
 
-    @extend_schema(responses={204: None})
+    @documented(responses={204: None})
     def delete(self, request, slug: str, pk: int):
         """Remove the judge and its labels."""
         judge_remove(judge=_judge(request, pk))

@@ -9,9 +9,8 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext
-from drf_spectacular.plumbing import resolve_type_hint
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -30,7 +29,8 @@ from annotator.services.import_batches import ImportBatchError, import_batch_cre
 from api import quality_serializers as q
 from api import serializers as s
 from api.errors import FormatIsAParameter
-from api.schema import ERROR_RESPONSE
+from api.schema_docs import documented
+from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
 from scoring.app.services.dataset_export import dataset_zip_chunks
 from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.schedule import statistics_request
@@ -49,7 +49,7 @@ class ProjectList(generics.ListAPIView):
 class ProjectDetail(APIView):
     permission_classes = [IsProjectMember]
 
-    @extend_schema(responses=s.ProjectOut)
+    @documented(responses=s.ProjectOut)
     def get(self, request, slug: str):
         return Response(s.ProjectOut(projects_with_role(user=request.user).get(pk=request.project.pk)).data)
 
@@ -62,7 +62,7 @@ class DialogueList(generics.ListAPIView):
     serializer_class = s.DialogueOut
     permission_classes = [IsProjectMember]
 
-    @extend_schema(parameters=[OpenApiParameter("external_id", str), OpenApiParameter("language", str)])
+    @documented(parameters=[OpenApiParameter("external_id", str), OpenApiParameter("language", str)])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
@@ -80,7 +80,7 @@ class DialogueDetail(APIView):
 
     permission_classes = [IsProjectMember]
 
-    @extend_schema(responses=s.DialogueDetailOut)
+    @documented(responses=s.DialogueDetailOut)
     def get(self, request, slug: str, external_id: str):
         if "\x00" in external_id:  # no id contains NUL, and PostgreSQL refuses to compare with it
             raise Http404(gettext("no such dialogue"))
@@ -106,7 +106,7 @@ class DialogueImport(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=s.ImportIn, responses={201: s.ImportJobOut, 202: s.ImportJobOut, 400: s.ImportJobOut})
+    @documented(request=s.ImportIn, responses={201: s.ImportJobOut, 202: s.ImportJobOut, 400: s.ImportJobOut})
     def post(self, request, slug: str):
         given = s.ImportIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -148,11 +148,11 @@ class ImportDetail(APIView):
     def _batch(self, request, pk: int):
         return get_object_or_404(import_batches_of(project=request.project), pk=pk)
 
-    @extend_schema(responses=s.ImportJobOut)
+    @documented(responses=s.ImportJobOut)
     def get(self, request, slug: str, pk: int):
         return Response(s.ImportJobOut(_job(request, self._batch(request, pk))).data)
 
-    @extend_schema(responses={200: s.ImportRemovalOut, 409: ERROR_RESPONSE})
+    @documented(responses={200: s.ImportRemovalOut, 409: ERROR_RESPONSE})
     def delete(self, request, slug: str, pk: int):
         batch = self._batch(request, pk)
         try:
@@ -179,7 +179,7 @@ class ProjectStats(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={200: OpenApiResponse(resolve_type_hint(StatisticsPayload))})
+    @documented(responses={200: TypedDictResponse(StatisticsPayload)})
     def get(self, request, slug: str):
         stored = statistics_current(project=request.project)
         response = Response(stored.payload)
@@ -193,7 +193,7 @@ class ProjectStatsRecompute(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={202: OpenApiTypes.OBJECT})
+    @documented(request=None, responses={202: OpenApiTypes.OBJECT})
     def post(self, request, slug: str):
         project = request.project
         return Response({"scheduled": statistics_request(project_id=project.pk)}, status=status.HTTP_202_ACCEPTED)
@@ -212,7 +212,7 @@ class ProjectExport(APIView):
     content_negotiation_class = FormatIsAParameter
     permission_classes = [IsProjectLead]
 
-    @extend_schema(
+    @documented(
         parameters=[
             OpenApiParameter("format", str, enum=sorted([*EXPORT_FORMATS, "parquet"]), required=True),
             OpenApiParameter("aggregation", str, enum=list(AGGREGATIONS)),
@@ -261,6 +261,6 @@ class ProjectExportAnnotators(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=q.PopulationOut)
+    @documented(responses=q.PopulationOut)
     def get(self, request, slug: str):
         return Response(q.PopulationOut(asdict(annotators_included(request.project))).data)

@@ -11,7 +11,6 @@ from dataclasses import asdict
 from django.db.models import Count
 from django.http import Http404
 from django.utils.translation import gettext
-from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -38,6 +37,7 @@ from annotator.services.quality_items import (
     quality_settings_update,
 )
 from api import quality_serializers as q
+from api.schema_docs import documented
 
 
 def _dialogue_id(project, external_id: str) -> int:
@@ -89,11 +89,11 @@ class QualitySettingsView(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=q.QualitySettingsIO)
+    @documented(responses=q.QualitySettingsIO)
     def get(self, request, slug: str):
         return Response(q.QualitySettingsIO(quality_settings_get(project=request.project)).data)
 
-    @extend_schema(request=q.QualitySettingsIO, responses=q.QualitySettingsIO)
+    @documented(request=q.QualitySettingsIO, responses=q.QualitySettingsIO)
     def patch(self, request, slug: str):
         given = q.QualitySettingsIO(data=request.data)
         given.is_valid(raise_exception=True)
@@ -109,11 +109,11 @@ class QualityItems(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=q.QualityItemOut(many=True))
+    @documented(responses=q.QualityItemOut(many=True))
     def get(self, request, slug: str):
         return Response(q.QualityItemOut(_items(request.project), many=True).data)
 
-    @extend_schema(request=q.QualityItemIn, responses={201: q.QualityItemOut})
+    @documented(request=q.QualityItemIn, responses={201: q.QualityItemOut})
     def post(self, request, slug: str):
         given = q.QualityItemIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -137,7 +137,7 @@ class QualityItemDetail(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={204: None})
+    @documented(request=None, responses={204: None})
     def delete(self, request, slug: str, external_id: str):
         if not quality_item_remove(
             project=request.project, dialogue_id=_dialogue_in_path(request.project, external_id)
@@ -152,7 +152,7 @@ class QualityItemsUpload(APIView):
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=q.QualityUploadIn, responses={201: q.QualityItemOut(many=True)})
+    @documented(request=q.QualityUploadIn, responses={201: q.QualityItemOut(many=True)})
     def post(self, request, slug: str):
         given = q.QualityUploadIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -178,7 +178,7 @@ class QualityMix(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=q.MixIn, responses=q.MixOut)
+    @documented(request=q.MixIn, responses=q.MixOut)
     def post(self, request, slug: str):
         given = q.MixIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -191,7 +191,7 @@ class Qualification(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=q.QualificationOut(many=True))
+    @documented(responses=q.QualificationOut(many=True))
     def get(self, request, slug: str):
         return Response(q.QualificationOut(qualification_results(project=request.project), many=True).data)
 
@@ -201,7 +201,7 @@ class QualificationAdmit(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=q.AdmitIn, responses=q.QualificationOut(many=True))
+    @documented(request=q.AdmitIn, responses=q.QualificationOut(many=True))
     def post(self, request, slug: str):
         given = q.AdmitIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -222,11 +222,11 @@ class Exclusions(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=q.PopulationOut)
+    @documented(responses=q.PopulationOut)
     def get(self, request, slug: str):
         return Response(q.PopulationOut(asdict(annotators_included(request.project, by="username"))).data)
 
-    @extend_schema(request=q.ExclusionIO, responses={201: q.PopulationOut})
+    @documented(request=q.ExclusionIO, responses={201: q.PopulationOut})
     def post(self, request, slug: str):
         given = q.ExclusionIO(data=request.data)
         given.is_valid(raise_exception=True)
@@ -248,7 +248,7 @@ class ExclusionDetail(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={204: None})
+    @documented(request=None, responses={204: None})
     def delete(self, request, slug: str, annotator: str):
         if "\x00" in annotator:
             raise Http404(gettext("no such annotator"))
@@ -266,12 +266,12 @@ class Adjudications(APIView):
 
     permission_classes = [IsProjectAdjudicator]
 
-    @extend_schema(responses=q.AdjudicationIO(many=True))
+    @documented(responses=q.AdjudicationIO(many=True))
     def get(self, request, slug: str):
         rows = list(adjudicated_labels(project=request.project).values())
         return Response(q.AdjudicationIO(rows, many=True).data)
 
-    @extend_schema(request=q.AdjudicationIO, responses={201: q.AdjudicationIO})
+    @documented(request=q.AdjudicationIO, responses={201: q.AdjudicationIO})
     def post(self, request, slug: str):
         given = q.AdjudicationIO(data=request.data)
         given.is_valid(raise_exception=True)
@@ -297,7 +297,7 @@ class AdjudicationDetail(APIView):
 
     permission_classes = [IsProjectAdjudicator]
 
-    @extend_schema(request=None, responses={204: None})
+    @documented(request=None, responses={204: None})
     def delete(self, request, slug: str, external_id: str, criterion: str, unit: int):
         if "\x00" in criterion or unit > q.MAX_INT:
             raise Http404(gettext("no such unit"))
@@ -312,7 +312,7 @@ class TrainingFeedback(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=q.FeedbackOut)
+    @documented(responses=q.FeedbackOut)
     def get(self, request, pk: int):
         assignment = own_assignment(request, pk)
         try:

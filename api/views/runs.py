@@ -6,7 +6,7 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -16,6 +16,7 @@ from annotator.access import IsProjectLead
 from annotator.filenames import attachment
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.schema_docs import documented
 from scoring.app.models import Run
 from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
 from scoring.app.selectors.run_freshness import with_has_files
@@ -36,7 +37,7 @@ class RunListCreate(generics.ListAPIView):
             .order_by("created_at", "pk")
         )
 
-    @extend_schema(request=s.RunIn, responses={202: s.RunOut})
+    @documented(request=s.RunIn, responses={202: s.RunOut})
     def post(self, request, slug: str):
         project = request.project
         given = s.RunIn(data=request.data)
@@ -56,12 +57,12 @@ class RunListCreate(generics.ListAPIView):
 class RunDetail(APIView):
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.RunOut)
+    @documented(responses=s.RunOut)
     def get(self, request, slug: str, pk: int):
         run = get_object_or_404(with_has_files(Run.objects.all()), project=request.project, pk=pk)
         return Response(s.RunOut(run).data)
 
-    @extend_schema(responses={204: None})
+    @documented(responses={204: None})
     def delete(self, request, slug: str, pk: int):
         """Delete the run; the comparisons of the others are recomputed by a worker."""
         try:
@@ -77,7 +78,7 @@ class RunPerDialogue(APIView):
     content_negotiation_class = FormatIsAParameter
     permission_classes = [IsProjectLead]
 
-    @extend_schema(
+    @documented(
         parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
         responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): OpenApiTypes.BINARY},
     )
@@ -97,7 +98,7 @@ class RunRescore(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={202: s.RunOut})
+    @documented(request=None, responses={202: s.RunOut})
     def post(self, request, slug: str, pk: int):
         try:
             run = run_rescore(project=request.project, run_id=pk)

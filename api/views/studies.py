@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError as ModelValidationError
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -29,6 +29,7 @@ from annotator.services.studies import (
     study_update,
 )
 from api import study_serializers as s
+from api.schema_docs import documented
 
 
 def _out(request, study: Study) -> dict:
@@ -53,11 +54,11 @@ class StudyList(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.StudyOut(many=True))
+    @documented(responses=s.StudyOut(many=True))
     def get(self, request, slug: str):
         return Response([_out(request, study) for study in request.project.studies.select_related("project")])
 
-    @extend_schema(request=s.StudyIn, responses={201: s.StudyOut})
+    @documented(request=s.StudyIn, responses={201: s.StudyOut})
     def post(self, request, slug: str):
         given = s.StudyIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -76,11 +77,11 @@ class StudyDetail(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.StudyOut)
+    @documented(responses=s.StudyOut)
     def get(self, request, slug: str, study_id: int):
         return Response(_out(request, _study(request, study_id)))
 
-    @extend_schema(request=s.StudyIn(partial=True), responses=s.StudyOut)
+    @documented(request=s.StudyIn(partial=True), responses=s.StudyOut)
     def patch(self, request, slug: str, study_id: int):
         study = _study(request, study_id)
         given = s.StudyIn(study, data=request.data, partial=True)
@@ -101,7 +102,7 @@ class StudyOpen(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=s.StudyOpenIn, responses=s.StudyOut)
+    @documented(request=s.StudyOpenIn, responses=s.StudyOut)
     def post(self, request, slug: str, study_id: int):
         given = s.StudyOpenIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -114,7 +115,7 @@ class StudyRotateToken(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses=s.StudyOut)
+    @documented(request=None, responses=s.StudyOut)
     def post(self, request, slug: str, study_id: int):
         return Response(_out(request, study_token_rotate(study=_study(request, study_id))))
 
@@ -124,7 +125,7 @@ class StudyReleaseExpired(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses=s.ReleasedOut)
+    @documented(request=None, responses=s.ReleasedOut)
     def post(self, request, slug: str, study_id: int):
         study = _study(request, study_id)
         return Response({"released": studies_release_expired(project=study.project)})
@@ -135,7 +136,7 @@ class StudyParticipants(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.ParticipantOut(many=True))
+    @documented(responses=s.ParticipantOut(many=True))
     def get(self, request, slug: str, study_id: int):
         return Response(s.ParticipantOut(study_participants(study=_study(request, study_id)), many=True).data)
 
@@ -145,7 +146,7 @@ class StudyParticipantsCsv(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY)})
+    @documented(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY)})
     def get(self, request, slug: str, study_id: int):
         study = _study(request, study_id)
         return table_file(participants_table(study=study), "csv", prefix=f"{study.project.slug}-study-{study.pk}")
@@ -159,12 +160,12 @@ class ParticipantToken(APIView):
     def _participant(self, request, study_id: int, participant_id: int) -> Participant:
         return get_object_or_404(Participant, pk=participant_id, study=_study(request, study_id))
 
-    @extend_schema(request=None, responses={201: s.ParticipantTokenOut})
+    @documented(request=None, responses={201: s.ParticipantTokenOut})
     def post(self, request, slug: str, study_id: int, participant_id: int):
         token = participant_token_grant(participant=self._participant(request, study_id, participant_id))
         return Response({"token": token.key}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(responses={204: None})
+    @documented(responses={204: None})
     def delete(self, request, slug: str, study_id: int, participant_id: int):
         participant_token_revoke(participant=self._participant(request, study_id, participant_id))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -21,6 +20,7 @@ from annotator.services.webhooks import (
     webhook_test,
 )
 from api import webhook_serializers as s
+from api.schema_docs import documented
 
 
 def _out(hook: Webhook) -> dict:
@@ -45,11 +45,11 @@ class WebhookList(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.WebhookOut(many=True))
+    @documented(responses=s.WebhookOut(many=True))
     def get(self, request, slug: str):
         return Response([_out(h) for h in Webhook.objects.filter(project=request.project).order_by("-created_at")])
 
-    @extend_schema(request=s.WebhookIn, responses={201: s.WebhookCreated})
+    @documented(request=s.WebhookIn, responses={201: s.WebhookCreated})
     def post(self, request, slug: str):
         given = s.WebhookIn(data=request.data)
         given.is_valid(raise_exception=True)
@@ -65,17 +65,17 @@ class WebhookDetail(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.WebhookOut)
+    @documented(responses=s.WebhookOut)
     def get(self, request, slug: str, webhook_id: int):
         return Response(_out(_hook(request, webhook_id)))
 
-    @extend_schema(request=s.WebhookChange, responses=s.WebhookOut)
+    @documented(request=s.WebhookChange, responses=s.WebhookOut)
     def patch(self, request, slug: str, webhook_id: int):
         given = s.WebhookChange(data=request.data)
         given.is_valid(raise_exception=True)
         return Response(_out(webhook_set_active(webhook=_hook(request, webhook_id), **given.validated_data)))
 
-    @extend_schema(responses={204: None})
+    @documented(responses={204: None})
     def delete(self, request, slug: str, webhook_id: int):
         webhook_delete(webhook=_hook(request, webhook_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -86,7 +86,7 @@ class WebhookTest(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={202: s.DeliveryOut})
+    @documented(request=None, responses={202: s.DeliveryOut})
     def post(self, request, slug: str, webhook_id: int):
         delivery = webhook_test(webhook=_hook(request, webhook_id))
         return Response(s.DeliveryOut(delivery).data, status=status.HTTP_202_ACCEPTED)
@@ -97,7 +97,7 @@ class WebhookDeliveries(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(responses=s.DeliveryOut(many=True))
+    @documented(responses=s.DeliveryOut(many=True))
     def get(self, request, slug: str, webhook_id: int):
         rows = deliveries_of(webhook=_hook(request, webhook_id))[:RECENT_DELIVERIES]
         return Response(s.DeliveryOut(rows, many=True).data)
@@ -108,7 +108,7 @@ class DeliveryResend(APIView):
 
     permission_classes = [IsProjectLead]
 
-    @extend_schema(request=None, responses={202: s.DeliveryOut})
+    @documented(request=None, responses={202: s.DeliveryOut})
     def post(self, request, slug: str, webhook_id: int, delivery_id: int):
         hook = _hook(request, webhook_id)
         delivery = get_object_or_404(WebhookDelivery, pk=delivery_id, webhook=hook)

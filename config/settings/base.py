@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.deferred_imports import defer_all
 from config.env import env_bool, env_list, env_str
 
 # Settings by concern, each in its own module; the environment modules (local, test, production) import this
@@ -17,6 +18,8 @@ from .limits import *  # noqa: F403 - upload and archive sizes, login lockouts, 
 from .security import *  # noqa: F403 - proxies, Content-Security-Policy, referrer policy, API token lifetime
 from .sso import *  # noqa: F403 - single sign-on with OpenID Connect (off unless OIDC_ENABLED)
 
+defer_all()  # libraries DRF imports "in case" (requests, yaml): loaded on first use (config.deferred_imports)
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 SECRET_KEY = env_str("SECRET_KEY", "insecure-local-development-key-change-me")
@@ -24,7 +27,7 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "config.admin_app.AdminDiscoveredWithTheURLs",  # django.contrib.admin, discovered with the URLs
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -186,6 +189,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "DEFAULT_GENERATOR_CLASS": "api.schema.DocumentedSchemaGenerator",  # applies api.schema_docs.documented
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64"}},  # annotator.converters
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",

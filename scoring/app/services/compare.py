@@ -9,9 +9,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from annotator.models import Project
+from scoring.app.json_codec import json_finite
 from scoring.app.models import Run, RunComparison, RunKind, RunStatus
 from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.payloads import json_finite
 from scoring.significance import discriminative_power, paired_bootstrap, ranking_stability, tukey_hsd
 
 

@@ -63,8 +63,10 @@ def _pack(arrays: GoldArrays) -> bytes:
     order = sorted(arrays.turn_speakers)
     parts["turns/dialogue"] = np.repeat(np.array(order, dtype=np.int64), [len(arrays.turn_speakers[d]) for d in order])
     parts["turns/speaker"] = np.array([s for d in order for s in arrays.turn_speakers[d]], dtype=str)
+    # Compressed (128 kB instead of 2.9 MB on STC-3 Chinese): read back in 1 ms instead of 20 (PostgreSQL would
+    # otherwise decompress its own copy and send every byte as hex), inflated in 4 ms. ``_unpack`` reads both.
     buffer = io.BytesIO()
-    np.savez(buffer, **parts)
+    np.savez_compressed(buffer, **parts)
     return buffer.getvalue()
 
 
@@ -103,9 +105,13 @@ def gold_arrays_store(*, project: Project, fingerprint: str, judgements: dict[st
     return arrays
 
 
-def gold_arrays(*, project: Project) -> GoldArrays:
-    """The project's gold counts: the stored ones while the judgements are unchanged, else rebuilt and stored."""
-    fingerprint = judgements_fingerprint(project)
+def gold_arrays(*, project: Project, fingerprint: str | None = None) -> GoldArrays:
+    """The project's gold counts: the stored ones while the judgements are unchanged, else rebuilt and stored.
+
+    ``fingerprint``: the judgements' (``judgements_fingerprint``) when the caller has just read it.
+    """
+    if fingerprint is None:
+        fingerprint = judgements_fingerprint(project)
     cached = GoldCache.objects.filter(project=project, fingerprint=fingerprint).values_list("arrays", flat=True).first()
     if cached is not None:
         arrays = _unpack(bytes(cached), project)

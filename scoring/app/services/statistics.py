@@ -23,6 +23,7 @@ from scoring.agreement import (
     pearson_inter_rater_long,
     randolph_kappa,
 )
+from scoring.app.json_codec import json_finite
 from scoring.app.models import ProjectStatistics
 from scoring.app.selectors.agreement_data import block_key
 from scoring.app.selectors.fingerprint import judgements_fingerprint
@@ -33,7 +34,7 @@ from scoring.app.services.gold_cache import gold_arrays_store
 from scoring.app.services.model_reliability import model_reliability_request, model_reliability_stored
 from scoring.app.services.nlpcc_summary import nlpcc_summary
 from scoring.app.services.pairwise_summary import bradley_terry_summary
-from scoring.app.services.payloads import StatisticsPayload, json_finite
+from scoring.app.services.payloads import StatisticsPayload
 from scoring.app.services.reliability import reliability_summary
 from scoring.app.services.schedule import runs_rescore_request
 from scoring.app.services.uch_summary import uch_summary

@@ -16,7 +16,9 @@ from scoring.run_files import read_dbdc_run
 from scoring.runs import dbdc_run_scores
 
 
-def dbdc_run_score(*, project: Project, files: list[tuple[str, bytes]], strict: bool, threshold: float):
-    gold = breakdown_gold(project, gold_arrays(project=project))
+def dbdc_run_score(
+    *, project: Project, fingerprint: str, files: list[tuple[str, bytes]], strict: bool, threshold: float
+):
+    gold = breakdown_gold(project, gold_arrays(project=project, fingerprint=fingerprint))
     run = read_dbdc_run(files, gold_turns=gold.turns, dialogue_turns=gold.dialogue_turns, strict=strict)
     return dbdc_run_scores(run, gold, threshold)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +17,9 @@ from django.utils import timezone
 from annotator.importers.limits import archive_limits
 from annotator.models import Project
 from annotator.presets import PRESETS, RunScheme
+from scoring.app.json_codec import json_finite
 from scoring.app.models import Run, RunKind, RunStatus
 from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.payloads import json_finite
 from scoring.errors import N_, InputError
 from scoring.files import expand_archives, walk_path
 from scoring.memory import gc_paused
@@ -29,9 +30,13 @@ def run_scheme(project: Project) -> RunScheme | None:
 
 
 def files_zip(files: list[tuple[str, bytes]]) -> bytes:
-    """A run's files as one zip (what ``Run.source`` keeps), every file kept even when two share a name."""
+    """A run's files as one zip (what ``Run.source`` keeps), every file kept even when two share a name.
+
+    Deflate's fastest level: on a run of STC-3 Chinese (3.3 MB of JSON) a fifth of the default level's time
+    (30 ms, not 130 ms) for a zip a seventh larger.
+    """
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         used: set[str] = set()
         for i, (filename, raw) in enumerate(files):
             member = Path(filename).name or "run.json"
@@ -90,19 +95,26 @@ def run_score(
     source = str(path) if path is not None else ", ".join(n for n, _r in files)[:500]
     if not files:
         raise InputError(source or "run", N_("contains no JSON files"))
-    with gc_paused():  # a parsed run and its scores per dialogue: many small acyclic objects (scoring.memory)
+    # The files are zipped on a thread of their own while the run is scored (zlib lets go of the interpreter's
+    # lock while it compresses); bad input discards the zip.
+    with gc_paused(), ThreadPoolExecutor(max_workers=1) as zipping:  # gc: a parsed run and its scores (scoring.memory)
+        zipped = zipping.submit(files_zip, files)
         if scheme == RunScheme.DBDC:
             from scoring.app.services.runs.dbdc import dbdc_run_score
 
             kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
-            scores, per_dialogue = dbdc_run_score(project=project, files=files, strict=strict, threshold=threshold)
+            scores, per_dialogue = dbdc_run_score(
+                project=project, fingerprint=fingerprint, files=files, strict=strict, threshold=threshold
+            )
         else:
             from scoring.app.services.runs.stc3 import stc3_run_score
 
             kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
-            scores, per_dialogue = stc3_run_score(project=project, files=files, alpha=alpha, strict=strict)
+            scores, per_dialogue = stc3_run_score(
+                project=project, fingerprint=fingerprint, files=files, alpha=alpha, strict=strict
+            )
         default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
-        scored = Scored(scores, per_dialogue, fingerprint, files_zip(files))
+        scored = Scored(scores, per_dialogue, fingerprint, zipped.result())
         return _save(project, name or default_name, kind, source, options, scored)
 
 

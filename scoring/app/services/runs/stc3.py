@@ -27,12 +27,12 @@ def _mean(values: np.ndarray) -> float:
     return float(np.nanmean(values)) if len(values) else float("nan")
 
 
-def stc3_run_score(*, project: Project, files: list[tuple[str, bytes]], alpha: float, strict: bool):
+def stc3_run_score(*, project: Project, fingerprint: str, files: list[tuple[str, bytes]], alpha: float, strict: bool):
     if len(files) != 1:
         raise InputError("run", N_("an STC-3 run is one JSON file, got %(len)s"), params={"len": len(files)})
     name, raw = files[0]
     external = external_ids(project)
-    gold = gold_arrays(project=project)
+    gold = gold_arrays(project=project, fingerprint=fingerprint)
     by_unit = criteria_by_unit(gold)
     quality = {d.criterion.key: d for d in by_unit.get(Unit.DIALOGUE, [])}
     nugget = by_unit.get(Unit.TURN, [None])[0]
