@@ -45,6 +45,7 @@ CONTENT_TYPES = {  # of a 200 where it is not the kind's own (HTML pages, JSON A
     "schema": "application/vnd.oai.openapi",
     "draft": "application/json",  # the item page's autosave reads its saved draft
     "lead_import_status": "application/json",  # the upload page polls it
+    "dashboard_live_status": "application/json",  # the dashboard polls it while its live figures are rebuilt
     "api-docs": "text/html",
     "api-export": "text/csv",
     "api-run-per-dialogue": "text/csv",

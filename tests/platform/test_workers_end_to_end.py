@@ -271,7 +271,10 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
         # given statistics that wait for the estimate, and the heavy worker holding it until its countdown ends
         assert statistics_job_run(project_id=project.pk).payload["reliability"]["models_pending"] is True
         # (generous: under a loaded suite the worker's first receipt has taken over 30 s)
-        assert wait_for(lambda: "estimate_model_reliability" in log.read_text() and "received" in log.read_text(), 120)
+        received = wait_for(
+            lambda: "estimate_model_reliability" in log.read_text() and "received" in log.read_text(), 120
+        )
+        assert received, _where_the_estimate_went(project.pk)
         # when it is killed (no chance to give the message back) and another worker starts
         os.kill(doomed.pid, signal.SIGKILL)
         doomed.wait(timeout=30)
@@ -381,3 +384,17 @@ def test_an_exclusion_rescores_every_run_on_the_workers(celery_worker_process, m
     listed = client.get("/api/projects/fresh-e2e/runs/").json()["results"]
     assert [r["stale"] for r in listed] == [False] * 3 and all(r["status"] == "scored" for r in listed)
     assert all(r["scores"]["quality"] != before[r["name"]] for r in listed)
+
+
+def _where_the_estimate_went(project_id: int) -> str:
+    """What a failure of the takeover test needs to say: whether tasks ran in-process, the job's state and what
+    waits in each queue (the estimate should sit in ``estimate-takeover`` until the doomed worker takes it)."""
+    import redis
+    from django.conf import settings
+
+    from config import enqueue
+
+    job = StatisticsJob.objects.filter(project_id=project_id).values().first()
+    queues = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    waiting = {q: queues.llen(q) for q in ("estimate-takeover", "heavy", "interactive", "celery")}
+    return f"in-process {enqueue.tasks_run_in_process()}; job {job}; waiting {waiting}"
