@@ -104,9 +104,20 @@ def apt_install(wanted: list[str]) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` different free loopback ports (held together while chosen: one at a time, the kernel may hand the
+    same port out twice)."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def as_db_user(cmd: list[str], user: str | None) -> list[str]:
@@ -131,8 +142,7 @@ class Services:
     def __init__(self, *, redis_appendonly: bool = False) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="dialeval-test-"))
         self.user = db_user()
-        self.pg_port = free_port()
-        self.redis_port = free_port()
+        self.pg_port, self.redis_port = free_ports(2)
         self.redis: subprocess.Popen | None = None
         self.redis_appendonly = redis_appendonly
         self.pg_started = False

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import requests
 from requests.adapters import HTTPAdapter
-from services import Services, free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
+from services import Services, free_ports  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-long-random-secret-key-for-the-deployment-test-0123456789-abcdefghij"
@@ -51,8 +51,7 @@ class Stack:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.services = Services(redis_appendonly=True)
-        self.web_port = free_port()
-        self.proxy_port = free_port()
+        self.web_port, self.proxy_port, self.proxy_http_port = free_ports(3)
         self.processes: dict[str, subprocess.Popen] = {}
         self.env: dict[str, str] = {}
         self.world: dict = {}  # what the test set up in the database (accounts, tokens, items)
@@ -146,7 +145,7 @@ class Stack:
         site = site.replace("\tencode gzip\n", "\tencode gzip\n\tbind 127.0.0.1\n")
         global_options = (
             "{\n\tadmin off\n\tskip_install_trust\n"
-            f"\thttp_port {free_port()}\n\thttps_port {self.proxy_port}\n"
+            f"\thttp_port {self.proxy_http_port}\n\thttps_port {self.proxy_port}\n"
             f"\tstorage file_system {{\n\t\troot {self.tmp / 'caddy-data' / 'caddy'}\n\t}}\n}}\n\n"
         )
         (self.tmp / "Caddyfile").write_text(global_options + site)
