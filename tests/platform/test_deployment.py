@@ -200,3 +200,21 @@ def test_production_settings_over_plain_http_on_loopback_without_editing_code():
     # and with any other host the switch is refused
     refused = run_manage("check", **{**loopback, "ALLOWED_HOSTS": "eval.example.org"})
     assert refused.returncode != 0 and "HTTPS_ONLY=false" in refused.stderr
+
+
+def test_the_image_compiles_every_package_of_the_platform(tmp_path):
+    """The image sets PYTHONDONTWRITEBYTECODE, so its code is compiled at build time, every package of it."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "PYTHONDONTWRITEBYTECODE=1" in dockerfile
+    command = re.search(r"^RUN (python -m compileall -q .+)$", dockerfile, re.MULTILINE)
+    assert command, "the Dockerfile compiles the platform's code"
+    packages = command.group(1).split()[4:]
+    ours = {p.parent.name for p in ROOT.glob("*/__init__.py")} - {"tests"}
+    assert set(packages) == ours
+    # the command as the image runs it compiles every module of those packages
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path)}
+    subprocess.run([sys.executable, *command.group(1).split()[1:]], cwd=ROOT, env=env, check=True, timeout=300)
+    tag = sys.implementation.cache_tag
+    sources = [p for package in packages for p in (ROOT / package).rglob("*.py")]
+    missing = [s for s in sources if not (tmp_path / s.parent.relative_to("/") / f"{s.stem}.{tag}.pyc").exists()]
+    assert len(sources) > 200 and not missing, missing[:5]
