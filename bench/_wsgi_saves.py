@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from wsgiref.util import setup_testing_defaults
 
 
 def stc3_save_requests(items: list[tuple[int, tuple[str, ...]]]) -> list[tuple[int, bytes]]:
@@ -31,24 +32,13 @@ def send(application, assignment_id: int, payload: bytes, token: str) -> None:
     environ = {
         "REQUEST_METHOD": "POST",
         "PATH_INFO": f"/api/assignments/{assignment_id}/judgements/",
-        "SCRIPT_NAME": "",
-        "QUERY_STRING": "",
-        "SERVER_NAME": "127.0.0.1",
-        "SERVER_PORT": "8000",
-        "SERVER_PROTOCOL": "HTTP/1.1",
         "REMOTE_ADDR": "127.0.0.1",
-        "HTTP_HOST": "127.0.0.1",
         "HTTP_AUTHORIZATION": f"Token {token}",
         "CONTENT_TYPE": "application/json",
         "CONTENT_LENGTH": str(len(payload)),
         "wsgi.input": io.BytesIO(payload),
-        "wsgi.url_scheme": "http",
-        "wsgi.errors": sys.stderr,
-        "wsgi.multithread": False,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-        "wsgi.version": (1, 0),
     }
+    setup_testing_defaults(environ)  # the rest of a request's environment as a WSGI server gives it
     status = []
     body = b"".join(application(environ, lambda line, headers, *rest: status.append(line)))
     if not status[0].startswith("200"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-import sys
+from wsgiref.util import setup_testing_defaults
 
 import pytest
 from django.core import signals
@@ -23,23 +23,13 @@ def call(handler, method: str, path: str, token: str | None, body: dict | None =
     environ = {
         "REQUEST_METHOD": method,
         "PATH_INFO": path,
-        "SCRIPT_NAME": "",
-        "QUERY_STRING": "",
-        "SERVER_NAME": "testserver",
-        "SERVER_PORT": "80",
-        "SERVER_PROTOCOL": "HTTP/1.1",
         "REMOTE_ADDR": "127.0.0.1",
         "HTTP_HOST": "testserver",
         "CONTENT_TYPE": "application/json",
         "CONTENT_LENGTH": str(len(payload)),
         "wsgi.input": io.BytesIO(payload),
-        "wsgi.url_scheme": "http",
-        "wsgi.errors": sys.stderr,
-        "wsgi.multithread": False,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-        "wsgi.version": (1, 0),
     }
+    setup_testing_defaults(environ)  # the rest of a request's environment as a WSGI server gives it
     if token:
         environ["HTTP_AUTHORIZATION"] = f"Token {token}"
     started = {}
