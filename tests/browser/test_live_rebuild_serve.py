@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import SCREENSHOTS
-from tests.live_servers import ROOT, running, start_serve_script
+from tests.live_servers import BROKER_ENV, ROOT, running, start_serve_script
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]
 
@@ -43,9 +43,10 @@ print("JUDGED", [Judgement.objects.filter(assignment__annotator__username=name, 
 
 
 def _judge_the_demo(folder) -> list[int]:
-    """The demo annotators' items submitted (their labels, for ann1, ann2 and ann3), in a process of their own on the server's database (as saves from
-    the pages would write them; background work inline so that nothing is cut short when it exits)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")}
+    """The demo annotators' items submitted (their labels, for ann1, ann2 and ann3), in a process of their own on
+    the server's database (as saves from the pages would write them; background work inline so that nothing is
+    cut short when it exits)."""
+    env = {k: v for k, v in os.environ.items() if k not in BROKER_ENV}
     env.update(
         DATABASE_URL=f"sqlite:///{folder / 'serve.sqlite3'}",
         DJANGO_SETTINGS_MODULE="config.settings.local",

@@ -39,7 +39,7 @@ class Command(BaseCommand):
         else:
             payload = project_statistics(project)
         if as_json:
-            # the dashboard's live figures, read without asking for their rebuild (this process would not see it through)
+            # the dashboard's live figures, read without asking for a rebuild (this process would not see it through)
             payload = {**payload, "live": live_freshness(project, ask_for_rebuild=False)}
             self.stdout.write(json.dumps(payload, indent=1, ensure_ascii=False))
             return
