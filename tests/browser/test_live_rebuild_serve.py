@@ -1,8 +1,15 @@
-"""The dashboard's live figures after a structural change, on the README's own server: ``./scripts/serve.sh`` as a
-person runs it (SQLite, the demo, runserver with its tasks in threads of the server; no worker, no broker). The
-lead excludes an annotator on the dashboard; the page says the figures are being brought up to date and why,
-then shows the rebuilt ones by itself; a lead busy in a form is not cut short. Screenshots of both states
-(test-artifacts/screenshots/live_rebuild_serve_*.png)."""
+"""The dashboard's live figures on the README's own server: ``./scripts/serve.sh`` as a person runs it (SQLite,
+the demo, runserver with its tasks in threads of the server; no worker, no broker). The lead opens the dashboard
+of the judged demo: the notice says the live figures are being prepared, and the page shows them by itself once
+the server's thread has built them (or, the lead being busy in a form, offers them with a link). The lead then
+excludes an annotator on the dashboard: the page never shows the figures from before without the notice naming the
+exclusion, and ends showing those without the annotator by itself. Screenshots of the states
+(test-artifacts/screenshots/live_rebuild_serve_*.png).
+
+On serve.sh the exclusion's own request recomputes the full statistics before it answers (tasks run inside the
+request that sends them, no broker), and the rebuild in its thread is the shorter of the two: the lead who
+excluded usually meets the rebuilt figures at once; the notice after a structural change is what others see
+meanwhile (tests/browser/test_live_rebuild.py holds the rebuild back with a worker to show it)."""
 
 from __future__ import annotations
 
@@ -25,18 +32,16 @@ LEAD = ("lead", "demo-lead-pass")  # the README's demo accounts
 JUDGE = """
 import django
 django.setup()
-from annotator.models import Project
 from django.contrib.auth import get_user_model
-from tests.factories import _values_for_units
-from annotator.models import Assignment
+from annotator.models import Assignment, Judgement, Project
 from annotator.services.judgements import judgements_save
+from tests.factories import _values_for_units
 project = Project.objects.get(slug="{slug}")
 for name in ("ann1", "ann2", "ann3"):
     user = get_user_model().objects.get(username=name)
     for item in Assignment.objects.filter(annotator=user, dialogue__project=project).select_related("dialogue"):
         pick = (lambda allowed: allowed[-1]) if name == "ann1" else (lambda allowed: allowed[0])
         judgements_save(assignment_id=item.pk, user=user, values=_values_for_units(item, pick), seconds=30, submit=True)
-from annotator.models import Judgement
 print("JUDGED", [Judgement.objects.filter(assignment__annotator__username=name, assignment__dialogue__project=project)
                  .count() for name in ("ann1", "ann2", "ann3")])
 """
