@@ -15,6 +15,8 @@ import contextlib
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -207,19 +209,76 @@ def running(server: LiveServer) -> Iterator[LiveServer]:
         server.stop()
 
 
-def start_runserver(db_url: str, log: Path) -> LiveServer:
-    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it."""
+BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")
+
+
+def start_runserver(db_url: str, log: Path, *, tasks_in_process: bool = False) -> LiveServer:
+    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it.
+    ``tasks_in_process``: without the broker the test command started (the PostgreSQL lane's), so that its
+    background work runs in threads of the server, as with ``serve.sh``; else it goes to that broker."""
     from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
     port = free_port()
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.local")
     env.pop("DEBUG", None)
+    for name in BROKER_ENV if tasks_in_process else ():
+        env.pop(name, None)
     with open(log, "w") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log))
+
+
+def serve_script_sandbox(folder: Path) -> Path:
+    """The repository's code seen through symlinks from ``folder``, with ``scripts/serve.sh`` copied and
+    ``bootstrap.sh`` a no-op (a test must not install into the shared .venv): the README's first command, run
+    as it is, on the SQLite file ``DATABASE_URL`` names."""
+    box = folder / "repo"
+    box.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in ("scripts", ".venv", ".git", "db.sqlite3"):
+            (box / entry.name).symlink_to(entry)
+    (box / ".venv").symlink_to(Path(sys.prefix))
+    (box / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "serve.sh", box / "scripts" / "serve.sh")
+    stub = box / "scripts" / "bootstrap.sh"
+    stub.write_text("#!/usr/bin/env bash\nexit 0\n")
+    stub.chmod(0o755)
+    return box
+
+
+class ServeScript(LiveServer):
+    """``./scripts/serve.sh --port N`` in its own process group (the script, runserver and its reloader)."""
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+
+def start_serve_script(folder: Path) -> ServeScript:
+    """``./scripts/serve.sh`` as a person runs it (migrate, the demo, runserver with the local settings and
+    in-process tasks; no broker) in a sandbox under ``folder`` on its own SQLite file ``folder/serve.sqlite3``;
+    answers once the login page does (the log in ``folder/serve.log``)."""
+    from services import free_port
+
+    box = serve_script_sandbox(folder)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DEBUG", *BROKER_ENV)}
+    env["DATABASE_URL"] = f"sqlite:///{folder / 'serve.sqlite3'}"
+    log = folder / "serve.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [str(box / "scripts" / "serve.sh"), "--port", str(port)],
+            cwd=box, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    return _wait_until_up(ServeScript("serve.sh", f"http://127.0.0.1:{port}", process, log))
 
 
 def start_gunicorn(

@@ -32,7 +32,8 @@ from api.errors import FormatIsAParameter
 from api.schema_docs import documented
 from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
 from scoring.app.services.dataset_export import dataset_zip_chunks
-from scoring.app.services.payloads import StatisticsPayload
+from scoring.app.services.live_freshness import live_freshness
+from scoring.app.services.payloads import StatisticsAnswer
 from scoring.app.services.schedule import statistics_request
 from scoring.app.services.statistics import statistics_current
 
@@ -175,14 +176,15 @@ class ImportDetail(APIView):
 
 
 class ProjectStats(APIView):
-    """The ``stats --json`` payload (leads); recomputed here when the stored one is out of date."""
+    """The ``stats --json`` payload (leads); recomputed here when the stored one is out of date. ``live`` says
+    whether the dashboard's live figures include every change yet (``live_freshness``)."""
 
     permission_classes = [IsProjectLead]
 
-    @documented(responses={200: TypedDictResponse(StatisticsPayload)})
+    @documented(responses={200: TypedDictResponse(StatisticsAnswer)})
     def get(self, request, slug: str):
         stored = statistics_current(project=request.project)
-        response = Response(stored.payload)
+        response = Response({**stored.payload, "live": live_freshness(request.project)})
         response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
         response["X-Statistics-Judgements"] = str(stored.n_judgements)
         return response

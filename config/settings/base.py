@@ -98,9 +98,16 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # One writer at a time: wait for the lock instead of failing at once.
+    # One writer at a time: wait for the lock instead of failing at once. A transaction takes the write lock
+    # when it begins (IMMEDIATE): one that read first and then wrote failed at once ("database is locked", no
+    # waiting) when another thread had written meanwhile - the live statistics' rebuild in a thread of the
+    # server lost that way to a request, and the dashboard waited for the next ask (live_rebuild).
     # Write-ahead log: pages keep reading while an import in a thread of the process writes (config.enqueue).
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL;",
+    }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

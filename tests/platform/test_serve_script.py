@@ -1,20 +1,19 @@
 """``./scripts/serve.sh``: ``--port N`` is its one option (``--help`` says so); anything else is refused with the usage
 and exit status 2. Run as a subprocess, as a person runs it; the serving run uses a copy of the script beside the
 repository's code whose ``bootstrap.sh`` is a no-op (the test must not install into the shared .venv) and its own
-SQLite file."""
+SQLite file (``tests.live_servers.serve_script_sandbox``)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import requests
 
+from tests.live_servers import serve_script_sandbox
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -41,26 +40,10 @@ def test_any_other_argument_is_refused_with_the_usage(args):
     assert done.stdout == ""  # nothing was set up or started
 
 
-def _sandbox(tmp_path: Path) -> Path:
-    """The repository's code seen through symlinks, with serve.sh copied and bootstrap.sh a no-op."""
-    box = tmp_path / "repo"
-    box.mkdir()
-    for entry in ROOT.iterdir():
-        if entry.name not in ("scripts", ".venv", ".git", "db.sqlite3"):
-            (box / entry.name).symlink_to(entry)
-    (box / ".venv").symlink_to(Path(sys.prefix))
-    (box / "scripts").mkdir()
-    shutil.copy(SERVE, box / "scripts" / "serve.sh")
-    stub = box / "scripts" / "bootstrap.sh"
-    stub.write_text("#!/usr/bin/env bash\nexit 0\n")
-    stub.chmod(0o755)
-    return box
-
-
 def test_port_option_serves_the_demo_on_that_port(tmp_path):
     from services import free_port  # scripts/services.py
 
-    box = _sandbox(tmp_path)
+    box = serve_script_sandbox(tmp_path)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DEBUG")}
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'serve.sqlite3'}"

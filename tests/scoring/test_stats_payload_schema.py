@@ -8,7 +8,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.presets import PRESETS
-from scoring.app.services.payloads import StatisticsPayload
+from scoring.app.services.payloads import LiveFreshness, StatisticsAnswer, StatisticsPayload
 from scoring.app.services.statistics import project_statistics
 from tests.factories import project_with_submissions
 
@@ -64,6 +64,10 @@ def test_the_openapi_schema_documents_the_payload(make_user):
     schema = client.get("/api/schema/?format=json").json()
     content = schema["paths"]["/api/projects/{slug}/stats/"]["get"]["responses"]["200"]["content"]
     documented = content["application/json"]["schema"]
-    assert set(documented["properties"]) == set(typing.get_type_hints(StatisticsPayload))
+    assert set(documented["properties"]) == set(typing.get_type_hints(StatisticsAnswer))
+    assert set(typing.get_type_hints(StatisticsAnswer)) == set(typing.get_type_hints(StatisticsPayload)) | {"live"}
+    live = documented["properties"]["live"]
+    assert set(live["properties"]) == set(typing.get_type_hints(LiveFreshness))
+    assert "stale_reason" in live["description"]  # the fields explained where clients read the schema
     criterion = documented["properties"]["criteria"]["additionalProperties"]
     assert {"fleiss_kappa", "krippendorff_alpha", "by_speaker"} <= set(criterion["properties"])

@@ -306,6 +306,18 @@ def live_state_read(project: Project) -> LiveState:
     return state
 
 
+def live_state_peek(project: Project) -> LiveState:
+    """The project's state as ``live_state_read`` would find it, with nothing written or asked for: for a process
+    that would not live to see a rebuild through (a command). A project without one gets an unsaved state never
+    built; a population found changed that no change marked shows stale (not saved)."""
+    state = LiveState.objects.filter(project=project).first()
+    if state is None:
+        return LiveState(project=project, source="", built_at=None, stale_because="first")
+    if state.built_at is not None and state.stale_since is None and _population_changed(state, project):
+        state.stale_since, state.stale_because = timezone.now(), "population"
+    return state
+
+
 def _group_terms(deltas: dict, criterion_id: int, counts: np.ndarray) -> None:
     """Every unit's terms of ``counts`` summed per group of units with the same number of labels."""
     m = counts.sum(axis=1)

@@ -359,3 +359,31 @@ class StatisticsPayload(TypedDict):
     labels: LabelCounts
     work: NotRequired[WorkSummary]
     adaptive: NotRequired[AdaptiveSummary]  # projects with an adaptive budget
+
+
+class LiveFreshness(TypedDict):
+    """Whether the dashboard's live figures (its units, kappas, alpha, label counts and mean gold distributions,
+    kept current by every save) include every change, as the dashboard's notice says it.
+
+    ``stale``: a structural change (an exclusion, an import, an import removed, control items, the source) is
+    not in them yet; they are being rebuilt from the judgements (seconds; minutes at millions of judgements).
+    ``stale_since``: the first such change not included (ISO 8601, UTC), ``stale_because`` its kind (``first``,
+    ``exclusion``, ``inclusion``, ``quality_items``, ``source``, ``population``, ``import``,
+    ``import_removed``, ``inconsistent``, ``differed``) and ``stale_reason`` the dashboard's words for it (in
+    the request's language); all three null when current. ``built_at``: when the last rebuild committed (null:
+    never built), ``rebuild_seconds`` how long it took."""
+
+    stale: bool
+    stale_since: str | None
+    stale_because: str | None
+    stale_reason: str | None
+    built_at: str | None
+    rebuild_seconds: float | None
+
+
+class StatisticsAnswer(StatisticsPayload):
+    """The statistics as the API and ``stats --json`` answer them: the payload of a full recomputation, which
+    counts every change (recomputed on request when the judgements changed), and ``live``: whether the
+    dashboard's live figures are current yet."""
+
+    live: LiveFreshness

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
 from scoring.app.models import ProjectStatistics
+from scoring.app.services.live_freshness import live_freshness
 from scoring.app.services.statistics import project_statistics
 from scoring.app.tasks import recompute_statistics
 
@@ -38,6 +39,8 @@ class Command(BaseCommand):
         else:
             payload = project_statistics(project)
         if as_json:
+            # the dashboard's live figures, read without asking for a rebuild (this process would not see it through)
+            payload = {**payload, "live": live_freshness(project, ask_for_rebuild=False)}
             self.stdout.write(json.dumps(payload, indent=1, ensure_ascii=False))
             return
         self.stdout.write(
