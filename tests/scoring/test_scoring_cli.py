@@ -300,3 +300,73 @@ def test_the_library_scales_are_the_stc3_presets(make_project):
         assert tuple(criteria[key].allowed_values()) == QUALITY_SCALE
     for speaker, labels in NUGGET_LABELS.items():
         assert tuple(criteria["nugget"].allowed_values(speaker)) == labels
+
+
+# --- python -m scoring dbdc LABELS LOGS ------------------------------------------------------------------------
+
+
+@pytest.mark.shared_data
+def test_dbdc_scores_equal_the_official_script(dbdc_dir, tmp_path):
+    """The DBDC3 evaluation script (its port, ``tests/reference_dbdc3_eval.py``) on the English eval set."""
+    from tests.fixtures.dbdc_runs import RUN_KINDS, log_files, write_run
+    from tests.reference_dbdc3_eval import OURS, evaluate
+
+    logs = log_files(dbdc_dir / "eval")
+    for kind in RUN_KINDS:
+        labels = write_run(logs, tmp_path / kind, kind, seed=23)
+        for threshold in ("0", "0.5"):
+            ours = scores_of("dbdc", labels, dbdc_dir / "eval", "-t", threshold, cache=tmp_path / "cache")
+            reference = evaluate(logs, labels, float(threshold))
+            assert (ours["n_turns"], ours["n_dialogues"], ours["notes"]) == (2000, 200, [])
+            for theirs, name in OURS.items():
+                assert ours["breakdown"][name] == pytest.approx(reference[theirs], abs=1e-12), (name, kind)
+
+
+@pytest.fixture
+def dbdc_files(tmp_path) -> tuple[Path, Path]:
+    """Two DBDC logs and a labels folder for them (labels for the unannotated opening prompt too)."""
+    from tests.fixtures.collections import dbdc_dialogue
+    from tests.fixtures.dbdc_runs import write_run
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    write_json(logs / "a.log.json", dbdc_dialogue("a"))
+    write_json(logs / "b.log.json", dbdc_dialogue("b", ("X", "X", "T")))
+    return write_run(
+        sorted(logs.glob("*.log.json")), tmp_path / "labels", "random", seed=2, every_system_turn=True
+    ), logs
+
+
+@pytest.mark.django_db(transaction=True)
+def test_dbdc_scores_equal_score_run_on_the_same_files(dbdc_files, make_project, manage, tmp_path):
+    from annotator.services.imports import dialogues_import
+
+    labels, logs = dbdc_files
+    project = make_project("dbdc", slug="dbdc-cli")
+    dialogues_import(project=project, paths=sorted(logs.glob("*.log.json")))
+    for options in ([], ["--threshold", "0.7"]):
+        platform = json.loads(manage("score_run", project.slug, str(labels), "--json", *options, check=True).stdout)
+        assert scores_of("dbdc", labels, logs, *options, cache=tmp_path / "cache") == platform
+        assert any("ignored the labels of 2 turns" in note for note in platform["notes"])
+    text = scoring_cli("dbdc", labels, logs, cache=tmp_path / "cache").stdout.splitlines()
+    assert text[0] == f"{labels} against {logs}: 2 dialogues, 4 turns" and text[1].startswith("  note: ")
+    assert "  breakdown.F1(B): " in "\n".join(text)
+
+
+def test_dbdc_bad_input_exits_2_naming_file_dialogue_and_field(dbdc_files, tmp_path):
+    labels, logs = dbdc_files
+    path = labels / "a.labels.json"
+    record = json.loads(path.read_text())
+    record["turns"][1]["labels"][0]["prob-O"] = -0.5
+    path.write_text(json.dumps(record))
+    result = scoring_cli("dbdc", labels, logs, cache=tmp_path / "cache")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert f"{path}: dialogue a: field turns[1].labels[0].prob-O: turn 2:" in result.stderr, result.stderr
+    log = json.loads((logs / "b.log.json").read_text())
+    log["turns"][2]["annotations"][0]["breakdown"] = "Z"
+    write_json(logs / "b.log.json", log)
+    result = scoring_cli("dbdc", labels, logs, cache=tmp_path / "cache")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "b.log.json: dialogue b: field turns[2].annotations[0].breakdown: unknown label 'Z'" in result.stderr
+    assert scoring_cli("dbdc", labels, tmp_path / "nowhere").returncode == 2
+    assert scoring_cli("dbdc", labels, logs, "-t", "2").returncode == 2
