@@ -2,7 +2,9 @@
 
 Dialogue quality: RSNOD and NMD per dialogue and criterion, the mean over dialogues; nugget
 detection: RNSS and JSD per turn, per dialogue the customer/helpdesk weighted mean (alpha), the
-mean over dialogues (Sakai 2017, Eqs. 11-13); DialEval's -log2 forms beside them.
+mean over dialogues (Sakai 2017, Eqs. 11-13); DialEval's -log2 forms beside them. The project's gold
+is arranged for the library's reader and scorer (``read_stc3_run``, ``scoring.runs.stc3_run_scores``), which
+``python -m scoring stc3`` calls on the gold file's counts instead.
 """
 
 from __future__ import annotations
