@@ -370,3 +370,11 @@ def test_dbdc_bad_input_exits_2_naming_file_dialogue_and_field(dbdc_files, tmp_p
     assert "b.log.json: dialogue b: field turns[2].annotations[0].breakdown: unknown label 'Z'" in result.stderr
     assert scoring_cli("dbdc", labels, tmp_path / "nowhere").returncode == 2
     assert scoring_cli("dbdc", labels, logs, "-t", "2").returncode == 2
+
+
+def test_a_cache_folder_that_cannot_be_written_is_no_cache(files, tmp_path):
+    run, gold = files
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder would be")
+    assert scores_of("stc3", run, gold, cache=blocked) == scores_of("stc3", run, gold, "--no-cache", cache=blocked)
+    assert blocked.read_text() == "a file where the cache folder would be"
