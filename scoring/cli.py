@@ -30,7 +30,12 @@ EXIT_BAD_INPUT = 2  # as argparse's for a bad command line
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring",
+        description="Score a run against gold files, with the platform's readers and measures but without the "
+        "platform (no Django, database or project). Bad input exits with status 2, naming the file, the dialogue "
+        "and the field.",
+    )
     formats = parser.add_subparsers(dest="format", required=True, metavar="FORMAT")
     stc3 = formats.add_parser(
         "stc3",
