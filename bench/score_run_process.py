@@ -7,8 +7,11 @@ Django set-up, reading the gold, validating and scoring the run, saving it):
   0.4 s between the two);
 - ``manage.py score_run`` the first time (the gold cache is built from the judgements) and then
   warm (the cache is read: the judgements are unchanged);
-- with ``--official PATH``, the DialEval-1 ``eval.py`` on the same run and gold file, the two
-  programs alternating (paired runs), and the ratio of the medians (target >= 30x).
+- ``python -m scoring stc3 RUN GOLD`` (``scoring.cli``, the platform-free scorer of the same two files): once with
+  the gold counts kept in its cache folder (a throwaway one here; the first call builds it) and once with
+  ``--no-cache`` (the gold file parsed and counted in the process);
+- with ``--official PATH``, the DialEval-1 ``eval.py`` on the same run and gold file, the programs
+  alternating (paired runs), and the ratios of the medians (target >= 30x).
 
     .venv/bin/python bench/score_run_process.py [--official PATH] [--repeat 5] [--profile FILE]
 """
@@ -28,24 +31,39 @@ from pathlib import Path
 
 from _setup import ROOT, django_on_postgres, extract
 
-CPU: list[float] = []  # CPU seconds of each timed process, in order (less sensitive to a busy machine)
+WALL: dict[str, list[float]] = {}  # per program, the wall seconds of each timed process
+CPU: dict[str, list[float]] = {}  # and its CPU seconds (less sensitive to a busy machine)
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+def timed(name: str, command: list[str], env: dict[str, str]) -> str:
+    """Run ``command`` to the end, record its wall and CPU seconds under ``name``; its standard output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    took = time.perf_counter() - started
+    WALL.setdefault(name, []).append(time.perf_counter() - started)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    CPU.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    CPU.setdefault(name, []).append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     if result.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
-    return took, result.stdout
+    return result.stdout
 
 
-def cpu_of(n: int, start: int, step: int = 1) -> float:
-    """Median CPU seconds of ``n`` timed processes, from position ``start`` every ``step``."""
-    return statistics.median(CPU[start : start + n * step : step])
+def wall(name: str) -> float:
+    return statistics.median(WALL[name])
+
+
+def cpu(name: str) -> float:
+    return statistics.median(CPU[name])
+
+
+def line(label: str, name: str) -> str:
+    n = len(WALL[name])
+    times = ", ".join(f"{t:.2f}" for t in WALL[name])
+    return f"{label:<32}{wall(name):.3f} s median of {n} ({times}), CPU {cpu(name):.3f} s"
+
+
+def ratio(label: str, theirs: str, ours: str) -> str:
+    return f"{label:<32}{wall(theirs) / wall(ours):.1f}x wall, {cpu(theirs) / cpu(ours):.1f}x CPU   (target >= 30x)"
 
 
 def main() -> None:
@@ -83,18 +101,23 @@ def main() -> None:
         )
 
         python = sys.executable
-        bare, startup = [], []
-        for _ in range(args.repeat):  # alternating: CPU positions 0, 2, 4... bare; 1, 3, 5... check
-            bare.append(timed([python, "-c", "import django"], env)[0])
-            startup.append(timed([python, "manage.py", "check"], env)[0])
+        for _ in range(args.repeat):  # alternating
+            timed("bare", [python, "-c", "import django"], env)
+            timed("check", [python, "manage.py", "check"], env)
         ours_command = [python, "manage.py", "score_run", "stc3-cn", str(run_path), "--name", "bench", "--json"]
-        cold, output = timed(ours_command, env)
-        ours_scores = json.loads(output)
-        ours, official = [], []
-        for _ in range(args.repeat):
-            ours.append(timed(ours_command, env)[0])
-            if args.official:
-                official.append(timed([python, str(args.official), str(run_path), str(gold_path)], env)[0])
+        ours_scores = json.loads(timed("score_run cold", ours_command, env))
+        cli_env = dict(env, XDG_CACHE_HOME=str(Path(tmp) / "cache"))  # the CLI's gold cache, thrown away after
+        cli_command = [python, "-m", "scoring", "stc3", str(run_path), str(gold_path), "--json"]
+        cli_scores = json.loads(timed("cli cold", cli_command, cli_env))  # builds the gold cache
+        if cli_scores != ours_scores:
+            sys.exit("python -m scoring stc3 and manage.py score_run disagree")
+        official_command = [python, str(args.official), str(run_path), str(gold_path)] if args.official else None
+        for _ in range(args.repeat):  # paired: the programs alternate
+            timed("score_run", ours_command, env)
+            timed("cli", cli_command, cli_env)
+            timed("cli --no-cache", [*cli_command, "--no-cache"], cli_env)
+            if official_command:
+                timed("official", official_command, env)
         if args.profile:
             subprocess.run(
                 [python, "-m", "cProfile", "-o", str(args.profile), *ours_command[1:]],
@@ -104,33 +127,27 @@ def main() -> None:
                 capture_output=True,
             )
 
-    step = 2 if official else 1
     n = args.repeat
-    above = statistics.median(startup) - statistics.median(bare)
-    print(f"python -c 'import django'       {statistics.median(bare):.3f} s median of {n}, CPU {cpu_of(n, 0, 2):.3f} s")
+    above = wall("check") - wall("bare")
+    print(f"python -c 'import django'       {wall('bare'):.3f} s median of {n}, CPU {cpu('bare'):.3f} s")
     print(
-        f"manage.py check                 {statistics.median(startup):.3f} s median of {n}, "
-        f"CPU {cpu_of(n, 1, 2):.3f} s; above import django {above:.3f} s, "
-        f"CPU {cpu_of(n, 1, 2) - cpu_of(n, 0, 2):.3f} s   (target <= 0.4 s)"
+        f"manage.py check                 {wall('check'):.3f} s median of {n}, CPU {cpu('check'):.3f} s; "
+        f"above import django {above:.3f} s, CPU {cpu('check') - cpu('bare'):.3f} s   (target <= 0.4 s)"
     )
-    print(f"score_run, gold cache built     {cold:.3f} s, CPU {CPU[2 * n]:.3f} s")
-    print(
-        f"score_run, gold cache read      {statistics.median(ours):.3f} s median of {n} "
-        f"({', '.join(f'{t:.2f}' for t in ours)}), CPU {cpu_of(n, 2 * n + 1, step):.3f} s"
-    )
+    print(f"score_run, gold cache built     {WALL['score_run cold'][0]:.3f} s, CPU {CPU['score_run cold'][0]:.3f} s")
+    print(line("score_run, gold cache read", "score_run"))
     print(
         f"  A RSNOD {ours_scores['quality']['A']['rsnod']:.4f}, nugget JSD -log2 "
-        f"{ours_scores['nugget']['jsd_neglog2']:.4f}"
+        f"{ours_scores['nugget']['jsd_neglog2']:.4f} (python -m scoring stc3: the same scores)"
     )
-    if official:
-        print(
-            f"official DialEval-1 eval.py     {statistics.median(official):.3f} s median of {n} "
-            f"({', '.join(f'{t:.2f}' for t in official)}), CPU {cpu_of(n, 2 * n + 2, 2):.3f} s"
-        )
-        print(
-            f"ratio (official / ours)         {statistics.median(official) / statistics.median(ours):.1f}x wall, "
-            f"{cpu_of(n, 2 * n + 2, 2) / cpu_of(n, 2 * n + 1, 2):.1f}x CPU   (target >= 30x)"
-        )
+    print(f"python -m scoring stc3, cache built {WALL['cli cold'][0]:.3f} s, CPU {CPU['cli cold'][0]:.3f} s")
+    print(line("python -m scoring stc3", "cli"))
+    print(line("  ... --no-cache", "cli --no-cache"))
+    if official_command:
+        print(line("official DialEval-1 eval.py", "official"))
+        print(ratio("ratio (official / score_run)", "official", "score_run"))
+        print(ratio("ratio (official / scoring stc3)", "official", "cli"))
+        print(ratio("  ... --no-cache", "official", "cli --no-cache"))
     print(f"load average                    {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

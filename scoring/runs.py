@@ -18,10 +18,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from scoring.breakdown import GROUPINGS, classification_metrics, gold_shares
+from scoring.errors import N_, InputError
 from scoring.gold import gold_distribution, merge_counts
 from scoring.measures import jsd, mse, nmd, rnss, rsnod, simpson_index
 from scoring.metric_names import BREAKDOWN_METRICS
-from scoring.run_files import DBDCGold, DBDCRun
+from scoring.run_files import DBDCGold, DBDCRun, STC3Run
 
 
 def neglog2(x):
@@ -91,6 +92,83 @@ def nugget_dialogue_scores(
         both = alpha * c + (1 - alpha) * h
         out[name] = np.where(np.isnan(c), h, np.where(np.isnan(h), c, both))
     return out
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(np.nanmean(values)) if len(values) else float("nan")
+
+
+def stc3_run_scores(
+    run: STC3Run,
+    *,
+    source: str,
+    quality_gold: dict[str, dict[str, np.ndarray]],
+    nugget_gold: tuple[np.ndarray, np.ndarray] | None,
+    alpha: float = 0.5,
+) -> tuple[dict, dict[str, dict[str, float]]]:
+    """Score an STC-3/DialEval run read by ``scoring.run_files.read_stc3_run``: (scores, per dialogue).
+
+    ``quality_gold[key][d]``: the label counts of dialogue ``d`` on quality criterion ``key`` (over the run's
+    quality scale); ``nugget_gold``: the label counts of each customer and each helpdesk row of the run
+    (``run.customer``, ``run.helpdesk``; NaN rows for turns without gold), or None when there is no nugget
+    criterion. Dialogue quality: the mean RSNOD and NMD over the dialogues per criterion; nugget detection:
+    the mean over dialogues of the customer/helpdesk weighted per-dialogue RNSS and JSD (``alpha``, Sakai
+    2017, Eqs. 11-13), dialogues without gold turns left out; DialEval's -log2 forms beside each mean.
+    Both ``manage.py score_run`` and ``python -m scoring stc3`` score through this function. A run dialogue
+    with a quality estimate but no gold for it raises ``InputError`` naming ``source``, the dialogue and the
+    field.
+    """
+    scores: dict = {"quality": {}, "n_dialogues": len(run.dialogues)}
+    per_dialogue: dict[str, dict] = {d: {} for d in run.dialogues}
+    for key, (positions, estimates) in run.quality.items():
+        if len(positions) == 0:
+            continue
+        ids = [run.dialogues[i] for i in positions]
+        missing = [d for d in ids if d not in quality_gold[key]]
+        if missing:
+            raise InputError(
+                source,
+                N_("has no gold %(key)s judgements"),
+                record=missing[0],
+                field=f"quality.{key}",
+                params={"key": key},
+            )
+        gold = np.array([quality_gold[key][d] for d in ids])
+        values = quality_scores(estimates, gold)
+        mean_rsnod, mean_nmd = _mean(values["rsnod"]), _mean(values["nmd"])
+        scores["quality"][key] = {
+            "rsnod": mean_rsnod,
+            "nmd": mean_nmd,
+            "rsnod_neglog2": float(neglog2(mean_rsnod)),
+            "nmd_neglog2": float(neglog2(mean_nmd)),
+        }
+        for d, r, n in zip(ids, values["rsnod"].tolist(), values["nmd"].tolist()):
+            per_dialogue[d][f"{key}.rsnod"], per_dialogue[d][f"{key}.nmd"] = r, n
+    if nugget_gold is not None and (len(run.customer.turn) or len(run.helpdesk.turn)):
+        customer_gold, helpdesk_gold = nugget_gold
+        values = nugget_dialogue_scores(
+            run.customer.p,
+            customer_gold,
+            run.customer.dialogue,
+            run.helpdesk.p,
+            helpdesk_gold,
+            run.helpdesk.dialogue,
+            len(run.dialogues),
+            alpha,
+        )
+        scored = ~np.isnan(values["rnss"])
+        mean_rnss, mean_jsd = _mean(values["rnss"][scored]), _mean(values["jsd"][scored])
+        scores["nugget"] = {
+            "rnss": mean_rnss,
+            "jsd": mean_jsd,
+            "rnss_neglog2": float(neglog2(mean_rnss)),
+            "jsd_neglog2": float(neglog2(mean_jsd)),
+        }
+        for i in np.nonzero(scored)[0]:
+            per_dialogue[run.dialogues[i]].update(
+                nugget_rnss=float(values["rnss"][i]), nugget_jsd=float(values["jsd"][i])
+            )
+    return scores, per_dialogue
 
 
 def breakdown_distribution_metrics(estimates, gold_counts) -> dict[str, np.ndarray]:

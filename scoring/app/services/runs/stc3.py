@@ -2,12 +2,12 @@
 
 Dialogue quality: RSNOD and NMD per dialogue and criterion, the mean over dialogues; nugget
 detection: RNSS and JSD per turn, per dialogue the customer/helpdesk weighted mean (alpha), the
-mean over dialogues (Sakai 2017, Eqs. 11-13); DialEval's -log2 forms beside them.
+mean over dialogues (Sakai 2017, Eqs. 11-13); DialEval's -log2 forms beside them. The project's gold
+is arranged for the library's reader and scorer (``read_stc3_run``, ``scoring.runs.stc3_run_scores``), which
+``python -m scoring stc3`` calls on the gold file's counts instead.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from annotator.models import Project, Unit
 from scoring.app.selectors.project_gold import (
@@ -20,11 +20,7 @@ from scoring.app.selectors.project_gold import (
 from scoring.app.services.gold_cache import gold_arrays
 from scoring.errors import N_, InputError
 from scoring.run_files import read_stc3_run
-from scoring.runs import neglog2, nugget_dialogue_scores, quality_scores
-
-
-def _mean(values: np.ndarray) -> float:
-    return float(np.nanmean(values)) if len(values) else float("nan")
+from scoring.runs import stc3_run_scores
 
 
 def stc3_run_score(*, project: Project, fingerprint: str, files: list[tuple[str, bytes]], alpha: float, strict: bool):
@@ -53,57 +49,10 @@ def stc3_run_score(*, project: Project, fingerprint: str, files: list[tuple[str,
         helpdesk_labels=[nugget.values[i] for i in nugget.scale("helpdesk")] if nugget else [],
         strict=strict,
     )
-    scores: dict = {"quality": {}, "n_dialogues": len(run.dialogues)}
-    per_dialogue: dict[str, dict] = {d: {} for d in run.dialogues}
-    for key, (positions, estimates) in run.quality.items():
-        if len(positions) == 0:
-            continue
-        ids = [run.dialogues[i] for i in positions]
-        missing = [d for d in ids if d not in gold_quality[key]]
-        if missing:
-            raise InputError(
-                name,
-                N_("has no gold %(key)s judgements"),
-                record=missing[0],
-                field=f"quality.{key}",
-                params={"key": key},
-            )
-        gold = np.array([gold_quality[key][d] for d in ids])
-        values = quality_scores(estimates, gold)
-        mean_rsnod, mean_nmd = _mean(values["rsnod"]), _mean(values["nmd"])
-        scores["quality"][key] = {
-            "rsnod": mean_rsnod,
-            "nmd": mean_nmd,
-            "rsnod_neglog2": float(neglog2(mean_rsnod)),
-            "nmd_neglog2": float(neglog2(mean_nmd)),
-        }
-        for d, r, n in zip(ids, values["rsnod"].tolist(), values["nmd"].tolist()):
-            per_dialogue[d][f"{key}.rsnod"], per_dialogue[d][f"{key}.nmd"] = r, n
-    if nugget and (len(run.customer.turn) or len(run.helpdesk.turn)):
-
-        def gold_rows(rows, speaker: str):
-            return turn_counts(turns, run.dialogues, rows.dialogue, rows.turn, speaker)
-
-        values = nugget_dialogue_scores(
-            run.customer.p,
-            gold_rows(run.customer, "customer"),
-            run.customer.dialogue,
-            run.helpdesk.p,
-            gold_rows(run.helpdesk, "helpdesk"),
-            run.helpdesk.dialogue,
-            len(run.dialogues),
-            alpha,
+    nugget_gold = None
+    if nugget:
+        nugget_gold = tuple(
+            turn_counts(turns, run.dialogues, rows.dialogue, rows.turn, speaker)
+            for rows, speaker in ((run.customer, "customer"), (run.helpdesk, "helpdesk"))
         )
-        scored = ~np.isnan(values["rnss"])
-        mean_rnss, mean_jsd = _mean(values["rnss"][scored]), _mean(values["jsd"][scored])
-        scores["nugget"] = {
-            "rnss": mean_rnss,
-            "jsd": mean_jsd,
-            "rnss_neglog2": float(neglog2(mean_rnss)),
-            "jsd_neglog2": float(neglog2(mean_jsd)),
-        }
-        for i in np.nonzero(scored)[0]:
-            per_dialogue[run.dialogues[i]].update(
-                nugget_rnss=float(values["rnss"][i]), nugget_jsd=float(values["jsd"][i])
-            )
-    return scores, per_dialogue
+    return stc3_run_scores(run, source=name, quality_gold=gold_quality, nugget_gold=nugget_gold, alpha=alpha)
