@@ -8,9 +8,9 @@ that never send a task never import Celery.
 
 Without a broker (the embedded single-user set-up) Celery runs the task in-process
 (``CELERY_TASK_ALWAYS_EAGER``): ``task_send`` then returns once the task has run, except for the long
-jobs sent with ``background=True`` (imports, scoring a run, the significance tests), which run in a
-thread of the web process (``TASKS_IN_PROCESS_IN_BACKGROUND``, on unless the test settings turn it off)
-so that the request answers at once and the page shows their progress as with a worker.
+jobs sent with ``background=True`` (imports, scoring a run, the statistics' recomputation, the models'
+estimate), which run in a thread of the web process (``TASKS_IN_PROCESS_IN_BACKGROUND``, on unless the test
+settings turn it off) so that the request answers at once and the page shows their progress as with a worker.
 Work that must never hold the request that asked for it, whatever that setting (a webhook's delivery to a slow
 endpoint), goes through ``task_send_background``, which in-process always runs the task on such a thread.
 """

@@ -27,7 +27,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def queued(monkeypatch):
     """Recomputations are sent to workers that have not run them yet."""
     sent = []
-    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None: sent.append(args) or True)
+    monkeypatch.setattr(
+        "config.enqueue.task_send", lambda name, *args, countdown=None, background=False: sent.append(args) or True
+    )
     return sent
 
 

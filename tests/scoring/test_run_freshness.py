@@ -55,7 +55,9 @@ def scores_of(project) -> dict[str, dict]:
 def busy_workers(monkeypatch):
     """Work is sent to workers that have not run it yet (the names of the tasks sent)."""
     sent = []
-    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None: sent.append(name) or True)
+    monkeypatch.setattr(
+        "config.enqueue.task_send", lambda name, *args, countdown=None, background=False: sent.append(name) or True
+    )
     return sent
 
 
