@@ -21,7 +21,7 @@ def sent(monkeypatch):
     """The estimates handed to the broker (recorded instead of sent), as with workers."""
     calls = []
 
-    def record(name, *args, countdown=None):
+    def record(name, *args, countdown=None, background=False):
         calls.append((name, countdown))
         return True
 
