@@ -187,8 +187,9 @@ class LiveServer:
             self.process.wait(timeout=30)
 
 
-def _wait_until_up(server: LiveServer) -> LiveServer:
-    for _ in range(600):
+def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         try:
             requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
             return server
@@ -278,7 +279,8 @@ def start_serve_script(folder: Path) -> ServeScript:
             [str(box / "scripts" / "serve.sh"), "--port", str(port)],
             cwd=box, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
-    return _wait_until_up(ServeScript("serve.sh", f"http://127.0.0.1:{port}", process, log))
+    # (serve.sh migrates a new database and loads the demo before it serves)
+    return _wait_until_up(ServeScript("serve.sh", f"http://127.0.0.1:{port}", process, log), timeout=300)
 
 
 def start_gunicorn(
