@@ -83,8 +83,9 @@ def test_the_dashboard_of_serve_sh_shows_the_notice_then_the_live_figures_by_its
         page.goto(dashboard)
         # then it says the live figures are being prepared (the server's own thread builds them)
         notice = page.locator("#live-stale")
-        expect(notice).to_contain_text("being brought up to date since")
-        expect(notice).to_contain_text("the live figures are being prepared for the first time")
+        expect(notice).to_contain_text("The live figures are being prepared for the first time (since")
+        expect(notice).to_contain_text("every figure below is that of the last full computation")
+        expect(notice).not_to_contain_text("before that change")  # (no change came before a first build)
         screenshot("live_rebuild_serve_first")
         page.locator("#freshness").screenshot(path=str(SCREENSHOTS / "live_rebuild_serve_first_notice.png"))
         # and a lead who starts writing in a form meanwhile is not cut short: the notice offers the figures instead
