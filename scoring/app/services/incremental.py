@@ -33,6 +33,7 @@ from annotator.selectors.population import population_of
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.units import UnitRule, required_units, unit_rule
 from config.enqueue import task_send
+from config.processes import process_gone
 from scoring.agreement.sums import coefficients, distribution, unit_terms
 from scoring.app.models import LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveTouchedDialogue, LiveUnitCounts
 from scoring.app.services.statistics import numeric_values
@@ -261,9 +262,10 @@ def live_state_rebuild_request_on_commit(*, project_id: int) -> None:
 
 
 def rebuild_running(state: LiveState, now=None) -> bool:
-    """Whether a rebuild of ``state`` is under way (one that began longer ago than its task may run, on the
-    interactive queue, has died with its worker)."""
-    if state.rebuilding_since is None:
+    """Whether a rebuild of ``state`` is under way: not when the process that began it is gone (a server stopped
+    or a worker killed while it rebuilt: ``config.processes``), nor when it began longer ago than its task may
+    run on the interactive queue (a worker of another machine, which cannot be asked, died with it)."""
+    if state.rebuilding_since is None or process_gone(state.rebuilding_by):
         return False
     limit = settings.TASK_TIME_LIMITS["interactive"]
     return ((now or timezone.now()) - state.rebuilding_since).total_seconds() < limit
