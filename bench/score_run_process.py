@@ -3,8 +3,8 @@
 Imports the STC-3 Chinese training set (3,700 dialogues, 503,500 judgements) into a throwaway
 PostgreSQL, writes a seeded random submission, then times complete processes (interpreter start,
 Django set-up, reading the gold, validating and scoring the run, saving it):
-- ``manage.py check`` beside a bare ``python -c "import django"``, before the import (start-up: the issue's target is at most
-  0.4 s between the two);
+- ``manage.py check`` beside a bare ``python -c "import django"``, before the import (start-up: the issue's target
+  is at most 0.4 s between the two);
 - ``manage.py score_run`` the first time (the gold cache is built from the judgements) and then
   warm (the cache is read: the judgements are unchanged);
 - ``python -m scoring stc3 RUN GOLD`` (``scoring.cli``, the platform-free scorer of the same two files): once with
