@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -107,17 +108,43 @@ def free_port() -> int:
     return free_ports(1)[0]
 
 
-def free_ports(n: int) -> list[int]:
-    """``n`` different free loopback ports (held together while chosen: one at a time, the kernel may hand the
-    same port out twice)."""
-    sockets = [socket.socket() for _ in range(n)]
+_HANDED_OUT: set[int] = set()  # ports this process has chosen already (a server may not have bound one yet)
+
+
+def _ephemeral_ports() -> range:
+    """The kernel's range for the local ports of outgoing connections (Linux's default when unknown)."""
     try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` different loopback ports that are free now, for servers started a moment later.
+
+    Chosen at random below the kernel's ephemeral range and never twice in one process. A port the kernel picks
+    (binding port 0) comes from the range it also gives every outgoing connection its local port from, so an
+    HTTP, PostgreSQL or Redis client of the tests could take it before the server binds it ("address already
+    in use": Caddy's port did so in a whole-suite run), and the kernel may hand the same port out twice.
+    """
+    ephemeral = _ephemeral_ports()
+    pool = range(20000, ephemeral.start) if ephemeral.start > 21000 else range(ephemeral.stop, 65536)
+    chosen: list[int] = []
+    for _ in range(10_000):
+        if len(chosen) == n:
+            return chosen
+        port = random.choice(pool)
+        if port in _HANDED_OUT or port in chosen:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        chosen.append(port)
+        _HANDED_OUT.add(port)
+    raise RuntimeError(f"no {n} free loopback ports in {pool}")
 
 
 def as_db_user(cmd: list[str], user: str | None) -> list[str]:
