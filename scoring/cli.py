@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import argparse
 import gc
-import math
 import sys
 from pathlib import Path
 
 from scoring.errors import InputError
 from scoring.file_cache import cache_folder, cached
+from scoring.json_values import json_finite
 
 EXIT_BAD_INPUT = 2  # as argparse's for a bad command line
 
@@ -163,26 +163,15 @@ def dbdc_scores(run_path: Path, gold_path: Path, *, threshold: float = 0.0, stri
     return scores
 
 
-def finite(value):
-    """``value`` with NaN and infinities as None (null), as the platform stores scores (``json_finite``).
-
-    >>> finite({"a": [1.0, float("nan")]})
-    {'a': [1.0, None]}
-    """
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [finite(v) for v in value]
-    return value
-
-
 def text_lines(scores: dict, title: str) -> list[str]:
-    """The scores as ``manage.py score_run`` prints them: a title, then one line per metric."""
+    """The scores as ``manage.py score_run`` prints them: a title, then one line per metric.
+
+    >>> text_lines({"n_dialogues": 2, "quality": {"A": {"rsnod": 0.25}}, "notes": ["one run file"]}, "run x")
+    ['run x', '  note: one run file', '  quality.A: rsnod 0.2500']
+    """
     lines = [title] + [f"  note: {note}" for note in scores.get("notes", [])]
     for group, metrics in scores.items():
-        if not isinstance(metrics, dict):
+        if not isinstance(metrics, dict) or group == "per_assignment":
             continue
         for metric, value in metrics.items():
             if isinstance(value, dict):
@@ -207,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         import json
 
-        print(json.dumps(finite(scores), indent=1))
+        print(json.dumps(json_finite(scores), indent=1))
     else:
         turns = f", {scores['n_turns']} turns" if "n_turns" in scores else ""
         title = f"{args.run} against {args.gold}: {scores['n_dialogues']} dialogues{turns}"

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotator.models import Project
 from annotator.presets import RunScheme
 from scoring.app.services.runs.scoring import run_scheme, run_score
+from scoring.cli import text_lines
 from scoring.errors import InputError
 
 
@@ -54,13 +55,6 @@ class Command(BaseCommand):
         if as_json:
             self.stdout.write(json.dumps(run.scores, indent=1))
             return
-        self.stdout.write(f"run {run.name} ({run.get_kind_display()}), {run.scores.get('n_dialogues')} dialogues")
-        for note in run.scores.get("notes", []):
-            self.stdout.write(f"  note: {note}")
-        for group, metrics in run.scores.items():
-            if isinstance(metrics, dict) and group != "per_assignment":
-                for metric, value in metrics.items():
-                    if isinstance(value, dict):
-                        self.stdout.write(f"  {group}.{metric}: " + ", ".join(f"{k} {v:.4f}" for k, v in value.items()))
-                    else:
-                        self.stdout.write(f"  {group}.{metric}: {value:.4f}")
+        title = f"run {run.name} ({run.get_kind_display()}), {run.scores.get('n_dialogues')} dialogues"
+        for line in text_lines(run.scores, title):
+            self.stdout.write(line)
