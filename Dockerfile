@@ -8,6 +8,6 @@ RUN pip install --no-cache-dir -r requirements.txt -r requirements-models.txt \
 COPY . .
 # The platform's code compiled once here: with PYTHONDONTWRITEBYTECODE every process (each web worker, worker,
 # migrate, score_run) would compile its ~250 modules again at start, about 0.2 s each (docs/deployment.md)
-RUN python -m compileall -q annotator api scoring config
+RUN python -m compileall -q annotator api evaluation scoring config
 RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 EXPOSE 8000

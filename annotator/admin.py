@@ -3,6 +3,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.db.models import F
 
+from annotator import events
 from annotator.models import (
     AccountSettings,
     Assignment,
@@ -16,7 +17,6 @@ from annotator.models import (
     Reordering,
 )
 from annotator.services.accounts import tokens_revoke
-from scoring.app.services.schedule import statistics_request_on_commit
 
 # Judgements refer to a criterion's key, unit, scale and speaker and to a post's speaker and block,
 # and saves cache them per process (annotator.selectors.structure): they are fixed once created.
@@ -27,7 +27,7 @@ POST_STRUCTURE = ("position", "speaker", "utterance_block")
 class RequestsStatistics:
     """An edit here can change what the statistics count: ask for a recomputation, as a save in the app does.
 
-    The dashboard's "Up to date" reads the requests (``scoring.app.selectors.dashboard.freshness``),
+    The dashboard's "Up to date" reads the requests (``evaluation.selectors.dashboard.freshness``),
     so a write that changes judgements, items, gold counts or members must make one. ``project_path``
     is the lookup from the model to its project (``"project"``, ``"dialogue__project"``, ...).
     """
@@ -36,7 +36,7 @@ class RequestsStatistics:
 
     def _request(self, queryset) -> None:
         for project_id in set(queryset.values_list(self.project_path, flat=True)):
-            statistics_request_on_commit(project_id=project_id)
+            events.statistics_due(project_id=project_id)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
@@ -131,7 +131,7 @@ class JudgementAdmin(RequestsStatistics, admin.ModelAdmin):
     raw_id_fields = ("assignment",)
     list_select_related = ("assignment__dialogue", "assignment__annotator", "criterion__project")
 
-    # The statistics' fingerprint reads the items, not the judgements (scoring.app.services.statistics):
+    # The statistics' fingerprint reads the items, not the judgements (evaluation.services.statistics):
     # an edit here counts as a save of the item, as judgements_save does.
     @staticmethod
     def _bump(assignment_ids) -> None:

@@ -5,9 +5,9 @@ from rest_framework import serializers
 from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS
 from annotator.importers import FORMATS
 from annotator.models import AssignmentStatus, Criterion, Dialogue, ImportStatus, Post, Project
-from scoring.app.models import Run
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.selectors.run_freshness import run_stale_reason
+from evaluation.models import Run
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.selectors.run_freshness import run_stale_reason
 
 
 class TokenIn(serializers.Serializer):

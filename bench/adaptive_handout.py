@@ -52,7 +52,7 @@ def main() -> None:
     status_s = time.perf_counter() - started
     adaptive_budget_update(project=project, threshold=0.0)  # nothing settles: every hand-out finds an item
     from annotator.selectors import adaptive as adaptive_selector
-    from scoring.app.services.live_rebuild import live_state_rebuild
+    from evaluation.services.live_rebuild import live_state_rebuild
 
     live_counts = adaptive_selector.live_unit_counts
 
@@ -78,7 +78,7 @@ def main() -> None:
         }
         return figures, given
 
-    from scoring.app.models import LiveState
+    from evaluation.models import LiveState
 
     live_state_rebuild(project_id=project.pk)  # (switching adaptive on asked for it: in-process it has run already)
     rebuild_s = LiveState.objects.get(project=project).rebuild_seconds

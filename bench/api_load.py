@@ -121,7 +121,7 @@ def main() -> None:
         tokens.append(Token.objects.create(user=user).key)
     assignments_create_balanced(project=project)
     if args.live_state:
-        from scoring.app.services.incremental import live_state_rebuild
+        from evaluation.services.incremental import live_state_rebuild
 
         live_state_rebuild(project=project, reason="benchmark")
     turns = {d["id"]: [t["sender"] for t in d["turns"]] for d in dialogues}
@@ -255,7 +255,7 @@ def main() -> None:
         )
     served = cpu_after["gunicorn"] - cpu_before["gunicorn"]
     print(f"saves per second per core       {len(latencies) / max(served, 1e-9):.0f} (gunicorn's CPU)")
-    from scoring.app.models import StatisticsJob
+    from evaluation.models import StatisticsJob
 
     job = StatisticsJob.objects.filter(project=project).first()
     if job and job.recomputations:

@@ -50,7 +50,7 @@ def project_ready(name: str, *, reuse: bool):
     from annotator.models import Project
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
-    from scoring.app.services.statistics import statistics_recompute
+    from evaluation.services.statistics import statistics_recompute
     from tests.factories import user_make
 
     slug = f"bench-dash-{name}"

@@ -54,8 +54,8 @@ def main() -> None:
     django_on_postgres()
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
-    from scoring.app.services import reliability, statistics
-    from scoring.app.services.statistics import project_statistics
+    from evaluation.services import reliability, statistics
+    from evaluation.services.statistics import project_statistics
 
     blocks: list[float] = []
     cohen: list[float] = []

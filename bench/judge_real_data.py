@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--epsilon", type=float, default=0.2)
     args = parser.parse_args()
     django_on_postgres()
-    from scoring.app.services.judges.report import judge_report
+    from evaluation.services.judges.report import judge_report
 
     for name in args.only.split(","):
         project, judges, held_out = project_with_judges(name)

@@ -27,9 +27,9 @@ def main() -> None:
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
     from config.celery import app
-    from scoring.app.models import Run
-    from scoring.app.services.runs.upload import run_upload
-    from scoring.app.tasks import recompute_statistics
+    from evaluation.models import Run
+    from evaluation.services.runs.upload import run_upload
+    from evaluation.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 
     app.conf.task_always_eager = False

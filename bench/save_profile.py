@@ -74,7 +74,7 @@ def main() -> None:
         items = list(Assignment.objects.filter(annotator=user).values_list("pk", "dialogue__external_id"))
         requests = stc3_save_requests([(assignment_id, turns[external_id]) for assignment_id, external_id in items])
         if args.live_state:  # as after a lead's first dashboard view: each submission updates the live figures
-            from scoring.app.services.incremental import live_state_rebuild
+            from evaluation.services.incremental import live_state_rebuild
 
             live_state_rebuild(project=project, reason="benchmark")
 

@@ -206,10 +206,10 @@ def live_figures_stage(project, lead, scale: int, saves: int = LIVE_SAVES) -> No
     from annotator.services.judgements.save import assignment_reopen
     from annotator.services.projects import membership_add
     from annotator.units import required_units, unit_rule, unit_speaker
+    from evaluation.services.incremental import live_figures
+    from evaluation.services.live_rebuild import live_state_rebuild
+    from evaluation.services.statistics import numeric_values
     from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
-    from scoring.app.services.incremental import live_figures
-    from scoring.app.services.live_rebuild import live_state_rebuild
-    from scoring.app.services.statistics import numeric_values
 
     started = time.perf_counter()
     live_state_rebuild(project_id=project.pk)
@@ -327,8 +327,8 @@ def rebuild_after_exclusion(project, lead, scale: int, people, answers, saves: i
     from annotator.models import Assignment, Membership
     from annotator.services.exclusions import annotator_exclude
     from annotator.services.judgements import judgements_save
-    from scoring.app.models import LiveState
-    from scoring.app.services import incremental, live_rebuild
+    from evaluation.models import LiveState
+    from evaluation.services import incremental, live_rebuild
 
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(lead)
@@ -419,8 +419,8 @@ def saves_stage(project, scale: int, items: int = SAVE_ITEMS, rounds: int = SAVE
     from annotator.selectors.structure import dialogue_shape
     from annotator.services.projects import membership_add
     from config.wsgi import application
-    from scoring.app.models import LiveState
-    from scoring.app.services.incremental import live_state_rebuild
+    from evaluation.models import LiveState
+    from evaluation.services.incremental import live_state_rebuild
 
     settings.ALLOWED_HOSTS = ["*"]
     if not LiveState.objects.filter(project=project).exists():
@@ -478,13 +478,13 @@ def main() -> None:
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from config.celery import app
-    from scoring.app.services.runs.scoring import run_score
-    from scoring.app.tasks import recompute_statistics
+    from evaluation.services.runs.scoring import run_score
+    from evaluation.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 
     print(f"machine: {os.cpu_count()} cores, load average {load()} at the start")
     from annotator.models import Project
-    from scoring.app.models import ModelReliability, ProjectStatistics, Run, StatisticsJob
+    from evaluation.models import ModelReliability, ProjectStatistics, Run, StatisticsJob
 
     lead = get_user_model().objects.filter(username="scale-lead").first() or get_user_model().objects.create_user(
         username="scale-lead", password="scale-lead-pass-1"

@@ -82,7 +82,7 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", "annotator", "api", "scoring", "config"],
+        [sys.executable, "-m", "compileall", "-q", "annotator", "api", "evaluation", "scoring", "config"],
         cwd=ROOT,
         env=env,
         check=True,

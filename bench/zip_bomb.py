@@ -37,7 +37,7 @@ def main() -> None:
 
     from annotator.models import Dialogue
     from annotator.services.projects import membership_add, project_create
-    from scoring.app.models import Run
+    from evaluation.models import Run
     from tests.factories import user_make
     from tests.fixtures.archives import compressed_member_zip, overlapping_zip_bomb
 

@@ -1,6 +1,6 @@
 """The one place that sends work to the workers: tasks are named, never imported.
 
-Services ask for background work through ``task_send("scoring.app.tasks.recompute_statistics", 7)``;
+Services ask for background work through ``task_send("evaluation.tasks.recompute_statistics", 7)``;
 only the task modules import the services they wrap, so the import graph runs one way (tasks ->
 services -> selectors -> models, pinned by import-linter in pyproject.toml). The task is looked up
 in the Celery app's registry, which imports the apps' ``tasks`` modules on first use, so processes

@@ -13,7 +13,7 @@ urlpatterns = [
     # the translated strings of static/js (gettext(), interpolate()), in the page's language
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("annotator.urls")),
-    path("", include("scoring.app.urls")),
+    path("", include("evaluation.urls")),
 ]
 
 handler400 = "config.errors.bad_request"

@@ -1,7 +1,7 @@
 """Reading and checking input: JSON and JSON Lines decoded, and typed access to the fields of a record.
 
 The collection importers (``annotator.importers``), the run readers (``scoring.run_files``) and the
-project archive (``scoring.app.archive``) read through this module, so that bad input is refused the
+project archive (``evaluation.archive``) read through this module, so that bad input is refused the
 same way everywhere: an ``InputError`` naming the file, the record (a dialogue id, or the line of a
 JSON Lines file) and the field, whose message is a template marked ``N_`` that the Django side
 translates (``annotator.input_errors``).

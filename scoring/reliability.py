@@ -1,6 +1,6 @@
 """Per-annotator quality figures that are not agreement: control answers, straight-lining, speed, spamming.
 
-Plain numpy, like the rest of the library; the Django side (``scoring.app.services.reliability``)
+Plain numpy, like the rest of the library; the Django side (``evaluation.services.reliability``)
 feeds it the judgements of a project and stores the results in the statistics payload.
 
 References

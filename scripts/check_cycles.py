@@ -1,7 +1,7 @@
 """The lint gate's cycle check: no import cycle among the project's own modules.
 
 import-linter's contracts (pyproject.toml) pin the direction between layers; this finds any cycle at
-all, between any two modules of ``annotator``, ``api``, ``config`` and ``scoring``, counting imports
+all, between any two modules of ``annotator``, ``api``, ``config``, ``evaluation`` and ``scoring``, counting imports
 inside functions too (grimp's graph, the one import-linter builds). Prints each cycle's modules and
 exits 1 if there is one.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("annotator", "api", "config", "scoring")
+PACKAGES = ("annotator", "api", "config", "evaluation", "scoring")
 
 
 def strongly_connected(successors: dict[str, list[str]]) -> list[list[str]]:

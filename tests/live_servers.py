@@ -55,7 +55,7 @@ def seed() -> dict:
     from annotator.services.projects import membership_add, project_create
     from annotator.services.studies import study_create, study_set_open
     from annotator.services.webhooks import webhook_create
-    from scoring.app.services.runs.upload import run_upload
+    from evaluation.services.runs.upload import run_upload
     from tests.factories import judge_copying
     from tests.reference_scoring import random_stc3_run
 

@@ -58,7 +58,7 @@ class CriterionSpec:
 
 
 class RunScheme(StrEnum):
-    """How a project's system runs are read and scored (``scoring.app.services.runs.scoring``)."""
+    """How a project's system runs are read and scored (``evaluation.services.runs.scoring``)."""
 
     STC3 = "stc3"  # an STC-3/DialEval submission: quality distributions per dialogue, nuggets per turn
     DBDC = "dbdc"  # DBDC ``*.labels.json``: a label and a distribution per annotated system turn

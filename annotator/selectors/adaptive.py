@@ -10,7 +10,7 @@ item is *stable* once it has ``min_k`` labels and every unit of every criterion 
 holds ``max_k``. The priority of an open item is ``scoring.adaptive.allocation_priority``, the largest expected
 change of a unit's gold from one more label; items holding fewer than ``min_k`` come first, the fewest held first.
 The units' counts are read from the live statistics' per-unit counts when these are exact now
-(``scoring.app.selectors.live_counts``: a few milliseconds, where counting the judgements takes seconds on an
+(``evaluation.selectors.live_counts``: a few milliseconds, where counting the judgements takes seconds on an
 STC-3-sized project, under the hand-out's lock); else from the judgements. Both give the same counts.
 """
 
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Count, Q
 
+from annotator import events
 from annotator.models import AdaptiveBudget, AssignmentStatus, Project
 from annotator.selectors.judgement_arrays import project_judgements
 from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, item_states_and_priority
-from scoring.app.selectors.live_counts import live_unit_counts
 
 
 def adaptive_settings(project: Project) -> AdaptiveBudget:
@@ -75,7 +75,7 @@ class AdaptiveStatus:
 def unit_counts(project: Project) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per criterion key, (each unit's dialogue, its counts): live when exact now, else counted (see above)."""
     criteria = {c.pk: (c.key, len(dict.fromkeys(c.allowed_values()))) for c in project.criteria.all()}
-    live = live_unit_counts(project, criteria)
+    live = events.live_unit_counts(project=project, criteria=criteria)
     if live is not None:
         return {key: (found.unit_dialogue, found.counts) for key, found in live.items()}
     out = {}

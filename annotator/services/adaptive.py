@@ -12,10 +12,10 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
+from annotator import events
 from annotator.models import AdaptiveBudget, Assignment, Project, ReleasedItem
 from annotator.selectors.adaptive import OPEN, adaptive_status
 from annotator.services.handout import hand_out_one
-from scoring.app.services.incremental import live_state_read
 
 SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold")
 
@@ -34,7 +34,7 @@ def adaptive_budget_update(*, project: Project, **settings) -> AdaptiveBudget:
     row.save()
     project.adaptive_budget = row  # (the project's cached relation says what was saved)
     if row.adaptive:  # hand-outs read the live per-unit counts: have them built (in the background) if none yet
-        live_state_read(project)
+        events.live_counts_wanted(project=project)
     return row
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext
 
+from annotator import events
 from annotator.models import Adjudication, Dialogue, Project
 from annotator.selectors.structure import dialogue_shape
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
-from scoring.app.services.schedule import statistics_request_on_commit
 
 
 class AdjudicationError(ValueError):
@@ -48,7 +48,7 @@ def adjudication_record(
         unit=unit,
         defaults={"value": value, "note": note.strip(), "adjudicator": adjudicator},
     )
-    statistics_request_on_commit(project_id=project.pk)  # annotators' agreement with final labels
+    events.statistics_due(project_id=project.pk)  # annotators' agreement with final labels
     return record
 
 
@@ -58,5 +58,5 @@ def adjudication_remove(*, project: Project, dialogue_id: int, criterion: str, u
         dialogue__project=project, dialogue_id=dialogue_id, criterion__key=criterion, unit=unit
     ).delete()
     if deleted:
-        statistics_request_on_commit(project_id=project.pk)
+        events.statistics_due(project_id=project.pk)
     return deleted

@@ -10,9 +10,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext
 
+from annotator import events
 from annotator.models import AnnotatorExclusion, Membership, Project, Role
-from scoring.app.services.incremental import live_state_stale
-from scoring.app.services.schedule import statistics_request_on_commit
 
 
 class ExclusionError(ValueError):
@@ -51,8 +50,8 @@ def annotator_exclude(*, project: Project, username: str, reason: str, excluded_
         project=project, user=user, defaults={"reason": reason, "excluded_by": excluded_by}
     )
     if created:
-        live_state_stale(project_id=project.pk, reason="exclusion")
-        statistics_request_on_commit(project_id=project.pk)
+        events.population_changed(project_id=project.pk, reason="exclusion")
+        events.statistics_due(project_id=project.pk)
     return exclusion
 
 
@@ -62,6 +61,6 @@ def annotator_include(*, project: Project, username: str) -> int:
     user = _annotator(project, username)
     deleted, _ = AnnotatorExclusion.objects.filter(project=project, user=user).delete()
     if deleted:
-        live_state_stale(project_id=project.pk, reason="inclusion")
-        statistics_request_on_commit(project_id=project.pk)
+        events.population_changed(project_id=project.pk, reason="inclusion")
+        events.statistics_due(project_id=project.pk)
     return deleted

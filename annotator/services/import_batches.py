@@ -29,6 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotator import events
 from annotator.importers import InputError
 from annotator.input_errors import input_error_detail
 from annotator.models import Dialogue, ImportBatch, ImportStatus, Project, WebhookEvent
@@ -36,8 +37,6 @@ from annotator.selectors.imports import ImportBatchContents, import_batch_conten
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
 from annotator.services.webhooks import webhook_emit
 from config import enqueue
-from scoring.app.services.incremental import live_state_stale
-from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import crash_text, storable_message
 
 log = logging.getLogger(__name__)
@@ -221,7 +220,7 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
             batch_id, f"Nothing was imported. {batch.file_names}: the file could not be read ({crash_text(crash)})"
         )
     else:
-        statistics_request_on_commit(project_id=batch.project_id)
+        events.statistics_due(project_id=batch.project_id)
     ImportBatch.objects.filter(pk=batch_id).update(source=None)
     batch.refresh_from_db()
     _emit(batch)
@@ -276,11 +275,11 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
     if batch.status == ImportStatus.FAILED:
         contents = import_batch_contents(batch=batch)
         # the live state's row first, as saves take it first: then never a deadlock with a save on these units
-        live_state_stale(project_id=project.pk, reason="import_removed")
+        events.population_changed(project_id=project.pk, reason="import_removed")
         Dialogue.objects.filter(batch=batch).delete()
         batch.delete()
         if contents.dialogues:
-            statistics_request_on_commit(project_id=project.pk)
+            events.statistics_due(project_id=project.pk)
         return BatchRemoval(batch_id, contents, refused=True)
     if batch.status != ImportStatus.DONE:
         raise ImportBatchError(
@@ -288,10 +287,10 @@ def import_batch_remove(*, project: Project, batch_id: int, user) -> BatchRemova
             % {"pk": batch.pk, "names": batch.file_names, "status": str(batch.get_status_display()).lower()}
         )
     contents = import_batch_contents(batch=batch)
-    live_state_stale(project_id=project.pk, reason="import_removed")  # (first: as above)
+    events.population_changed(project_id=project.pk, reason="import_removed")  # (first: as above)
     Dialogue.objects.filter(batch=batch).delete()
     ImportBatch.objects.filter(pk=batch.pk).update(
         status=ImportStatus.REMOVED, removed_at=timezone.now(), removed_by=user
     )
-    statistics_request_on_commit(project_id=project.pk)
+    events.statistics_due(project_id=project.pk)
     return BatchRemoval(batch.pk, contents)

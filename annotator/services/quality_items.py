@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext, ngettext
 
+from annotator import events
 from annotator.importers import InputError
 from annotator.models import (
     Assignment,
@@ -38,8 +39,6 @@ from annotator.models import (
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
 from annotator.units import UnitError, check_value, unit_rule, unit_speaker
-from scoring.app.services.incremental import live_state_stale
-from scoring.app.services.schedule import statistics_request_on_commit
 from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")
@@ -111,7 +110,7 @@ def quality_settings_update(
     with transaction.atomic():
         settings = QualitySettings.objects.select_for_update().get_or_create(project=project)[0]
         if source is not None and source != settings.source:
-            live_state_stale(project_id=project.pk, reason="source")
+            events.population_changed(project_id=project.pk, reason="source")
         for name, value in (
             ("control_rate", control_rate),
             ("default_tolerance", default_tolerance),
@@ -123,7 +122,7 @@ def quality_settings_update(
             if value is not None:
                 setattr(settings, name, value)
         settings.save()
-        statistics_request_on_commit(project_id=project.pk)  # the source, the flags' thresholds, the checks
+        events.statistics_due(project_id=project.pk)  # the source, the flags' thresholds, the checks
     return settings
 
 
@@ -180,12 +179,12 @@ def quality_item_set(
         dialogue=dialogue, defaults={"kind": kind, "explanation": explanation}
     )
     if created:
-        live_state_stale(project_id=project.pk, reason="quality_items")
+        events.population_changed(project_id=project.pk, reason="quality_items")
     item.answers.all().delete()
     for row in rows:
         row.item = item
     ExpectedAnswer.objects.bulk_create(rows)
-    statistics_request_on_commit(project_id=project.pk)
+    events.statistics_due(project_id=project.pk)
     return item
 
 
@@ -197,8 +196,8 @@ def quality_item_remove(*, project: Project, dialogue_id: int) -> int:
         return 0
     Assignment.objects.filter(dialogue_id=dialogue_id, imported=False, status=AssignmentStatus.PENDING).delete()
     item.delete()
-    live_state_stale(project_id=project.pk, reason="quality_items")
-    statistics_request_on_commit(project_id=project.pk)
+    events.population_changed(project_id=project.pk, reason="quality_items")
+    events.statistics_due(project_id=project.pk)
     return 1
 
 

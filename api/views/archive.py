@@ -18,8 +18,8 @@ from annotator.services.projects import membership_add
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from api.schema_docs import documented
-from scoring.app.archive.export import project_archive_chunks
-from scoring.app.archive.restore import project_archive_import
+from evaluation.archive.export import project_archive_chunks
+from evaluation.archive.restore import project_archive_import
 
 
 class ProjectArchive(APIView):

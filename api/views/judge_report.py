@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from annotator.access import IsProjectLead
 from annotator.selectors.judges import judge_of
 from api.schema_docs import documented
-from scoring.app.services.judges.report import judge_report
+from evaluation.services.judges.report import judge_report
 from scoring.judges.alt_test import EPSILON
 
 

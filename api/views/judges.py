@@ -15,8 +15,8 @@ from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_j
 from annotator.services.judges import judge_import_upload, judge_remove
 from api.judge_serializers import JudgeIn, JudgeOut
 from api.schema_docs import documented
-from scoring.app.models import Run
-from scoring.app.services.run_judges import judge_from_run
+from evaluation.models import Run
+from evaluation.services.run_judges import judge_from_run
 
 
 def _judge(request, pk: int):

@@ -31,11 +31,11 @@ from api import serializers as s
 from api.errors import FormatIsAParameter
 from api.schema_docs import documented
 from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
-from scoring.app.services.dataset_export import dataset_zip_chunks
-from scoring.app.services.live_freshness import live_freshness
-from scoring.app.services.payloads import StatisticsAnswer
-from scoring.app.services.schedule import statistics_request
-from scoring.app.services.statistics import statistics_current
+from evaluation.services.dataset_export import dataset_zip_chunks
+from evaluation.services.live_freshness import live_freshness
+from evaluation.services.payloads import StatisticsAnswer
+from evaluation.services.schedule import statistics_request
+from evaluation.services.statistics import statistics_current
 
 
 class ProjectList(generics.ListAPIView):

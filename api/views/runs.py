@@ -17,10 +17,10 @@ from annotator.filenames import attachment
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from api.schema_docs import documented
-from scoring.app.models import Run
-from scoring.app.selectors.run_csv import per_dialogue_csv_chunks
-from scoring.app.selectors.run_freshness import with_has_files
-from scoring.app.services.runs.upload import run_delete, run_rescore, run_upload
+from evaluation.models import Run
+from evaluation.selectors.run_csv import per_dialogue_csv_chunks
+from evaluation.selectors.run_freshness import with_has_files
+from evaluation.services.runs.upload import run_delete, run_rescore, run_upload
 
 
 class RunListCreate(generics.ListAPIView):

@@ -40,7 +40,7 @@ INSTALLED_APPS = [
     "axes",
     "annotator",
     "api",
-    "scoring.app",
+    "evaluation",
 ]
 
 MIDDLEWARE = [
@@ -200,7 +200,7 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64"}},  # annotator.converters
     "ENUM_NAME_OVERRIDES": {
         "AssignmentStatusEnum": "annotator.models.AssignmentStatus",
-        "RunStatusEnum": "scoring.app.models.RunStatus",
+        "RunStatusEnum": "evaluation.models.RunStatus",
         "QualityItemKindEnum": "annotator.models.QualityItemKind",
         # three different "format" choices (imports, judges' labels, exports): the first two named here
         "ImportFormatEnum": "annotator.importers.FORMATS",

@@ -31,11 +31,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 TASK_QUEUES = ("interactive", "heavy", "exports")
 CELERY_TASK_DEFAULT_QUEUE = "interactive"
 CELERY_TASK_ROUTES = {
-    "scoring.app.tasks.recompute_statistics": {"queue": "interactive"},
-    "scoring.app.tasks.score_uploaded_run": {"queue": "heavy"},
-    "scoring.app.tasks.estimate_model_reliability": {"queue": "heavy"},
-    "scoring.app.tasks.refresh_run_comparisons": {"queue": "heavy"},
-    "scoring.app.tasks.rescore_stale_runs": {"queue": "heavy"},
+    "evaluation.tasks.recompute_statistics": {"queue": "interactive"},
+    "evaluation.tasks.score_uploaded_run": {"queue": "heavy"},
+    "evaluation.tasks.estimate_model_reliability": {"queue": "heavy"},
+    "evaluation.tasks.refresh_run_comparisons": {"queue": "heavy"},
+    "evaluation.tasks.rescore_stale_runs": {"queue": "heavy"},
     "annotator.tasks.requeue_abandoned_imports": {"queue": "interactive"},
     "annotator.tasks.deliver_webhook": {"queue": "interactive"},  # one short POST (WEBHOOK_TIMEOUT_SECONDS)
     "annotator.tasks.*": {"queue": "heavy"},
@@ -70,6 +70,6 @@ WEBHOOK_TIMEOUT_SECONDS = float(env_str("WEBHOOK_TIMEOUT_SECONDS", "10"))
 WEBHOOK_RETRY_SECONDS = float(env_str("WEBHOOK_RETRY_SECONDS", "30"))
 WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6)
 CELERY_BEAT_SCHEDULE = {
-    "requeue-unqueued-runs": {"task": "scoring.app.tasks.requeue_unqueued_runs", "schedule": RUN_SWEEP_SECONDS},
+    "requeue-unqueued-runs": {"task": "evaluation.tasks.requeue_unqueued_runs", "schedule": RUN_SWEEP_SECONDS},
     "requeue-abandoned-imports": {"task": "annotator.tasks.requeue_abandoned_imports", "schedule": RUN_SWEEP_SECONDS},
 }

@@ -1,4 +1,4 @@
-// Downloads of a page's charts as SVG and PNG, and of their tables as CSV (templates/scoring/_chart_downloads.html).
+// Downloads of a page's charts as SVG and PNG, and of their tables as CSV (templates/evaluation/_chart_downloads.html).
 //
 // A `.chart-downloads` box names its chart (`data-canvas`, a selector), its table (`data-table`) and the file
 // name without extension (`data-filename`: project and chart). PNG is the canvas as drawn (toDataURL). SVG is

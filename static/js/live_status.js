@@ -1,4 +1,4 @@
-// The dashboard's live figures while they are being brought up to date (templates/scoring/dashboard/_live.html):
+// The dashboard's live figures while they are being brought up to date (templates/evaluation/dashboard/_live.html):
 // ask every few seconds whether the rebuild has committed, and show the new figures once it has - by reloading
 // the page, unless the lead has started something on it (a form being filled in, a form sent or a link
 // followed): then the notice says the figures are ready, with a link, and nothing the lead did is cut short.

@@ -55,7 +55,7 @@ def test_thirty_annotators_asking_at_once_never_overshoot_an_items_maximum(tmp_p
     # given 6 items, at most 4 annotators each (nothing settles: threshold 0), 30 annotators
     work = breakdown_project(tmp_path, dialogues=6, annotators=30, k=3, assign=False, slug="conc")
     adaptive_budget_update(project=work.project, adaptive=True, min_k=2, max_k=4, threshold=0.0)
-    from scoring.app.models import LiveState
+    from evaluation.models import LiveState
 
     assert LiveState.objects.get(project=work.project).built_at is not None  # hand-outs read the live counts
     rng = random.Random(0)

@@ -1,4 +1,4 @@
-"""The adaptive hand-out reads the live per-unit counts (``scoring.app.selectors.live_counts``) when they are exact,
+"""The adaptive hand-out reads the live per-unit counts (``evaluation.selectors.live_counts``) when they are exact,
 and counts the judgements otherwise: both give the same item states and priorities, to the last bit, and the same
 items are handed out in the same order, through submissions, reopenings, an exclusion (stale: counted) and the
 rebuild after it (live again)."""
@@ -9,12 +9,12 @@ import random
 
 import pytest
 
-from annotator.selectors import adaptive as adaptive_selector
+from annotator import events
 from annotator.selectors.adaptive import adaptive_status
 from annotator.services.adaptive import adaptive_assign, adaptive_budget_update
 from annotator.services.exclusions import annotator_exclude
 from annotator.services.judgements.save import assignment_reopen
-from scoring.app.services.live_rebuild import live_state_rebuild
+from evaluation.services.live_rebuild import live_state_rebuild
 from tests.factories import breakdown_project, submit
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 def counted_status(project, monkeypatch):
     """``adaptive_status`` as it is without live counts (the judgements counted)."""
     with monkeypatch.context() as patch:
-        patch.setattr(adaptive_selector, "live_unit_counts", lambda *_args: None)
+        patch.setattr(events, "live_unit_counts", lambda **_kwargs: None)
         return adaptive_status(project)
 
 
@@ -39,14 +39,14 @@ def crowd(tmp_path, slug: str, monkeypatch, *, live: bool) -> tuple[list[tuple[i
         live_state_rebuild(project_id=project.pk)
     rng = random.Random(7)
     read = {"live": 0, "counted": 0}
-    real = adaptive_selector.live_unit_counts
+    real = events.live_unit_counts
 
-    def spy(*args):
-        found = real(*args)
+    def spy(**kwargs):
+        found = real(**kwargs)
         read["live" if found is not None else "counted"] += 1
         return found
 
-    monkeypatch.setattr(adaptive_selector, "live_unit_counts", spy)
+    monkeypatch.setattr(events, "live_unit_counts", spy)
     handed = []
     for turn in range(40):
         person_index = turn % len(work.annotators)

@@ -15,8 +15,8 @@ from annotator.exporters.dbdc import dbdc_records
 from annotator.exporters.distributions import CSV_COLUMNS, distribution_records
 from annotator.exporters.stc3 import stc3_records
 from annotator.exporters.stream import LazyList, json_chunks
-from scoring.app.archive import export as archive_module
-from scoring.app.archive.export import ARCHIVE_JSON, ARCHIVE_MEMBER, project_archive, project_archive_data
+from evaluation.archive import export as archive_module
+from evaluation.archive.export import ARCHIVE_JSON, ARCHIVE_MEMBER, project_archive, project_archive_data
 from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db
@@ -137,9 +137,9 @@ def test_distributions_read_a_slice_of_dialogues_at_a_time_give_the_whole_projec
 def test_a_runs_scores_per_dialogue_stream_from_the_database_as_stored(monkeypatch, tmp_path):
     """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores
     (PostgreSQL's jsonb_each and SQLite's json_each)."""
-    from scoring.app.models import Run
-    from scoring.app.selectors import run_csv
-    from scoring.app.services.runs.scoring import run_score
+    from evaluation.models import Run
+    from evaluation.selectors import run_csv
+    from evaluation.services.runs.scoring import run_score
     from tests.reference_scoring import random_stc3_run
 
     work = project_with_submissions("stc3")

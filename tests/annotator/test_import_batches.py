@@ -23,7 +23,7 @@ from annotator.services.import_batches import ImportBatchError, import_batch_rem
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add
-from scoring.app.models import StatisticsJob
+from evaluation.models import StatisticsJob
 from tests.factories import user_make
 from tests.fixtures.collections import nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 

@@ -12,7 +12,7 @@ from annotator.services.demo import DEMO_DIR
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add, project_create
-from scoring.app.services.statistics import project_statistics
+from evaluation.services.statistics import project_statistics
 from tests.factories import PASSWORD, user_make
 
 pytestmark = pytest.mark.django_db

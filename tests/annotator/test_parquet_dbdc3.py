@@ -12,7 +12,7 @@ import pytest
 from annotator.exporters import parquet as parquet_module
 from annotator.models import Judgement
 from annotator.services.imports import dialogues_import
-from scoring.app.services.dataset_export import dataset_write
+from evaluation.services.dataset_export import dataset_write
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.django_db]
 

@@ -17,7 +17,7 @@ from annotator.exporters import export_gold
 from annotator.exporters import parquet as parquet_module
 from annotator.models import Judgement
 from annotator.services.imports import dialogues_import
-from scoring.app.services.dataset_export import dataset_write
+from evaluation.services.dataset_export import dataset_write
 from tests.factories import api_client, project_with_submissions, user_make
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.pairwise.data import pairwise_items, read_lines, write_lines
@@ -193,7 +193,7 @@ def test_without_pyarrow_the_api_and_command_say_how_to_enable_it(monkeypatch, t
 def test_the_card_gives_agreement_with_intervals_where_the_statistics_have_them(make_project, tmp_path):
     from django.utils import timezone
 
-    from scoring.app.models import ProjectStatistics
+    from evaluation.models import ProjectStatistics
 
     project = make_project("stc3", slug="pq-card")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])

@@ -38,7 +38,7 @@ def test_dbdc3_english_eval_round_trip(dbdc_dir, make_project):
 def test_dbdc3_japanese_eval_round_trip_and_kappa_per_grouping(dbdc_ja_dir, make_project):
     from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-    from scoring.app.services.statistics import project_statistics
+    from evaluation.services.statistics import project_statistics
     from scoring.gold import merge_counts
     from tests.fixtures.collections import dbdc_turn_counts
 

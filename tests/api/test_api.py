@@ -14,8 +14,8 @@ from annotator.models import Assignment, Judgement
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.app.models import Run
-from scoring.app.services.statistics import project_statistics
+from evaluation.models import Run
+from evaluation.services.statistics import project_statistics
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 

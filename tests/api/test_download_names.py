@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.app.services.runs.upload import run_upload
+from evaluation.services.runs.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 

@@ -11,10 +11,10 @@ import json
 import pytest
 
 from annotator.services.exclusions import annotator_exclude
-from scoring.app.models import LiveState
-from scoring.app.services import incremental
-from scoring.app.services.live_rebuild import live_state_rebuild
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import LiveState
+from evaluation.services import incremental
+from evaluation.services.live_rebuild import live_state_rebuild
+from evaluation.services.statistics import statistics_recompute
 from tests.conftest import database_url
 from tests.factories import breakdown_project, submit_all
 from tests.live_servers import running, start_runserver

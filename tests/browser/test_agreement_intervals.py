@@ -8,7 +8,7 @@ import csv
 import numpy as np
 import pytest
 
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import PASSWORD, breakdown_project, submit_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

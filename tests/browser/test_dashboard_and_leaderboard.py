@@ -8,9 +8,9 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
-from scoring.app.models import ProjectStatistics, Run, RunComparison
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import ProjectStatistics, Run, RunComparison
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.statistics import statistics_recompute
 from tests.browser.test_annotation import PASSWORD, login
 from tests.fixtures.collections import stc3_dialogues
 from tests.reference_scoring import random_stc3_run
@@ -115,7 +115,7 @@ def test_breakdown_leaderboard_fits_1280_px_sorts_and_says_why_significance_is_m
     live_server, page, screenshot, django_user_model
 ):
     from annotator.services.demo import DEMO_DIR
-    from scoring.app.services.compare import comparisons_refresh
+    from evaluation.services.compare import comparisons_refresh
     from scoring.metric_names import BREAKDOWN_METRICS
 
     page.set_viewport_size({"width": 1280, "height": 900})

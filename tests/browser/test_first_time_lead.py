@@ -14,8 +14,8 @@ from playwright.sync_api import expect
 from annotator.models import ImportBatch, ImportStatus, Participant, Project
 from annotator.services.projects import membership_add, project_create
 from annotator.services.quality_items import quality_item_set
-from scoring.app.models import Run, RunStatus
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import Run, RunStatus
+from evaluation.services.statistics import statistics_recompute
 from tests.browser.conftest import SCREENSHOTS
 from tests.factories import (
     PASSWORD,

@@ -14,7 +14,7 @@ from annotator.services.assignment import assignments_create_balanced
 from annotator.services.demo import DEMO_ANNOTATORS, DEMO_LEAD, demo_load
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.services.statistics import statistics_recompute
 from tests.browser.conftest import SCREENSHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

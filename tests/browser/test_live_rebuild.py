@@ -8,10 +8,10 @@ import pytest
 from playwright.sync_api import expect
 
 from annotator.services.exclusions import annotator_exclude
-from scoring.app.models import LiveState
-from scoring.app.services import incremental
-from scoring.app.services.live_rebuild import live_state_rebuild
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import LiveState
+from evaluation.services import incremental
+from evaluation.services.live_rebuild import live_state_rebuild
+from evaluation.services.statistics import statistics_recompute
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_agreement_intervals import login
 from tests.factories import breakdown_project, submit_all, units_of

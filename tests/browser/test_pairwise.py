@@ -9,7 +9,7 @@ from annotator.models import Assignment, AssignmentStatus, Judgement
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.services.statistics import statistics_recompute
 from tests.browser.test_annotation import PASSWORD, login, open_item, wait_for_submission
 from tests.factories import user_make
 from tests.pairwise.data import SYSTEMS, pairwise_items, write_lines

@@ -13,8 +13,8 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
-from scoring.app.models import StatisticsJob
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import StatisticsJob
+from evaluation.services.statistics import statistics_recompute
 from tests.browser.test_annotation import PASSWORD, login
 from tests.fixtures.collections import stc3_dialogues
 

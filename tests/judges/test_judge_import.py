@@ -13,8 +13,8 @@ from annotator.models import Judge, JudgeKind, JudgeLabel
 from annotator.selectors.judges import judge_label_arrays
 from annotator.services.imports import dialogues_import
 from annotator.services.judges import judge_import, judge_remove
-from scoring.app.services.run_judges import judge_from_run
-from scoring.app.services.runs.scoring import run_score
+from evaluation.services.run_judges import judge_from_run
+from evaluation.services.runs.scoring import run_score
 from scoring.errors import InputError
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.fixtures.dbdc_runs import file_pairs, write_run

@@ -13,7 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.judgements import judgements_save
-from scoring.app.services.judges.report import judge_report
+from evaluation.services.judges.report import judge_report
 from scoring.judges.agreement import majority_labels
 from tests.factories import api_client, judge_copying, project_with_work, random_values
 

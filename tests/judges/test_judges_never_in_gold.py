@@ -14,9 +14,9 @@ from annotator.models import JudgeLabel, QualityItemKind
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.quality import checked_answers
 from annotator.services.judges import judge_import
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.dataset_export import dataset_write
-from scoring.app.services.statistics import project_statistics
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.dataset_export import dataset_write
+from evaluation.services.statistics import project_statistics
 from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from annotator.services.imports import dialogues_import
-from scoring.app.services.judges.report import judge_report
+from evaluation.services.judges.report import judge_report
 from tests.factories import judges_held_out_and_random
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]

@@ -38,7 +38,7 @@ KEYWORDS = {
     "npgettext_lazy": ((1, "c"), 2, 3),
 }
 # what makemessages reads (its --ignore list in docs/languages.md): the apps, the settings, the templates, our scripts
-PYTHON_DIRS = ("annotator", "api", "config", "scoring")
+PYTHON_DIRS = ("annotator", "api", "config", "evaluation", "scoring")
 TEMPLATE_DIRS = ("templates",)
 SCRIPT_DIRS = ("static/js",)
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|%\(\w+\)0\d+d")

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from annotator.services.imports import dialogues_import
-from scoring.app.models import ModelReliability, ProjectStatistics
-from scoring.app.services.statistics import project_statistics
-from scoring.app.tasks import recompute_statistics
+from evaluation.models import ModelReliability, ProjectStatistics
+from evaluation.services.statistics import project_statistics
+from evaluation.tasks import recompute_statistics
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.waiting import wait_for
 
@@ -49,8 +49,8 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
 
     from django.utils import timezone
 
-    from scoring.app.models import StatisticsJob
-    from scoring.app.services.schedule import recompute_delay
+    from evaluation.models import StatisticsJob
+    from evaluation.services.schedule import recompute_delay
 
     settings.STATISTICS_DEBOUNCE_SECONDS = 3
     settings.STATISTICS_DUTY_FACTOR = 10
@@ -68,7 +68,7 @@ def test_the_recompute_delay_grows_with_the_last_recomputation(make_project, set
 
 @pytest.mark.django_db
 def test_a_recomputation_records_how_long_it_took(make_project, tmp_path):
-    from scoring.app.models import StatisticsJob
+    from evaluation.models import StatisticsJob
 
     project = make_project("stc3")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])

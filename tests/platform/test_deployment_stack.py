@@ -68,7 +68,7 @@ print(json.dumps({
 STATE = """
 import json
 from annotator.models import ImportBatch, ImportStatus, Judgement
-from scoring.app.models import Run, RunStatus, StatisticsJob
+from evaluation.models import Run, RunStatus, StatisticsJob
 
 answers = {
     f"{a}:{c}:{u}": v

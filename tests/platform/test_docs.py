@@ -61,7 +61,7 @@ def test_settings_page_names_every_environment_variable():
 
 
 def test_cli_page_names_every_management_command():
-    folders = [ROOT / "annotator" / "management" / "commands", ROOT / "scoring" / "app" / "management" / "commands"]
+    folders = [ROOT / "annotator" / "management" / "commands", ROOT / "evaluation" / "management" / "commands"]
     commands = {p.stem for folder in folders for p in folder.glob("*.py") if p.stem != "__init__"}
     assert {"import_dialogues", "score_run"} <= commands
     headings = [line for line in (DOCS / "cli.md").read_text(encoding="utf-8").splitlines() if line.startswith("#")]

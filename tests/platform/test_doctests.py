@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("scoring", "annotator", "api", "config")
+PACKAGES = ("scoring", "annotator", "evaluation", "api", "config")
 # helpers whose docstring examples are their tests (the scoring library's modules: tests/scoring/test_docstrings.py)
 EXAMPLED = [
     "annotator.units",

@@ -12,7 +12,7 @@ SENT = re.compile(r'task_send\(\s*"([\w.]+)"')
 def sent_names() -> set[str]:
     return {
         name
-        for package in ("annotator", "api", "config", "scoring")
+        for package in ("annotator", "api", "config", "evaluation", "scoring")
         for path in (ROOT / package).rglob("*.py")
         for name in SENT.findall(path.read_text())
     }
@@ -21,10 +21,10 @@ def sent_names() -> set[str]:
 def test_the_code_sends_the_tasks_it_names():
     assert sent_names() >= {
         "annotator.tasks.run_import_batch",
-        "scoring.app.tasks.recompute_statistics",
-        "scoring.app.tasks.estimate_model_reliability",
-        "scoring.app.tasks.score_uploaded_run",
-        "scoring.app.tasks.refresh_run_comparisons",
+        "evaluation.tasks.recompute_statistics",
+        "evaluation.tasks.estimate_model_reliability",
+        "evaluation.tasks.score_uploaded_run",
+        "evaluation.tasks.refresh_run_comparisons",
     }
 
 
@@ -33,7 +33,7 @@ def test_every_sent_name_is_a_registered_task_in_a_fresh_process():
     names = sorted(sent_names())
     code = (
         "import django; django.setup()\n"
-        "import sys; assert 'annotator.tasks' not in sys.modules and 'scoring.app.tasks' not in sys.modules\n"
+        "import sys; assert 'annotator.tasks' not in sys.modules and 'evaluation.tasks' not in sys.modules\n"
         "from config.enqueue import _registered\n"
         f"print(' '.join(_registered(name).name for name in {names!r}))\n"
     )

@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotator.models import ImportBatch, ImportStatus
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.app.models import Run, RunStatus
+from evaluation.models import Run, RunStatus
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
@@ -173,7 +173,7 @@ def test_a_hostile_run_is_rejected_and_score_again_rejects_it_again(
 def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
     runs_project, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from scoring.app.services.runs.upload import run_upload
+    from evaluation.services.runs.upload import run_upload
     from scoring.errors import InputError
 
     project, _client = runs_project
@@ -181,7 +181,7 @@ def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
     def refuse(**_kwargs):
         raise InputError("run.json", "dialogue d1\x00\udfff is not in the project", record="d1\x00")
 
-    monkeypatch.setattr("scoring.app.services.runs.upload.run_score", refuse)
+    monkeypatch.setattr("evaluation.services.runs.upload.run_score", refuse)
     with django_capture_on_commit_callbacks(execute=True):
         run = run_upload(project=project, name="odd", files=[("run.json", b"[]")])
     run.refresh_from_db()
@@ -190,8 +190,8 @@ def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
 
 
 def test_a_failed_recomputation_records_its_message_storable(make_project, monkeypatch):
-    from scoring.app.models import StatisticsJob
-    from scoring.app.services.jobs import statistics_job_run
+    from evaluation.models import StatisticsJob
+    from evaluation.services.jobs import statistics_job_run
 
     project = make_project("stc3", slug="hostile-stats")
     StatisticsJob.objects.create(project=project, pending=True)
@@ -199,7 +199,7 @@ def test_a_failed_recomputation_records_its_message_storable(make_project, monke
     def crash(**_kwargs):
         raise ValueError("d1\x00\udc80")
 
-    monkeypatch.setattr("scoring.app.services.jobs.statistics_recompute", crash)
+    monkeypatch.setattr("evaluation.services.jobs.statistics_recompute", crash)
     with pytest.raises(ValueError):
         statistics_job_run(project_id=project.pk)
     job = StatisticsJob.objects.get(project=project)

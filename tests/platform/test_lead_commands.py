@@ -24,7 +24,7 @@ from annotator.models import (
     Study,
 )
 from annotator.services.quality_items import Expected, quality_item_set
-from scoring.app.models import Run
+from evaluation.models import Run
 from tests.factories import project_with_work, user_make
 from tests.live_servers import ROOT
 
@@ -107,7 +107,7 @@ def test_quality_settings_items_and_studies_and_runs():
     assert not Study.objects.get(pk=study.pk).is_open
     assert f"{study.pk}\tclosed\tSpring study" in run("lead_studies", "list", "cli-more")
 
-    from scoring.app.services.runs.upload import run_upload
+    from evaluation.services.runs.upload import run_upload
 
     scored = run_upload(project=work.project, name="baseline", files=[("run.json", b"[]")])
     assert "baseline" in run("lead_runs", "list", "cli-more")
@@ -140,7 +140,7 @@ def test_changes_made_by_commands_ask_for_the_statistics(django_capture_on_commi
     """Exclusions, final labels and quality items change what the statistics count: the service asks for
     them on commit whichever door the change came through, so a command leaves no dashboard saying
     "Up to date" over figures that no longer hold."""
-    from scoring.app.models import StatisticsJob
+    from evaluation.models import StatisticsJob
 
     work = project_with_work("stc3", slug="cli-fresh", annotators=2)
     dialogue = work.project.dialogues.order_by("position").first()

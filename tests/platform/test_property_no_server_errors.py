@@ -27,7 +27,7 @@ from annotator.models import (
     Project,
     Reordering,
 )
-from scoring.app.models import Run, StatisticsJob
+from evaluation.models import Run, StatisticsJob
 from tests.factories import project_with_work
 
 pytestmark = pytest.mark.django_db

@@ -18,9 +18,9 @@ import pytest
 from django.conf import settings
 
 from annotator.services.imports import dialogues_import
-from scoring.app.models import ProjectStatistics, RunComparison
-from scoring.app.services.runs.scoring import run_score
-from scoring.app.tasks import recompute_statistics, refresh_run_comparisons
+from evaluation.models import ProjectStatistics, RunComparison
+from evaluation.services.runs.scoring import run_score
+from evaluation.tasks import recompute_statistics, refresh_run_comparisons
 from tests.conftest import database_url, start_worker, stop_worker
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run

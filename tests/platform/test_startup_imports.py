@@ -23,8 +23,8 @@ NOT_AT_START = ("django.test", "rest_framework.test", "jinja2", "urllib3", "yaml
 # what scoring a run has no use for: the statistics and their payload, the API's views and schema, the test framework
 NOT_FOR_SCORING = (
     *HEAVY,
-    "scoring.app.services.statistics",
-    "scoring.app.services.payloads",
+    "evaluation.services.statistics",
+    "evaluation.services.payloads",
     "annotator.selectors.adaptive",
     "rest_framework.views",
     "drf_spectacular.utils",
@@ -56,8 +56,7 @@ def test_loading_the_urls_imports_none_of_the_heavy_libraries():
 def test_score_run_loads_neither_the_statistics_nor_the_api():
     """The command and both scorers (STC-3, DBDC), as ``manage.py score_run`` imports them."""
     statements = (
-        "import scoring.app.management.commands.score_run, scoring.app.services.runs.stc3, "
-        "scoring.app.services.runs.dbdc"
+        "import evaluation.management.commands.score_run, evaluation.services.runs.stc3, evaluation.services.runs.dbdc"
     )
     assert loaded_after(statements, NOT_FOR_SCORING) == []
 

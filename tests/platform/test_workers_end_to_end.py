@@ -21,9 +21,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.app.models import ProjectStatistics, Run, StatisticsJob
-from scoring.app.services.schedule import statistics_request
-from scoring.app.tasks import recompute_statistics
+from evaluation.models import ProjectStatistics, Run, StatisticsJob
+from evaluation.services.schedule import statistics_request
+from evaluation.tasks import recompute_statistics
 from tests.conftest import ROOT, database_url, start_worker, stop_worker
 from tests.fixtures.collections import dbdc_turn_counts, stc3_dialogues, write_json
 from tests.reference_scoring import gold_of, random_stc3_run, score_stc3
@@ -142,7 +142,7 @@ def test_broker_down_submissions_are_kept_and_recomputed_later(
     )
     assert result.returncode == 0 and "saved" in result.stdout, result.stderr
     assert time.monotonic() - started < 12  # a new process, and no wait for the broker
-    assert "could not send scoring.app.tasks.recompute_statistics" in result.stderr
+    assert "could not send evaluation.tasks.recompute_statistics" in result.stderr
     item.refresh_from_db()
     assert item.status == "submitted" and item.judgements.count() == 5  # nothing lost
     job = StatisticsJob.objects.get(project=project)
@@ -199,7 +199,7 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
         app.amqp.__dict__.pop("router", None)
 
     # only this test's workers take the recomputation
-    route_recomputations({"scoring.app.tasks.recompute_statistics": {"queue": "takeover"}})
+    route_recomputations({"evaluation.tasks.recompute_statistics": {"queue": "takeover"}})
     log = tmp_path / "doomed.log"
     doomed = start_worker(database_url(), log, queue="takeover", name="doomed-worker")
     rescuer = None
@@ -243,7 +243,7 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
     from django.test import Client
 
     from config.celery import app
-    from scoring.app.services.jobs import statistics_job_run
+    from evaluation.services.jobs import statistics_job_run
     from tests.factories import breakdown_project, submit_all
 
     if not settings.CELERY_BROKER_URL:
@@ -263,7 +263,7 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
         app.amqp.__dict__.pop("router", None)
 
     queue = {"queue": "estimate-takeover"}
-    route({"scoring.app.tasks.estimate_model_reliability": queue, "scoring.app.tasks.recompute_statistics": queue})
+    route({"evaluation.tasks.estimate_model_reliability": queue, "evaluation.tasks.recompute_statistics": queue})
     log = tmp_path / "doomed-heavy.log"
     doomed = start_worker(database_url(), log, queue="estimate-takeover", name="doomed-heavy", env=quick)
     rescuer = None
@@ -312,7 +312,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     and the beat sweep (the other) hand it to the real worker."""
     from django.test import Client
 
-    from scoring.app.tasks import requeue_unqueued_runs
+    from evaluation.tasks import requeue_unqueued_runs
 
     source = write_json(tmp_path / "s.json", stc3_dialogues())
     run_file = write_json(tmp_path / "run.json", random_stc3_run(stc3_dialogues(), 8))
@@ -322,7 +322,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     # an app process whose broker is down (nothing listens on port 9) takes both uploads
     code = (
         "from annotator.models import Project\n"
-        "from scoring.app.services.runs.upload import run_upload\n"
+        "from evaluation.services.runs.upload import run_upload\n"
         f"raw = open({str(run_file)!r}, 'rb').read()\n"
         "for slug in ('down-page', 'down-sweep'):\n"
         "    run_upload(project=Project.objects.get(slug=slug), name='sys', files=[('run.json', raw)])\n"
@@ -344,7 +344,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
         timeout=120,
     )
     assert result.returncode == 0 and "uploaded" in result.stdout, result.stderr
-    assert "could not send scoring.app.tasks.score_uploaded_run" in result.stderr
+    assert "could not send evaluation.tasks.score_uploaded_run" in result.stderr
     runs = {r.project.slug: r for r in Run.objects.select_related("project")}
     assert all(r.status == "pending" and r.queued_at is None for r in runs.values())
     assert Run.objects.filter(status="pending").count() == 2  # the sends failed (above): nothing was queued
@@ -363,7 +363,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
 def test_an_exclusion_rescores_every_run_on_the_workers(celery_worker_process, make_project, make_user, tmp_path):
     """Through the API and a real worker: three runs scored; the lead excludes an annotator; the worker's
     recomputation finds the new gold and the heavy queue scores every run again against it."""
-    from scoring.app.selectors.fingerprint import judgements_fingerprint
+    from evaluation.selectors.fingerprint import judgements_fingerprint
 
     project = make_project("stc3", slug="fresh-e2e")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])

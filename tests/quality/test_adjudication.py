@@ -9,7 +9,7 @@ import pytest
 
 from annotator.exporters import export_gold
 from annotator.services.projects import membership_add
-from scoring.app.services.statistics import statistics_current
+from evaluation.services.statistics import statistics_current
 from tests.factories import api_client, breakdown_project, submit_all, user_make
 
 pytestmark = pytest.mark.django_db

@@ -19,9 +19,9 @@ from annotator.services.quality_items import (
     quality_item_set,
     quality_settings_update,
 )
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.statistics import project_statistics
-from scoring.app.templatetags.scoring_extras import fmt, share_percent, term
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.statistics import project_statistics
+from evaluation.templatetags.scoring_extras import fmt, share_percent, term
 from tests.factories import (
     api_client,
     breakdown_project,

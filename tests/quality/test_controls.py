@@ -20,8 +20,8 @@ from annotator.services.quality_items import (
     quality_items_upload,
     quality_settings_update,
 )
+from evaluation.services.statistics import project_statistics
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts
-from scoring.app.services.statistics import project_statistics
 from tests.factories import api_client, breakdown_project, expected_all, submit_all
 from tests.fixtures.collections import dbdc_dialogue
 

@@ -9,16 +9,16 @@ from annotator.exporters import export_gold
 from annotator.models import AssignmentStatus, Judgement
 from annotator.services.exclusions import ExclusionError, annotator_exclude
 from annotator.services.quality_items import quality_settings_update
+from evaluation.models import ProjectStatistics
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.gold_cache import gold_arrays
+from evaluation.services.statistics import statistics_current
 from scoring.agreement import (
     agreement_shares,
     fleiss_kappa,
     krippendorff_alpha_from_counts,
     randolph_kappa,
 )
-from scoring.app.models import ProjectStatistics
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.gold_cache import gold_arrays
-from scoring.app.services.statistics import statistics_current
 from tests.factories import api_client, breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db

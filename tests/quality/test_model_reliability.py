@@ -6,12 +6,12 @@ import pytest
 from django.conf import settings
 
 from annotator.selectors.judgement_arrays import project_judgements
+from evaluation.models import ModelReliability, ProjectStatistics
+from evaluation.services.jobs import model_estimate_job_run
+from evaluation.services.model_reliability import criterion_model_reliability
+from evaluation.services.statistics import statistics_recompute
+from evaluation.tasks import estimate_model_reliability
 from scoring.aggregation import aggregate
-from scoring.app.models import ModelReliability, ProjectStatistics
-from scoring.app.services.jobs import model_estimate_job_run
-from scoring.app.services.model_reliability import criterion_model_reliability
-from scoring.app.services.statistics import statistics_recompute
-from scoring.app.tasks import estimate_model_reliability
 from tests.factories import breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db
@@ -95,7 +95,7 @@ def test_a_new_judgement_makes_the_estimate_stale(answered):
 
 
 def test_size_limits_skip_a_model_with_a_reason():
-    from scoring.app.services import model_reliability
+    from evaluation.services import model_reliability
 
     class Data:  # the arrays of a criterion, as CriterionJudgements holds them
         unit = np.repeat(np.arange(10), 3)
@@ -120,8 +120,8 @@ def test_size_limits_skip_a_model_with_a_reason():
 def test_automatic_estimates_are_coalesced_and_spaced_by_the_last_ones_duration(answered, monkeypatch, settings):
     """Under a stream of submissions every recomputation asks for the models again: one estimate is queued at a
     time, and it waits STATISTICS_DUTY_FACTOR times the last estimate's duration (a tenth of a worker at most)."""
-    from scoring.app.models import StatisticsJob
-    from scoring.app.services import schedule
+    from evaluation.models import StatisticsJob
+    from evaluation.services import schedule
 
     settings.MODEL_ESTIMATE_DELAY_SECONDS, settings.STATISTICS_DUTY_FACTOR = 3, 10
     sent = []

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from evaluation.services.model_reliability import model_reliability_recompute
 from scoring.aggregation import MODELS_EXTRA_MISSING, ModelsNotInstalled, aggregate, models_installed
-from scoring.app.services.model_reliability import model_reliability_recompute
 from tests.factories import project_with_submissions
 from tests.live_servers import ROOT
 
@@ -52,7 +52,7 @@ def test_export_estimate_and_dashboard_without_the_extra(without_crowdkit, clien
     client.force_login(work.lead)
     api = client.get("/api/projects/no-models/export/?format=distributions-json&aggregation=mace")
     assert api.status_code == 400 and MODELS_EXTRA_MISSING in api.content.decode()
-    from scoring.app.services.statistics import statistics_recompute
+    from evaluation.services.statistics import statistics_recompute
 
     statistics_recompute(project_id=work.project.pk)
     page = client.get("/projects/no-models/dashboard/").content.decode()

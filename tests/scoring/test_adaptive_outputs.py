@@ -14,8 +14,8 @@ import pytest
 from annotator.exporters.distributions import export_distributions_csv, export_distributions_json
 from annotator.models import Assignment, AssignmentStatus, Judgement
 from annotator.services.adaptive import adaptive_budget_update
+from evaluation.services.statistics import statistics_recompute
 from scoring.adaptive import power_analysis
-from scoring.app.services.statistics import statistics_recompute
 from tests.annotator.test_adaptive_budget import CONTENTIOUS, run_crowd
 from tests.factories import api_client, breakdown_project
 

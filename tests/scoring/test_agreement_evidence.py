@@ -14,7 +14,7 @@ from django.test import Client
 from krippendorff import alpha as reference_alpha
 
 from annotator.models import Judgement
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db
@@ -162,7 +162,7 @@ def test_the_disputed_units_carry_their_label_distribution_entropy_and_agreement
 
 def test_each_unit_of_the_side_by_side_view_has_the_figures_of_the_disputed_list(judged):
     from annotator.models import Dialogue
-    from scoring.app.selectors.dashboard import dialogue_judgements_side_by_side
+    from evaluation.selectors.dashboard import dialogue_judgements_side_by_side
 
     disputed = statistics_recompute(project_id=judged.project.pk).payload["disputed"][0]
     view = dialogue_judgements_side_by_side(dialogue=Dialogue.objects.get(pk=disputed["dialogue_id"]))

@@ -11,7 +11,7 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from annotator.models import Dialogue
-from scoring.app.models import Run
+from evaluation.models import Run
 from scoring.errors import InputError
 from scoring.files import ArchiveLimits, expand_archives, walk_path
 from tests.factories import project_with_work

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from annotator.models import Assignment, Judgement, Membership, Project
 from annotator.services.accounts import account_settings_save
 from annotator.services.projects import membership_add
-from scoring.app.archive.export import ARCHIVE_MEMBER, project_archive_data
+from evaluation.archive.export import ARCHIVE_MEMBER, project_archive_data
 from tests.factories import project_with_work, user_make
 from tests.scoring.test_project_archive import finished_project
 

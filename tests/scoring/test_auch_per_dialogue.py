@@ -11,7 +11,7 @@ import pytest
 
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.imports import dialogues_import
-from scoring.app.services.uch_summary import auch_per_dialogue
+from evaluation.services.uch_summary import auch_per_dialogue
 from scoring.uch import auch
 from tests.fixtures.collections import write_json
 

@@ -7,10 +7,10 @@ import pytest
 from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
-from scoring.app.models import Run
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.runs.scoring import run_score
-from scoring.app.services.statistics import project_statistics
+from evaluation.models import Run
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.runs.scoring import run_score
+from evaluation.services.statistics import project_statistics
 from scoring.errors import InputError
 from scoring.metric_names import TABLE1
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
@@ -232,8 +232,8 @@ def test_compare_runs_command(stc3_project, tmp_path, capsys):
 def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path):
     # given a two-turn dialogue (b3 is undefined) and three identical runs (rank correlations over ties)
     from annotator.models import Assignment, Reordering
-    from scoring.app.models import RunComparison, RunStatus
-    from scoring.app.services.compare import comparisons_refresh
+    from evaluation.models import RunComparison, RunStatus
+    from evaluation.services.compare import comparisons_refresh
 
     project = make_project("coherence")
     lines = tmp_path / "c.jsonl"

@@ -12,8 +12,8 @@ from django.http import QueryDict
 from django.utils import timezone
 
 from annotator.selectors.manage import natural_key
-from scoring.app.selectors.dashboard_annotators import ANNOTATORS_PER_PAGE, AnnotatorListing, annotators_page
-from scoring.app.selectors.kappa_maps import kappa_maps, reliability_chart_data
+from evaluation.selectors.dashboard_annotators import ANNOTATORS_PER_PAGE, AnnotatorListing, annotators_page
+from evaluation.selectors.kappa_maps import kappa_maps, reliability_chart_data
 
 SLUG = "dbdc3-en"
 
@@ -119,7 +119,7 @@ def test_kappa_maps_number_the_annotators_and_label_every_cell():
 
 def test_the_dashboard_page_of_a_large_project_shows_one_page_of_annotators(client, make_project, make_user):
     from annotator.services.projects import membership_add
-    from scoring.app.models import ProjectStatistics
+    from evaluation.models import ProjectStatistics
 
     project = make_project("dbdc", slug=SLUG)
     lead = make_user("lead")

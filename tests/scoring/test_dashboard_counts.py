@@ -10,7 +10,7 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import project_with_submissions, user_make
 
 pytestmark = pytest.mark.django_db

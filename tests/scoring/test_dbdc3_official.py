@@ -10,7 +10,7 @@ import json
 import pytest
 
 from annotator.services.imports import dialogues_import
-from scoring.app.models import Run
+from evaluation.models import Run
 from tests.fixtures.dbdc_runs import RUN_KINDS, log_files, write_run
 from tests.reference_dbdc3_eval import OURS, evaluate
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.shared_data
 
 
 def test_score_run_equals_the_official_script(dbdc_dir, make_project, manage, tmp_path):
-    from scoring.app.services.runs.scoring import run_score
+    from evaluation.services.runs.scoring import run_score
 
     project = make_project("dbdc", slug="dbdc3-en-eval")
     dialogues_import(project=project, paths=[dbdc_dir / "eval"])

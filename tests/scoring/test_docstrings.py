@@ -16,7 +16,7 @@ import pytest
 LIBRARY = sorted(
     m.name
     for m in pkgutil.walk_packages(importlib.import_module("scoring").__path__, "scoring.")
-    if not m.ispkg and not m.name.startswith("scoring.app.") and not m.name.rsplit(".", 1)[1].startswith("_")
+    if not m.ispkg and not m.name.startswith("evaluation.") and not m.name.rsplit(".", 1)[1].startswith("_")
 )
 # the measures and models; scoring/run_files/, input.py, files.py and errors.py read input files, and runs.py,
 # memory.py and metric_names.py hold the run files' records, a size estimate and the measures' names

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from annotator.models import Judgement
 from annotator.selectors.population import gold_judgements
 from annotator.services.judgements import assignment_reopen, judgements_save
-from scoring.app.selectors.fingerprint import judgements_fingerprint
+from evaluation.selectors.fingerprint import judgements_fingerprint
 from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,9 @@ from annotator.models import Assignment, Judgement
 from annotator.services.import_batches import import_batch_remove
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import judgements_save
-from scoring.app.selectors.dashboard import freshness
-from scoring.app.services import schedule
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.selectors.dashboard import freshness
+from evaluation.services import schedule
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import first_allowed_values, project_with_work
 from tests.fixtures.collections import stc3_dialogues, write_json
 

@@ -8,9 +8,9 @@ from django.test.utils import CaptureQueriesContext
 from annotator.presets import PRESETS
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.judgements import judgements_save
-from scoring.app.models import GoldCache
-from scoring.app.services.gold_cache import gold_arrays
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import GoldCache
+from evaluation.services.gold_cache import gold_arrays
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import first_allowed_values, project_with_work
 
 pytestmark = pytest.mark.django_db

@@ -14,11 +14,11 @@ from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.exclusions import annotator_exclude
 from annotator.services.judgements.save import assignment_reopen
+from evaluation.models import LiveAnnotatorCount, LiveState, LiveUnitCounts
+from evaluation.services import incremental, live_rebuild
+from evaluation.services.incremental import live_figures
+from evaluation.services.live_rebuild import live_state_rebuild
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts
-from scoring.app.models import LiveAnnotatorCount, LiveState, LiveUnitCounts
-from scoring.app.services import incremental, live_rebuild
-from scoring.app.services.incremental import live_figures
-from scoring.app.services.live_rebuild import live_state_rebuild
 from tests.factories import api_client, breakdown_project, units_of
 
 pytestmark = [

@@ -1,4 +1,4 @@
-"""The statistics a save keeps current (``scoring.app.services.incremental``) equal the full recomputation.
+"""The statistics a save keeps current (``evaluation.services.incremental``) equal the full recomputation.
 
 A Hypothesis state machine applies random sequences of submissions, edits of submitted items (reopen,
 change, submit again), reopenings, exclusions and inclusions of annotators, imports with judgements
@@ -38,13 +38,13 @@ from annotator.services.import_batches import import_batch_remove
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.judgements.save import assignment_reopen
+from evaluation.models import LiveState, LiveUnitCounts
+from evaluation.services import live_rebuild
+from evaluation.services.incremental import live_figures
+from evaluation.services.live_rebuild import live_state_rebuild
+from evaluation.services.statistics import numeric_values
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
 from scoring.agreement.sums import coefficients, unit_terms
-from scoring.app.models import LiveState, LiveUnitCounts
-from scoring.app.services import live_rebuild
-from scoring.app.services.incremental import live_figures
-from scoring.app.services.live_rebuild import live_state_rebuild
-from scoring.app.services.statistics import numeric_values
 from scoring.gold import gold_distribution
 from tests.factories import breakdown_project, units_of
 
@@ -281,7 +281,7 @@ def test_incremental_equals_full_after_random_changes():
 def test_the_scheduled_recomputation_finds_and_rebuilds_a_state_that_missed_a_change(tmp_path):
     """A change that bypasses the saves (an edit in the admin) is caught by the full recomputation, the reference."""
     from annotator.models import Judgement
-    from scoring.app.services.jobs import statistics_job_run
+    from evaluation.services.jobs import statistics_job_run
     from tests.factories import submit_all
 
     work = breakdown_project(tmp_path, dialogues=3, annotators=3, k=3, slug="verify")
@@ -312,8 +312,8 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(
     view builds no state in the request: it says the live figures are being prepared and asks for a rebuild."""
     from django.urls import reverse
 
-    from scoring.app.models import ProjectStatistics
-    from scoring.app.templatetags.scoring_extras import fmt
+    from evaluation.models import ProjectStatistics
+    from evaluation.templatetags.scoring_extras import fmt
     from tests.factories import submit
 
     work = breakdown_project(tmp_path, dialogues=2, annotators=2, k=2, slug="livepage")
@@ -350,7 +350,7 @@ def test_a_stale_state_no_rebuild_works_on_is_asked_for_again_once_whatever_the_
     state that a rebuild is working on is not asked for; the reads never rebuild themselves."""
     from django.utils import timezone
 
-    from scoring.app.services import incremental
+    from evaluation.services import incremental
 
     work = breakdown_project(tmp_path, dialogues=2, annotators=2, k=2, slug="ask-again")
     live_state_rebuild(project_id=work.project.pk)

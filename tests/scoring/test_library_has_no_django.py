@@ -5,11 +5,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# Every module directly in scoring/ is the library; the Django side is the scoring/app/ package
-# (import-linter's first contract in pyproject.toml pins the same boundary on the import graph).
+# Everything under scoring/ is the library (import-linter's first contract in pyproject.toml pins the same
+# boundary on the import graph; the Django side is the evaluation app).
 LIBRARY_MODULES = ["scoring"] + sorted(
     [f"scoring.{p.stem}" for p in (ROOT / "scoring").glob("*.py") if p.stem != "__init__"]
-    + [f"scoring.{p.parent.name}" for p in (ROOT / "scoring").glob("*/__init__.py") if p.parent.name != "app"]
+    + [f"scoring.{p.parent.name}" for p in (ROOT / "scoring").glob("*/__init__.py")]
 )
 
 
@@ -26,15 +26,16 @@ def test_library_imports_without_django():
     assert result.stdout.strip() == "[[0.25, 0.75]]"
 
 
-def test_the_import_contract_lists_every_module_of_the_library():
-    """import-linter's library contract names the library's modules one by one (so that scoring.app, the
-    Django side, needs no ignored imports); a new library module must join the list."""
+def test_no_django_anywhere_under_scoring():
+    """The whole package is the library: no module under scoring/ names Django, DRF, Celery or the apps, and
+    import-linter's contract covers the package whole, with no ignored imports."""
+    import re
     import tomllib
 
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     library = next(c for c in contracts if c["name"].startswith("The scoring library"))
-    assert sorted(library["source_modules"]) == LIBRARY_MODULES[1:]
+    assert library["source_modules"] == ["scoring"]
     assert "ignore_imports" not in library
-    # and the package's own __init__ (left out of the list: it would stand for scoring.app too) imports nothing
-    lines = (ROOT / "scoring" / "__init__.py").read_text().splitlines()
-    assert not [line for line in lines if line.startswith(("import ", "from "))]
+    pattern = re.compile(r"^\s*(from|import)\s+(django|rest_framework|celery|annotator|evaluation|api|config)\b", re.M)
+    offenders = [str(p) for p in (ROOT / "scoring").rglob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []

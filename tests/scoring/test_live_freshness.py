@@ -1,4 +1,4 @@
-"""The ``live`` part of the statistics answer (``scoring.app.services.live_freshness``): it fits its documented
+"""The ``live`` part of the statistics answer (``evaluation.services.live_freshness``): it fits its documented
 type, says stale with the dashboard's reason in the request's language, and a project never built is stale
 "for the first time"; ``stats --json`` reads it without writing or asking for anything. Through a live server:
 ``tests/api/test_stats_live_freshness_live.py``."""
@@ -9,12 +9,12 @@ import pytest
 from django.utils import translation
 
 from annotator.services.exclusions import annotator_exclude
-from scoring.app.models import LiveState
-from scoring.app.services import incremental
-from scoring.app.services.incremental import STALE_REASONS
-from scoring.app.services.live_freshness import live_freshness
-from scoring.app.services.live_rebuild import live_state_rebuild
-from scoring.app.services.payloads import StatisticsAnswer
+from evaluation.models import LiveState
+from evaluation.services import incremental
+from evaluation.services.incremental import STALE_REASONS
+from evaluation.services.live_freshness import live_freshness
+from evaluation.services.live_rebuild import live_state_rebuild
+from evaluation.services.payloads import StatisticsAnswer
 from tests.factories import api_client, breakdown_project, submit_all
 from tests.scoring.test_stats_payload_schema import problems
 

@@ -13,8 +13,8 @@ import pytest
 from django.utils import timezone
 
 from config.processes import process_gone, process_name
-from scoring.app.models import LiveState
-from scoring.app.services.live_rebuild import live_state_rebuild
+from evaluation.models import LiveState
+from evaluation.services.live_rebuild import live_state_rebuild
 from tests.conftest import database_url
 from tests.factories import breakdown_project, submit_all
 from tests.live_servers import ROOT, running, start_runserver

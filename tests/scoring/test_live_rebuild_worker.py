@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from annotator.selectors.judgement_arrays import project_judgements
+from evaluation.models import LiveState
+from evaluation.services.incremental import live_figures
+from evaluation.services.live_rebuild import live_state_rebuild
+from evaluation.tasks import rebuild_live_statistics
 from scoring.agreement import fleiss_kappa
-from scoring.app.models import LiveState
-from scoring.app.services.incremental import live_figures
-from scoring.app.services.live_rebuild import live_state_rebuild
-from scoring.app.tasks import rebuild_live_statistics
 from tests.factories import breakdown_project, submit_all
 from tests.scoring.test_incremental_statistics import _log_file
 from tests.waiting import wait_for
@@ -53,7 +53,7 @@ def test_an_import_is_followed_by_the_workers_rebuild_and_the_task_is_safe_twice
     figures = live_figures(project)["criteria"]["breakdown"]
     assert figures["n_labels"] == counts.sum() and abs(figures["fleiss_kappa"] - fleiss_kappa(counts)) <= 1e-12
     # and the task sent twice at once (after another structural change) switches once
-    from scoring.app.services.incremental import live_state_stale
+    from evaluation.services.incremental import live_state_stale
 
     live_state_stale(project_id=project.pk, reason="population")  # (autocommit: sends one at once as well)
     results = [rebuild_live_statistics.delay(project.pk) for _ in range(2)]

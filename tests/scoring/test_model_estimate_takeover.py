@@ -7,13 +7,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from scoring.app.models import StatisticsJob
-from scoring.app.services.jobs import statistics_job_run
+from evaluation.models import StatisticsJob
+from evaluation.services.jobs import statistics_job_run
 from tests.factories import breakdown_project, submit_all
 
 pytestmark = pytest.mark.django_db
 
-ESTIMATE = "scoring.app.tasks.estimate_model_reliability"
+ESTIMATE = "evaluation.tasks.estimate_model_reliability"
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotator.models import Assignment, Reordering
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from scoring.app.models import Run
+from evaluation.models import Run
 
 pytestmark = pytest.mark.django_db
 

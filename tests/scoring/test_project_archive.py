@@ -18,11 +18,11 @@ from annotator.presets import PRESETS, RunScheme
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add, membership_remove
-from scoring.app.archive.export import ARCHIVE_MEMBER, project_archive, project_archive_data
-from scoring.app.archive.restore import project_archive_import
-from scoring.app.models import Run, RunStatus
-from scoring.app.services.runs.scoring import run_score
-from scoring.app.services.runs.upload import run_upload
+from evaluation.archive.export import ARCHIVE_MEMBER, project_archive, project_archive_data
+from evaluation.archive.restore import project_archive_import
+from evaluation.models import Run, RunStatus
+from evaluation.services.runs.scoring import run_score
+from evaluation.services.runs.upload import run_upload
 from scoring.errors import InputError
 from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx

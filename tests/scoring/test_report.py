@@ -16,13 +16,13 @@ from annotator.services.adjudication import adjudication_record
 from annotator.services.exclusions import annotator_exclude
 from annotator.services.studies import study_create
 from annotator.wording import criterion_wording
-from scoring.app.models import ProjectStatistics, StatisticsJob
-from scoring.app.services.report.content import project_report
-from scoring.app.services.report.methods import figure_text
-from scoring.app.services.report.numbers import number
-from scoring.app.services.report.render import md_escape, report_render, tex_escape
-from scoring.app.services.report.sheet import Figure
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import ProjectStatistics, StatisticsJob
+from evaluation.services.report.content import project_report
+from evaluation.services.report.methods import figure_text
+from evaluation.services.report.numbers import number
+from evaluation.services.report.render import md_escape, report_render, tex_escape
+from evaluation.services.report.sheet import Figure
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import project_with_work, submit_all
 
 pytestmark = pytest.mark.django_db

@@ -11,10 +11,10 @@ import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotator.services.imports import dialogues_import
-from scoring.app.services.report.content import project_report
-from scoring.app.services.report.methods import figure_text, main_method
-from scoring.app.services.report.render import report_render
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.services.report.content import project_report
+from evaluation.services.report.methods import figure_text, main_method
+from evaluation.services.report.render import report_render
+from evaluation.services.statistics import statistics_recompute
 from scoring.gold import merge_counts
 from tests.fixtures.collections import dbdc_turn_counts
 

@@ -11,13 +11,13 @@ import pytest
 from annotator.models import AnnotatorExclusion
 from annotator.services.demo import DEMO_DIR
 from annotator.services.exclusions import annotator_exclude
-from scoring.app.models import Run, RunComparison, RunStatus
-from scoring.app.selectors.fingerprint import judgements_fingerprint
-from scoring.app.services.compare import comparisons_refresh
-from scoring.app.services.runs.freshness import runs_rescore_stale
-from scoring.app.services.runs.scoring import run_score
-from scoring.app.services.schedule import statistics_request
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import Run, RunComparison, RunStatus
+from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.compare import comparisons_refresh
+from evaluation.services.runs.freshness import runs_rescore_stale
+from evaluation.services.runs.scoring import run_score
+from evaluation.services.schedule import statistics_request
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import api_client, project_with_submissions
 from tests.reference_scoring import random_stc3_run
 
@@ -90,7 +90,7 @@ def test_an_exclusion_rescores_every_run_in_the_background(board):
 def test_until_rescored_the_page_and_the_api_show_each_run_stale_with_the_reason(board, client, busy_workers):
     exclude(board)
     statistics_recompute(project_id=board.project.pk)
-    assert "scoring.app.tasks.rescore_stale_runs" in busy_workers  # asked for, not run yet
+    assert "evaluation.tasks.rescore_stale_runs" in busy_workers  # asked for, not run yet
     client.force_login(board.lead)
     page = client.get("/projects/fresh/runs/").content.decode()
     for name in RUNS:

@@ -8,8 +8,8 @@ import zipfile
 import pytest
 
 from annotator.services.imports import dialogues_import
-from scoring.app.models import RunStatus
-from scoring.app.services.runs.upload import run_upload
+from evaluation.models import RunStatus
+from evaluation.services.runs.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
@@ -68,7 +68,7 @@ def test_an_unforeseen_reader_crash_still_rejects_the_run(project, monkeypatch, 
     def crash(**_kwargs):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr("scoring.app.services.runs.upload.run_score", crash)
+    monkeypatch.setattr("evaluation.services.runs.upload.run_score", crash)
     with django_capture_on_commit_callbacks(execute=True):
         run = run_upload(project=project, name="odd", files=[("odd.json", b"[]")])
     run.refresh_from_db()
@@ -92,7 +92,7 @@ def upload_while_the_broker_is_down(project, monkeypatch, name, django_capture_o
 
 
 def test_the_sweep_sends_runs_that_never_reached_the_workers(project, monkeypatch, django_capture_on_commit_callbacks):
-    from scoring.app.tasks import requeue_unqueued_runs
+    from evaluation.tasks import requeue_unqueued_runs
 
     run = upload_while_the_broker_is_down(project, monkeypatch, "sys-a", django_capture_on_commit_callbacks)
     assert requeue_unqueued_runs.apply().get() == 1

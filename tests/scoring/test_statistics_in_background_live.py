@@ -11,8 +11,8 @@ from numpy.random import default_rng as rng
 
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.population import gold_judgements
-from scoring.app.models import ProjectStatistics, StatisticsJob
-from scoring.app.services.statistics import statistics_recompute
+from evaluation.models import ProjectStatistics, StatisticsJob
+from evaluation.services.statistics import statistics_recompute
 from tests.conftest import database_url
 from tests.factories import breakdown_project, random_values, submit_all
 from tests.live_servers import running, start_runserver

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from scoring.app.models import StatisticsJob
-from scoring.app.services.schedule import statistics_request
+from evaluation.models import StatisticsJob
+from evaluation.services.schedule import statistics_request
 
 pytestmark = pytest.mark.django_db
 

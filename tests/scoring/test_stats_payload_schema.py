@@ -8,8 +8,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.presets import PRESETS
-from scoring.app.services.payloads import LiveFreshness, StatisticsAnswer, StatisticsPayload
-from scoring.app.services.statistics import project_statistics
+from evaluation.services.payloads import LiveFreshness, StatisticsAnswer, StatisticsPayload
+from evaluation.services.statistics import project_statistics
 from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db

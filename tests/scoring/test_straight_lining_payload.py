@@ -5,7 +5,7 @@ import pytest
 
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.judgements import judgements_save
-from scoring.app.services.reliability import _straight
+from evaluation.services.reliability import _straight
 from scoring.reliability import straight_lining
 from tests.factories import first_allowed_values, project_with_work
 

@@ -12,7 +12,7 @@ from django.db import OperationalError, connection
 from annotator.models import Judgement
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.imports import dialogues_import
-from scoring.app.models import ProjectStatistics
+from evaluation.models import ProjectStatistics
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres(reason="table locks and lock_timeout")]
@@ -63,8 +63,8 @@ def test_reading_the_judgements_raises_the_database_error(project, table_lock):
 
 
 def test_the_recomputation_task_retries_an_error_while_reading_the_arrays(project, table_lock, monkeypatch):
-    from scoring.app.services import statistics
-    from scoring.app.tasks import recompute_statistics
+    from evaluation.services import statistics
+    from evaluation.tasks import recompute_statistics
 
     # the database goes away after the fingerprint was read, while the judgements are read into arrays
     fingerprint = statistics.judgements_fingerprint

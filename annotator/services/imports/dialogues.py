@@ -11,6 +11,7 @@ from pathlib import Path
 from django.db import connection, transaction
 from django.utils import timezone
 
+from annotator import events
 from annotator.importers import InputError, ParsedDialogue, read_sources
 from annotator.models import (
     Assignment,
@@ -26,7 +27,6 @@ from annotator.models import (
 from annotator.services.imports.batch_writer import BatchWriter
 from annotator.services.imports.progress import ImportProgress, ProgressTracker
 from annotator.services.imports.uploads import upload_check_size
-from scoring.app.services.incremental import live_state_stale
 from scoring.errors import N_
 
 
@@ -110,7 +110,7 @@ def dialogues_import(
             annotators_created=writer.annotators_created,
             finished_at=timezone.now(),
         )
-        live_state_stale(project_id=project.pk, reason="import")
+        events.population_changed(project_id=project.pk, reason="import")
     tracker.update(written=writer.dialogues, rows=writer.rows, final=True)
     planner_statistics_refresh()
     return report

@@ -12,6 +12,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from annotator import events
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -33,8 +34,6 @@ from annotator.units import (
     unit_rule,
     unit_speaker,
 )
-from scoring.app.services.incremental import live_state_change
-from scoring.app.services.schedule import statistics_request_on_commit
 
 
 def judgements_save(
@@ -151,10 +150,10 @@ def judgements_save(
             now,
         )
         if submit:
-            live_state_change(assignment=assignment, sign=+1)
+            events.judgements_counted(assignment=assignment, sign=+1)
             if assignment.training_required and is_training(assignment):  # only a training item can reach a pass
                 qualification_pass_record(project=project, user=user)
-            statistics_request_on_commit(project_id=project.pk)
+            events.statistics_due(project_id=project.pk)
             submission_emit(assignment=assignment, project_id=project.pk, annotator=user)
     return assignment
 
@@ -168,7 +167,7 @@ def assignment_reopen(*, assignment_id: int, reason: str = "") -> Assignment:
     """
     assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
     if assignment.status == AssignmentStatus.SUBMITTED:
-        live_state_change(assignment=assignment, sign=-1)
+        events.judgements_counted(assignment=assignment, sign=-1)
         assignment.status = AssignmentStatus.IN_PROGRESS
         assignment.submitted_at = None
         assignment.reopened_at = timezone.now()

@@ -1,0 +1,38 @@
+from django.urls import path
+
+import annotator.converters  # noqa: F401  (registers <id:...>)
+from evaluation.views import agreement_data, dashboard, judge_report, judges, power, quality, report, runs
+
+urlpatterns = [
+    path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
+    path("projects/<slug:slug>/dashboard/power/", power.power_page, name="dashboard_power"),
+    path("projects/<slug:slug>/dashboard/recompute/", dashboard.recompute, name="dashboard_recompute"),
+    path("projects/<slug:slug>/dashboard/live-status/", dashboard.live_status, name="dashboard_live_status"),
+    path("projects/<slug:slug>/dashboard/agreement.csv", agreement_data.agreement_csv, name="agreement_csv"),
+    path(
+        "projects/<slug:slug>/dialogues/<id:dialogue_id>/judgements/",
+        dashboard.dialogue_judgements,
+        name="dialogue_judgements",
+    ),
+    path("projects/<slug:slug>/report/", report.report_page, name="report"),
+    path("projects/<slug:slug>/report/download/<str:fmt>/", report.report_download, name="report_download"),
+    path("projects/<slug:slug>/runs/", runs.runs_page, name="leaderboard"),
+    path("projects/<slug:slug>/runs/<id:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),
+    path("projects/<slug:slug>/runs/<id:run_id>/rescore/", runs.rescore, name="run_rescore"),
+    path("projects/<slug:slug>/runs/<id:run_id>/delete/", runs.run_remove, name="run_delete"),
+    path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
+    path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
+    path("projects/<slug:slug>/manage/judges/", judges.judges_page, name="lead_judges"),
+    path("projects/<slug:slug>/manage/judges/<str:name>/report/", judge_report.judge_page, name="judge_report"),
+    path("projects/<slug:slug>/manage/judges/<id:judge_id>/remove/", judges.judge_delete, name="lead_judge_remove"),
+    path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
+    path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),
+    path("projects/<slug:slug>/dashboard/source/", quality.source, name="reliability_source"),
+    path("projects/<slug:slug>/dashboard/models/", quality.estimate_models, name="reliability_models"),
+    path("projects/<slug:slug>/adjudication/", quality.adjudication, name="adjudication"),
+    path(
+        "projects/<slug:slug>/adjudication/<id:dialogue_id>/<str:criterion>/<id:unit>/",
+        quality.adjudicate,
+        name="adjudicate",
+    ),
+]

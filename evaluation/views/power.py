@@ -1,0 +1,52 @@
+"""The power-analysis helper's page (the dashboard's form leads here): annotators per item needed, by simulation
+from the labels collected so far (``evaluation.services.power``)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from annotator.access import lead_project
+from evaluation.services.power import TARGETS, PowerError, project_power
+
+WEB_SIMULATIONS = 100  # per K on the page (the command line takes --simulations)
+
+
+def _number(text: str | None, default, kind=float):
+    try:
+        return kind(text) if text not in (None, "") else default
+    except ValueError:
+        return default
+
+
+@login_required
+@require_GET
+def power_page(request, slug: str):
+    project = lead_project(request, slug)
+    q = request.GET
+    asked = {
+        "criterion": q.get("criterion") or None,
+        "target": q.get("target") if q.get("target") in TARGETS else "alpha_width",
+        "width": _number(q.get("width"), 0.1),
+        "power": _number(q.get("power"), 0.8),
+        "effect": _number(q.get("effect"), None),
+        "system_field": q.get("system_field") or "system",
+        "k_max": min(max(_number(q.get("k_max"), 20, int), 2), 50),
+    }
+    result, problem = None, ""
+    try:
+        result = project_power(project, n_sim=WEB_SIMULATIONS, **asked)
+    except (PowerError, ValueError) as exc:
+        problem = str(exc)
+    return render(
+        request,
+        "evaluation/power.html",
+        {
+            "project": project,
+            "asked": asked,
+            "result": result,
+            "problem": problem,
+            "criteria": list(project.criteria.order_by("position").values_list("key", flat=True)),
+        },
+    )
