@@ -136,7 +136,9 @@ def test_stats_and_export_equal_the_commands(world):
     lead = client_for(world["lead"])
     stats = lead.get("/api/projects/p1/stats/")
     answer = stats.json()
-    live = answer.pop("live")  # whether the dashboard's live figures are current: tests/scoring/test_live_freshness.py
+    live = answer.pop(
+        "live"
+    )  # whether the dashboard's live figures are current: tests/evaluation/test_live_freshness.py
     assert stats.status_code == 200 and answer == json.loads(json.dumps(project_statistics(world["project"])))
     assert set(live) == {"stale", "stale_since", "stale_because", "stale_reason", "built_at", "rebuild_seconds"}
     assert stats["X-Statistics-Judgements"] == "22"  # d1: 2 x (3 + 3), d2: 2 x (3 + 2)

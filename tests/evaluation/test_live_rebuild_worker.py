@@ -12,8 +12,8 @@ from evaluation.services.incremental import live_figures
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.tasks import rebuild_live_statistics
 from scoring.agreement import fleiss_kappa
+from tests.evaluation.test_incremental_statistics import _log_file
 from tests.factories import breakdown_project, submit_all
-from tests.scoring.test_incremental_statistics import _log_file
 from tests.waiting import wait_for
 
 pytestmark = [

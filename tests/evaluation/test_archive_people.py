@@ -19,8 +19,8 @@ from annotator.models import Assignment, Judgement, Membership, Project
 from annotator.services.accounts import account_settings_save
 from annotator.services.projects import membership_add
 from evaluation.archive.export import ARCHIVE_MEMBER, project_archive_data
+from tests.evaluation.test_project_archive import finished_project
 from tests.factories import project_with_work, user_make
-from tests.scoring.test_project_archive import finished_project
 
 pytestmark = pytest.mark.django_db
 

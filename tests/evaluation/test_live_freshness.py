@@ -15,8 +15,8 @@ from evaluation.services.incremental import STALE_REASONS
 from evaluation.services.live_freshness import live_freshness
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.payloads import StatisticsAnswer
+from tests.evaluation.test_stats_payload_schema import problems
 from tests.factories import api_client, breakdown_project, submit_all
-from tests.scoring.test_stats_payload_schema import problems
 
 pytestmark = pytest.mark.django_db
 
