@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 def pytest_report_header(config):
     from django.conf import settings
 
-    return f"database: {settings.DATABASES['default']['ENGINE']}; broker: {settings.CELERY_BROKER_URL or 'in-process'}"
+    return f"database: {settings.DATABASES['default']['ENGINE']}; broker: {settings.CELERY_BROKER_URL}"
 
 
 def pytest_collection_modifyitems(config, items):
@@ -63,25 +64,44 @@ def admin_registrations():
     admin.autodiscover()
 
 
+@dataclass
+class SentTask:
+    name: str
+    args: list
+    countdown: float | None
+    task_id: str
+
+
 @pytest.fixture(autouse=True)
-def tasks_in_process(request):
-    """Tasks run in-process unless the test sends them to the real worker (marker ``worker``)."""
+def tasks_sent(request, monkeypatch) -> list[SentTask]:
+    """Where the tasks a test sends go: a test marked ``worker`` sends them through the real broker to the real
+    worker; one marked ``eager_tasks(reason=...)`` runs them inside the caller (Celery's eager mode), and must
+    say why; every other test keeps them in this outbox (the job is recorded as sent; nothing runs it), which
+    it may read to check what was asked of the workers."""
     from celery._state import _set_task_join_will_block
 
     from config.celery import app
 
+    outbox: list[SentTask] = []
     if request.node.get_closest_marker("worker"):
-        from django.conf import settings
-
-        # a worker test sends to the real broker whatever an earlier test left in Celery's one global app
-        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
-        yield
+        app.conf.task_always_eager = False
+        yield outbox
         return
-    app.conf.task_always_eager = True
-    yield
-    from django.conf import settings
+    eager = request.node.get_closest_marker("eager_tasks")
+    if eager is None:
 
-    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+        def keep(name, args, *, task_id, countdown=None):
+            outbox.append(SentTask(name, list(args), countdown, task_id))
+            return True
+
+        monkeypatch.setattr("config.enqueue.publish", keep)
+        yield outbox
+        return
+    if not (eager.kwargs.get("reason") or (eager.args[0] if eager.args else "")):
+        raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.eager_tasks needs a reason")
+    app.conf.task_always_eager = True
+    yield outbox
+    app.conf.task_always_eager = False
     # Celery's "inside a task" flag is one global: eager tasks run at once in several threads (concurrent
     # saves) can leave it set, and a later worker test's result.get() would then refuse to wait
     _set_task_join_will_block(False)

@@ -210,26 +210,62 @@ def running(server: LiveServer) -> Iterator[LiveServer]:
         server.stop()
 
 
-BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")
+BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")
 
 
-def start_runserver(db_url: str, log: Path, *, tasks_in_process: bool = False) -> LiveServer:
+def embedded_worker_command() -> list[str]:
+    """The worker ``scripts/serve.sh`` starts beside runserver (its arguments, as the script has them)."""
+    return [
+        sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "-Q", "interactive,heavy,exports",
+        "-n", "embedded@%h", "--concurrency=2", "--max-memory-per-child=1048576",
+        "--without-gossip", "--without-mingle", "--loglevel=INFO",
+    ]  # fmt: skip
+
+
+class RunserverWithWorker(LiveServer):
+    """runserver and the embedded worker beside it (``serve.sh``'s pair), stopped together."""
+
+    worker: subprocess.Popen | None = None
+
+    def stop(self) -> None:
+        super().stop()
+        if self.worker is not None:
+            self.worker.terminate()
+            try:
+                self.worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.worker.kill()
+                self.worker.wait(timeout=30)
+
+
+def start_runserver(db_url: str, log: Path, *, with_worker: bool = False) -> LiveServer:
     """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it.
-    ``tasks_in_process``: without the broker the test command started (the PostgreSQL lane's), so that its
-    background work runs in threads of the server, as with ``serve.sh``; else it goes to that broker."""
+    ``with_worker``: with serve.sh's worker beside it on the filesystem broker (a folder of its own beside
+    ``log``, as are the cache's files), instead of the broker the test command started; without it, the tasks
+    the server sends go to that broker (the PostgreSQL lane's Redis, whose worker takes them) or to a folder no
+    worker reads."""
     from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
     port = free_port()
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.local")
     env.pop("DEBUG", None)
-    for name in BROKER_ENV if tasks_in_process else ():
+    env.setdefault("EMBEDDED_BROKER_DIR", str(log.parent / f"{log.stem}-broker"))
+    for name in BROKER_ENV if with_worker else ():
         env.pop(name, None)
+    worker = None
+    if with_worker:
+        with open(log.with_suffix(".worker.log"), "w") as out:
+            worker = subprocess.Popen(
+                embedded_worker_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+            )
     with open(log, "w") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
-    return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log))
+    server = RunserverWithWorker("runserver", f"http://127.0.0.1:{port}", process, log)
+    server.worker = worker
+    return _wait_until_up(server)
 
 
 def serve_script_sandbox(folder: Path) -> Path:
@@ -264,9 +300,9 @@ class ServeScript(LiveServer):
 
 
 def start_serve_script(folder: Path) -> ServeScript:
-    """``./scripts/serve.sh`` as a person runs it (migrate, the demo, runserver with the local settings and
-    in-process tasks; no broker) in a sandbox under ``folder`` on its own SQLite file ``folder/serve.sqlite3``;
-    answers once the login page does (the log in ``folder/serve.log``)."""
+    """``./scripts/serve.sh`` as a person runs it (migrate, the demo, runserver with the local settings and its
+    worker on the filesystem broker beside the database) in a sandbox under ``folder`` on its own SQLite file
+    ``folder/serve.sqlite3``; answers once the login page does (the log in ``folder/serve.log``)."""
     from services import free_port
 
     box = serve_script_sandbox(folder)

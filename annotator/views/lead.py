@@ -44,7 +44,6 @@ from annotator.services.import_batches import (
     ImportBatchError,
     import_batch_create,
     import_batch_remove,
-    import_batches_requeue,
 )
 from annotator.services.judgements import assignment_reopen
 from annotator.services.pairwise_settings import comparison_criterion_add, pairwise_settings_save
@@ -55,12 +54,9 @@ from annotator.services.projects import (
     project_wording_save,
 )
 from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
-from config.enqueue import in_background_here
 
 
 def _page(request, project, *, upload_error: str | None = None, **forms):
-    if in_background_here():  # no beat without a broker: the page sends on what a restart left unfinished
-        import_batches_requeue()
     filters = ItemFilters.from_query(request.GET)
     overview = manage_overview(project=project)
     batches = import_batches_recent(project=project)
@@ -250,11 +246,8 @@ def guidelines(request, slug: str):
 @login_required
 @require_POST
 def upload(request, slug: str):
-    """Keep the file as an import job; the page then follows its progress (``import_status``).
-
-    Without a broker the import runs in a thread of this process (``config.enqueue``) and the page follows it
-    alike; with ``TASKS_IN_PROCESS_IN_BACKGROUND`` off it has already run and its outcome is shown at once.
-    """
+    """Keep the file as an import job; the page then follows its progress (``import_status``), which a worker
+    makes (a test that runs its tasks in the request sees the outcome at once)."""
     project = lead_project(request, slug)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():

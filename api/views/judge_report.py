@@ -12,8 +12,10 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
 from annotator.selectors.judges import judge_of
+from api.job_responses import job_pending_response
 from api.schema_docs import documented
-from evaluation.services.judges.report import judge_report
+from config.throttling import job_start_allowed
+from evaluation.services.lead_jobs import lead_job_ask
 from scoring.judges.alt_test import EPSILON
 
 
@@ -23,13 +25,20 @@ class _Epsilon(serializers.Serializer):
 
 class JudgeReport(APIView):
     """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``;
-    ``?epsilon=`` sets the alt-test's margin (default 0.2)."""
+    ``?epsilon=`` sets the alt-test's margin (default 0.2). Computed on a worker: while no report of the current
+    judgements is stored the answer is 202 with the job at work (ask again after ``Retry-After``), 429 when you
+    started too many jobs in the last minute."""
 
     permission_classes = [IsProjectLead]
 
     @documented(
         parameters=[OpenApiParameter("epsilon", OpenApiTypes.FLOAT, description="The alt-test's margin.")],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            202: OpenApiTypes.OBJECT,
+            429: OpenApiTypes.OBJECT,
+            503: OpenApiTypes.OBJECT,
+        },
     )
     def get(self, request, slug: str, name: str):
         judge = judge_of(request.project, name)
@@ -37,4 +46,11 @@ class JudgeReport(APIView):
             raise Http404(gettext("no such judge"))
         given = _Epsilon(data=request.query_params)
         given.is_valid(raise_exception=True)
-        return Response(judge_report(request.project, judge, epsilon=given.validated_data["epsilon"]))
+        asked = lead_job_ask(
+            kind="judge_report",
+            project=request.project,
+            params={"judge": judge.pk, "epsilon": given.validated_data["epsilon"]},
+            user=request.user,
+            may_start=job_start_allowed(request),
+        )
+        return job_pending_response(asked) or Response(asked.result.result["report"])

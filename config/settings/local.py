@@ -1,4 +1,5 @@
-"""Single-person default: SQLite, in-process tasks, debug on unless told otherwise."""
+"""Single-person default: SQLite, the filesystem broker and its worker (``./scripts/serve.sh``), debug on unless told
+otherwise."""
 
 from config.env import env_bool
 

@@ -43,7 +43,7 @@ def test_the_stats_answer_says_stale_with_the_reason_then_current_after_the_rebu
     work = _built_project(tmp_path)
     project, first, second = work.project, work.annotators[0], work.annotators[1]
     built = LiveState.objects.get(project=project).built_at
-    with running(start_runserver(database_url(), tmp_path / "runserver.log", tasks_in_process=True)) as server:
+    with running(start_runserver(database_url(), tmp_path / "runserver.log", with_worker=True)) as server:
         session = server.token_session(work.lead)
         url = f"{server.url}/api/projects/{project.slug}/stats/"
 

@@ -1,7 +1,7 @@
-"""On the embedded default (``runserver`` as ``scripts/serve.sh`` runs it: no broker, tasks in the server's process)
-a submission is answered before the statistics are recomputed: the recomputation it asks for runs on a thread of
-the server after the debounce, as a worker would run it. (It ran inside the submission's request: a second on the
-demo, minutes on a project of STC-3's size.)"""
+"""On the embedded default (``runserver`` and its worker on the filesystem broker, as ``scripts/serve.sh`` runs them)
+a submission is answered before the statistics are recomputed: the recomputation it asks for runs on the worker
+after the debounce. (It once ran inside the submission's request: a second on the demo, minutes on a project of
+STC-3's size.)"""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from tests.waiting import wait_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_submission_is_answered_before_the_recomputation_which_follows_on_a_thread(tmp_path):
+def test_a_submission_is_answered_before_the_recomputation_which_follows_on_the_worker(tmp_path):
     # given a project with statistics, one annotator's item still open, served as serve.sh serves it
     work = breakdown_project(tmp_path, dialogues=3, annotators=2, k=2, slug="in-background")
     project, first, second = work.project, work.annotators[0], work.annotators[1]
@@ -30,7 +30,7 @@ def test_a_submission_is_answered_before_the_recomputation_which_follows_on_a_th
     before = ProjectStatistics.objects.get(project=project).computed_at
     item = Assignment.objects.filter(annotator=second, dialogue__project=project).first()
     values = [{"criterion": g.criterion, "unit": g.unit, "value": g.value} for g in random_values(item, rng(0))]
-    with running(start_runserver(database_url(), tmp_path / "runserver.log", tasks_in_process=True)) as server:
+    with running(start_runserver(database_url(), tmp_path / "runserver.log", with_worker=True)) as server:
         # when the second annotator submits an item through the API
         answer = server.token_session(second).post(
             f"{server.url}/api/assignments/{item.pk}/judgements/",
@@ -43,7 +43,7 @@ def test_a_submission_is_answered_before_the_recomputation_which_follows_on_a_th
         assert settings.STATISTICS_DEBOUNCE_SECONDS >= 1
         assert ProjectStatistics.objects.get(project=project).computed_at == before
         assert StatisticsJob.objects.get(project=project).pending
-        # and a thread of the server recomputes them after the debounce, counting the submission
+        # and the worker recomputes them after the debounce, counting the submission
         assert wait_for(lambda: ProjectStatistics.objects.get(project=project).computed_at > before, timeout=60)
         assert not StatisticsJob.objects.get(project=project).pending
         assert ProjectStatistics.objects.get(project=project).n_judgements == gold_judgements(project).count()

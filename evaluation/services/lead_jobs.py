@@ -1,0 +1,224 @@
+"""The lead's heavy pages as jobs: the power analysis, a judge's report, the study report, the gold and Parquet
+exports and the project archive are computed on a worker, never inside the request that asks.
+
+A page or an endpoint asks ``lead_job_ask``: it answers the last stored result (with the time it was computed and
+whether the judgements changed since), or the job at work on it with its progress, starting one when nothing
+current is stored (at the user's rate of starts, ``JOB_START_RATE``). The workers' side (``*_job_run``, called by
+``evaluation.tasks``) calls the same services the pages called before and stores what they return on the job
+(``annotator.services.jobs.job_result_store``): a JSON result, or a file under ``MEDIA_ROOT/jobs/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import typing
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db.models import Count, Max
+
+from annotator.models import Dialogue, Job, Judge, JudgeLabel, Project
+from annotator.services.jobs import Asked, job_progress, job_result_or_start, job_result_store
+from evaluation.models import ProjectStatistics, Run
+from evaluation.selectors.fingerprint import judgements_fingerprint
+
+TASKS = {
+    "power": "evaluation.tasks.compute_power",
+    "judge_report": "evaluation.tasks.compute_judge_report",
+    "study_report": "evaluation.tasks.compute_study_report",
+    "export": "evaluation.tasks.export_gold",
+    "archive": "evaluation.tasks.export_archive",
+}
+WEB_SIMULATIONS = 100  # per K of a power analysis asked from the page (the command line takes --simulations)
+
+
+def lead_job_key(kind: str, project: Project, params: dict) -> str:
+    """What a lead's job computes: its kind, the project and its parameters (sorted).
+
+    >>> class P: pk = 3
+    >>> lead_job_key("power", P(), {"k_max": 50, "criterion": "A"})
+    'power:3:criterion=A&k_max=50'
+    """
+    return f"{kind}:{project.pk}:" + "&".join(f"{k}={params[k]}" for k in sorted(params))
+
+
+def lead_job_fingerprint(kind: str, project: Project, params: dict) -> str:
+    """The version of what the job reads: the judgements' fingerprint, and per kind what else it depends on (a
+    judge's labels; the stored statistics for the report; the dialogues, runs and judges for the archive)."""
+    parts = [judgements_fingerprint(project)]
+    if kind == "judge_report":
+        labels = JudgeLabel.objects.filter(judge_id=params["judge"]).aggregate(n=Count("pk"), last=Max("pk"))
+        parts.append(f"{labels['n']}:{labels['last']}")
+    if kind == "study_report":
+        parts.append(str(ProjectStatistics.objects.filter(project=project).values_list("computed_at").first()))
+    if kind == "archive":
+        for model, field in ((Dialogue, "project"), (Run, "project"), (Judge, "project")):
+            parts.append(str(model.objects.filter(**{field: project}).aggregate(n=Count("pk"), last=Max("pk"))))
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def lead_job_ask(*, kind: str, project: Project, params: dict, user=None, may_start=lambda: True) -> Asked:
+    """The stored result of ``kind`` with ``params``, or the job computing it (started if needed)."""
+    return job_result_or_start(
+        task=TASKS[kind],
+        args=[project.pk, params],
+        project=project,
+        key=lead_job_key(kind, project, params),
+        fingerprint=lead_job_fingerprint(kind, project, params),
+        user=user,
+        may_start=may_start,
+    )
+
+
+# -- The workers' side ---------------------------------------------------------------------------------------
+
+
+def power_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+    """``project_power`` with ``params``; a problem it names (no labels yet, an unknown criterion) is the
+    result's ``problem``, shown on the page as before."""
+    from evaluation.services.power import PowerError, project_power
+
+    project = Project.objects.get(pk=project_id)
+    fingerprint = judgements_fingerprint(project)
+    try:
+        result = {"power": project_power(project, n_sim=WEB_SIMULATIONS, **params), "problem": ""}
+    except (PowerError, ValueError) as exc:
+        result = {"power": None, "problem": str(exc)}
+    job_result_store(job_id=job_id, result=result, fingerprint=fingerprint)
+
+
+def judge_report_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+    """The judge's report (``judge_report_cached``) and the comparison of the project's judges."""
+    from annotator.selectors.judges import judges_of
+    from evaluation.services.judges.cached import judge_report_cached, judges_comparison
+
+    project = Project.objects.get(pk=project_id)
+    judge = Judge.objects.get(pk=params["judge"], project=project)
+    fingerprint = lead_job_fingerprint("judge_report", project, params)
+    epsilon = float(params["epsilon"])
+    report = judge_report_cached(project, judge, epsilon)
+    job_progress(job_id=job_id, done=1, total=2)
+    result = {"report": report, "comparison": judges_comparison(project, judges_of(project), epsilon)}
+    job_result_store(job_id=job_id, result=result, fingerprint=fingerprint)
+
+
+def study_report_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+    """The study report in ``params["language"]``: its blocks (the page lays them out) and its three renderings
+    (the downloads)."""
+    from evaluation.services.report.content import project_report
+    from evaluation.services.report.render import FORMATS, report_outline, report_render
+
+    project = Project.objects.get(pk=project_id)
+    fingerprint = lead_job_fingerprint("study_report", project, params)
+    report = project_report(project=project, language=params["language"])
+    result = {
+        "blocks": blocks_stored(report_outline(report)),
+        "status": report.statistics.status,
+        "renders": {fmt: report_render(report, fmt) for fmt in FORMATS},
+    }
+    job_result_store(job_id=job_id, result=result, fingerprint=fingerprint)
+
+
+def gold_export_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+    """A gold export (``export_gold_chunks``) or the Parquet dataset (``dataset_zip_chunks``) written to a file."""
+    from annotator.exporters import EXPORT_FORMATS, export_gold_chunks
+    from evaluation.services.dataset_export import dataset_zip_chunks
+
+    project = Project.objects.get(pk=project_id)
+    fingerprint = judgements_fingerprint(project)
+    fmt, aggregation = params["format"], params.get("aggregation", "votes")
+    try:
+        if fmt == "parquet":
+            chunks, extension = dataset_zip_chunks(project=project, aggregation=aggregation), "zip"
+        else:
+            chunks, extension = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation), None
+            extension = EXPORT_FORMATS[fmt][2]
+    except ValueError as exc:  # a format or an aggregation that does not fit: the job's answer, not a crash
+        job_result_store(job_id=job_id, result={"problem": str(exc)}, fingerprint=fingerprint)
+        return
+    name = f"{project.slug}-{fmt}.{extension}"
+    job_result_store(job_id=job_id, file=file_written(job_id, name, chunks), name=name, fingerprint=fingerprint)
+
+
+def archive_export_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+    """The project archive (``project_archive_chunks``) written to a file."""
+    from evaluation.archive.export import project_archive_chunks
+
+    project = Project.objects.get(pk=project_id)
+    fingerprint = lead_job_fingerprint("archive", project, params)
+    name = f"{project.slug}-archive.zip"
+    chunks = project_archive_chunks(project)
+    job_result_store(job_id=job_id, file=file_written(job_id, name, chunks), name=name, fingerprint=fingerprint)
+
+
+def file_written(job_id: int, name: str, chunks: typing.Iterable[bytes]) -> str:
+    """``chunks`` written to ``MEDIA_ROOT/jobs/<job>/<name>`` (the job's progress: MiB written); its path under
+    MEDIA_ROOT."""
+    relative = Path("jobs") / str(job_id) / name
+    path = Path(settings.MEDIA_ROOT) / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with open(path, "wb") as out:
+        for chunk in chunks:
+            out.write(chunk)
+            before, written = written, written + len(chunk)
+            if written >> 20 != before >> 20:
+                job_progress(job_id=job_id, done=written >> 20)
+    return str(relative)
+
+
+def job_file_path(job: Job) -> Path | None:
+    """The file a finished job wrote, if it is still there."""
+    if not job.result_file:
+        return None
+    path = Path(settings.MEDIA_ROOT) / job.result_file
+    return path if path.is_file() else None
+
+
+# -- The study report's blocks as JSON -----------------------------------------------------------------------
+
+
+def _block_types() -> dict[str, type]:
+    from evaluation.services.report.outline import Block
+
+    return {kind.__name__: kind for kind in typing.get_args(Block)}
+
+
+def blocks_stored(blocks: list) -> list[dict]:
+    """The report's blocks as JSON (each with its kind)."""
+    return [{"kind": type(block).__name__, **asdict(block)} for block in blocks]
+
+
+def blocks_read(stored: list[dict]) -> list:
+    """The blocks ``blocks_stored`` wrote, as the outline's objects again."""
+    kinds = _block_types()
+    return [kinds[b["kind"]](**{k: v for k, v in b.items() if k != "kind"}) for b in stored]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a page shows of a lead's job: its result (None: none yet), when that was computed, whether the
+    judgements changed since, the job at work (queued or running, with its progress), the last failure, and
+    whether the user started too many jobs to start another now."""
+
+    result: dict | None
+    computed_at: object
+    stale: bool
+    running: Job | None
+    failed: Job | None
+    throttled: bool
+    job: Job | None
+
+
+def shown(asked: Asked) -> Shown:
+    result = asked.result
+    return Shown(
+        result=result.result if result is not None else None,
+        computed_at=result.finished_at if result is not None else None,
+        stale=result is not None and not asked.fresh,
+        running=asked.running,
+        failed=asked.failed,
+        throttled=asked.throttled,
+        job=result,
+    )
