@@ -51,7 +51,10 @@ stop() {
     kill -0 "$worker" 2>/dev/null || break
     sleep 0.5
   done
-  for pid in $server $worker; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in $server $worker; do
+    pkill -KILL -P "$pid" 2>/dev/null || true  # (its pool processes and beat)
+    kill -KILL "$pid" 2>/dev/null || true
+  done
   wait 2>/dev/null || true
 }
 trap stop EXIT

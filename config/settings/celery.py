@@ -28,7 +28,7 @@ def embedded_broker_folder() -> Path:
     return _BASE_DIR / ".broker"
 
 
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "")) or "filesystem://"
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "")) or "filesystem://localhost//"
 EMBEDDED_BROKER = CELERY_BROKER_URL.startswith("filesystem:")
 # results are read by nobody but the tests' worker checks: the jobs' own records (annotator.models.Job) say what
 # happened; a broker without a result store (the embedded one) keeps none
