@@ -80,7 +80,7 @@ def both_lanes(extra: list[str]) -> int:
         first = pytest(["-m", "not sqlite_only", *extra], env)
     finally:
         services.stop()
-    log("SQLite lane: the embedded default, in-process tasks")
+    log("SQLite lane: the embedded default (tasks in an outbox unless a test says otherwise)")
     second = pytest(["-m", SQLITE_LANE, "-p", "no:cacheprovider", *extra], base_env)
     log(f"PostgreSQL lane exit {first}, SQLite lane exit {second}")
     # pytest exits 5 when nothing is selected: the whole suite must select something in each lane, but a
