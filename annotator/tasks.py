@@ -8,6 +8,7 @@ when its worker is lost or its time is up (``annotator.services.jobs``).
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+import annotator.job_task  # noqa: F401  (the tasks' base, and the worker's start: it hands back its last jobs)
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 
 # transient database errors only; the same task id comes back after 2, 4, 8... s and claims its job again
