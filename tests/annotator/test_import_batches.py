@@ -27,7 +27,10 @@ from evaluation.models import StatisticsJob
 from tests.factories import user_make
 from tests.fixtures.collections import nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 TABLES = (Dialogue, Post, Assignment, Judgement, GoldCount, Reordering, Membership)
 
@@ -210,36 +213,3 @@ def test_running_a_job_twice_imports_once(make_project, tmp_path, django_capture
     batch = ImportBatch.objects.get(project=project)
     assert import_batch_run(batch_id=batch.pk).status == "done"  # a redelivered task: nothing claimed
     assert project.dialogues.count() == 2 and ImportBatch.objects.get(pk=batch.pk).source is None
-
-
-def test_an_import_a_killed_worker_left_running_is_taken_over(make_project, tmp_path, settings):
-    """A worker killed mid-import leaves its batch *running* (its transaction rolled back with it): the
-    redelivered task, or beat's sweep, imports it once the heavy queue's hard time limit has passed -
-    not before, while a live worker may still be importing it."""
-    from datetime import timedelta
-    from unittest import mock
-
-    from django.utils import timezone
-
-    from annotator.services.import_batches import import_batches_requeue
-
-    project = make_project("stc3", slug="killed")
-    write_json(tmp_path / "s.json", stc3_dialogues())
-    batch = ImportBatch.objects.create(
-        project=project, file_names="s.json", requested_format="auto", source=(tmp_path / "s.json").read_bytes()
-    )
-    limit = settings.TASK_TIME_LIMITS["heavy"]
-    ImportBatch.objects.filter(pk=batch.pk).update(
-        status="running", started_at=timezone.now() - timedelta(seconds=limit - 60)
-    )
-    with mock.patch("config.enqueue.task_send", return_value=True) as send:
-        assert import_batches_requeue() == 0 and not send.called  # a live worker may still hold it
-    assert import_batch_run(batch_id=batch.pk).status == "running" and project.dialogues.count() == 0
-
-    ImportBatch.objects.filter(pk=batch.pk).update(started_at=timezone.now() - timedelta(seconds=limit + 1))
-    with mock.patch("config.enqueue.task_send", return_value=True) as send:
-        assert import_batches_requeue() == 1
-    send.assert_called_once_with("annotator.tasks.run_import_batch", batch.pk, background=True)
-    assert import_batch_run(batch_id=batch.pk).status == "done" and project.dialogues.count() == 2
-    with mock.patch("config.enqueue.task_send", return_value=True) as send:
-        assert import_batches_requeue() == 0  # done: nothing left to send

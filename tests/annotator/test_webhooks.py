@@ -18,6 +18,8 @@ from tests.factories import api_client, first_allowed_values, project_with_work
 from tests.live_servers import WebhookReceiver
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client")
+
 
 @pytest.fixture
 def receiver(tmp_path):

@@ -12,7 +12,10 @@ from annotator.models import DeliveryStatus, Webhook, WebhookDelivery
 from tests.factories import api_client, project_with_work
 from tests.waiting import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db(transaction=True),
+]
 NOWHERE = "http://127.0.0.1:9/hooks"  # the discard port: nothing listens, a delivery attempt fails at once
 
 

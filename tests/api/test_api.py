@@ -19,7 +19,10 @@ from evaluation.services.statistics import project_statistics
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 
 def client_for(user):

@@ -15,7 +15,10 @@ from evaluation.services.runs.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 NAMES = ["evil\r\nX-Injected: 1", 'a"; filename="evil.exe', "système ünïcode"]
 

@@ -11,7 +11,10 @@ from annotator.services.projects import membership_add
 from tests.api.test_api import client_for
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db(transaction=True),
+]
 
 
 def upload(name: str, data) -> io.BytesIO:

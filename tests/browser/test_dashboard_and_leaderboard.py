@@ -64,7 +64,7 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     # a changed judgement (here in the admin, which counts as a save of its item) makes the page say it is stale
     # while the workers have not recomputed yet (the recomputation is queued, not run)
 
-    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None, background=False: True)
+    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None, **_options: True)
     from django.contrib.admin.sites import site
     from django.test import RequestFactory
 

@@ -20,7 +20,10 @@ from scoring.metric_names import BREAKDOWN_METRICS
 from tests.factories import project_with_work, user_make
 from tests.fixtures.collections import dbdc_dialogue, write_json
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 
 def lead_of(project, client, name="board-lead"):

@@ -28,7 +28,10 @@ from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 GOLD_FORMATS = {"stc3": ["stc3"], "dbdc": ["dbdc"], "pairwise": ["pairwise", "preference-pairs"]}
 

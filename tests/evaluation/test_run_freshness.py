@@ -56,7 +56,7 @@ def busy_workers(monkeypatch):
     """Work is sent to workers that have not run it yet (the names of the tasks sent)."""
     sent = []
     monkeypatch.setattr(
-        "config.enqueue.task_send", lambda name, *args, countdown=None, background=False: sent.append(name) or True
+        "config.enqueue.task_send", lambda name, *args, countdown=None, **_options: sent.append(name) or True
     )
     return sent
 

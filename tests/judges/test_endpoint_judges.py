@@ -24,6 +24,8 @@ from tests.factories import api_client, project_with_work
 from tests.live_servers import ChatEndpoint
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client")
+
 PROMPTS = {
     "A": "{question}\n{dialogue}\nValues:\n{scale}",
     "nugget": "Which nugget is this turn?\n{target}\nContext:\n{dialogue}\nValues:\n{scale}",

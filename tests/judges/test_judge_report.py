@@ -17,7 +17,10 @@ from evaluation.services.judges.report import judge_report
 from scoring.judges.agreement import majority_labels
 from tests.factories import api_client, judge_copying, project_with_work, random_values
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 
 def _rated_project_with_judge(slug: str):

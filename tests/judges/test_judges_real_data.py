@@ -11,7 +11,11 @@ from annotator.services.imports import dialogues_import
 from evaluation.services.judges.report import judge_report
 from tests.factories import judges_held_out_and_random
 
-pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+    pytest.mark.shared_data,
+]
 
 
 def test_held_out_human_and_random_judge_on_dbdc3_en(dbdc_dir, make_project):

@@ -18,7 +18,10 @@ from evaluation.models import Run, RunStatus
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 TURNS = '[{"speaker": "customer", "text": "hi"}, {"speaker": "helpdesk", "text": "hello"}]'
 

@@ -392,9 +392,7 @@ def _where_the_estimate_went(project_id: int) -> str:
     import redis
     from django.conf import settings
 
-    from config import enqueue
-
     job = StatisticsJob.objects.filter(project_id=project_id).values().first()
     queues = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     waiting = {q: queues.llen(q) for q in ("estimate-takeover", "heavy", "interactive", "celery")}
-    return f"in-process {enqueue.tasks_run_in_process()}; job {job}; waiting {waiting}"
+    return f"job {job}; waiting {waiting}"

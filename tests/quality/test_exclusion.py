@@ -21,7 +21,10 @@ from scoring.agreement import (
 )
 from tests.factories import api_client, breakdown_project, submit_all
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
+    pytest.mark.django_db,
+]
 
 
 def counts_without(project, excluded_ids) -> np.ndarray:
