@@ -232,6 +232,9 @@ class ProjectExport(APIView):
             (200, "application/jsonl"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="pairwise, preference-pairs (JSON lines)"
             ),
+            (202, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="the job writing the file"),
+            (429, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="too many jobs started"),
+            (503, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="no job could start"),
         },
     )
     def get(self, request, slug: str):
