@@ -11,13 +11,7 @@ from django.db import InterfaceError, OperationalError
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
 from evaluation.services.compare import comparisons_refresh
 from evaluation.services.jobs import model_estimate_job_run, statistics_job_run
-from evaluation.services.lead_jobs import (
-    archive_export_job_run,
-    gold_export_job_run,
-    judge_report_job_run,
-    power_job_run,
-    study_report_job_run,
-)
+from evaluation.services.lead_jobs import lead_job_run
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.runs.freshness import runs_rescore_stale
 from evaluation.services.runs.upload import run_score_stored, runs_requeue
@@ -81,24 +75,24 @@ def requeue_unqueued_runs(self) -> int:
 
 @shared_task(bind=True, **RETRY)
 def compute_power(self, project_id: int, params: dict) -> None:
-    power_job_run(job_id=self.job_id, project_id=project_id, params=params)
+    lead_job_run(kind="power", job_id=self.job_id, project_id=project_id, params=params)
 
 
 @shared_task(bind=True, **RETRY)
 def compute_judge_report(self, project_id: int, params: dict) -> None:
-    judge_report_job_run(job_id=self.job_id, project_id=project_id, params=params)
+    lead_job_run(kind="judge_report", job_id=self.job_id, project_id=project_id, params=params)
 
 
 @shared_task(bind=True, **RETRY)
 def compute_study_report(self, project_id: int, params: dict) -> None:
-    study_report_job_run(job_id=self.job_id, project_id=project_id, params=params)
+    lead_job_run(kind="study_report", job_id=self.job_id, project_id=project_id, params=params)
 
 
 @shared_task(bind=True, **RETRY)
 def export_gold(self, project_id: int, params: dict) -> None:
-    gold_export_job_run(job_id=self.job_id, project_id=project_id, params=params)
+    lead_job_run(kind="export", job_id=self.job_id, project_id=project_id, params=params)
 
 
 @shared_task(bind=True, **RETRY)
 def export_archive(self, project_id: int, params: dict) -> None:
-    archive_export_job_run(job_id=self.job_id, project_id=project_id, params=params)
+    lead_job_run(kind="archive", job_id=self.job_id, project_id=project_id, params=params)

@@ -3,9 +3,10 @@ exports and the project archive are computed on a worker, never inside the reque
 
 A page or an endpoint asks ``lead_job_ask``: it answers the last stored result (with the time it was computed and
 whether the judgements changed since), or the job at work on it with its progress, starting one when nothing
-current is stored (at the user's rate of starts, ``JOB_START_RATE``). The workers' side (``*_job_run``, called by
+current is stored (at the user's rate of starts, ``JOB_START_RATE``). The workers' side (``lead_job_run``, called by
 ``evaluation.tasks``) calls the same services the pages called before and stores what they return on the job
-(``annotator.services.jobs.job_result_store``): a JSON result, or a file under ``MEDIA_ROOT/jobs/``.
+(``annotator.services.jobs.job_result_store``): a JSON result, or a file under ``MEDIA_ROOT/jobs/``, with the
+version of what it read (``lead_job_fingerprint``), which the next ask compares with the current one.
 """
 
 from __future__ import annotations
@@ -74,59 +75,60 @@ def lead_job_ask(*, kind: str, project: Project, params: dict, user=None, may_st
 # -- The workers' side ---------------------------------------------------------------------------------------
 
 
-def power_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+def lead_job_run(*, kind: str, job_id: int, project_id: int, params: dict) -> None:
+    """The worker's side of a lead's job of ``kind``: the version of what it reads (``lead_job_fingerprint``, taken
+    before it reads, so that a change made meanwhile makes the result stale rather than wrongly current), then the
+    service's result or file, stored on the job (``job_result_store``)."""
+    project = Project.objects.get(pk=project_id)
+    fingerprint = lead_job_fingerprint(kind, project, params)
+    stored = RUNNERS[kind](job_id=job_id, project=project, params=params)
+    job_result_store(job_id=job_id, fingerprint=fingerprint, **stored)
+
+
+def _power(*, job_id: int, project: Project, params: dict) -> dict:
     """``project_power`` with ``params``; a problem it names (no labels yet, an unknown criterion) is the
     result's ``problem``, shown on the page as before."""
     from evaluation.services.power import PowerError, project_power
 
-    project = Project.objects.get(pk=project_id)
-    fingerprint = judgements_fingerprint(project)
     try:
-        result = {"power": project_power(project, n_sim=WEB_SIMULATIONS, **params), "problem": ""}
+        return {"result": {"power": project_power(project, n_sim=WEB_SIMULATIONS, **params), "problem": ""}}
     except (PowerError, ValueError) as exc:
-        result = {"power": None, "problem": str(exc)}
-    job_result_store(job_id=job_id, result=result, fingerprint=fingerprint)
+        return {"result": {"power": None, "problem": str(exc)}}
 
 
-def judge_report_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+def _judge_report(*, job_id: int, project: Project, params: dict) -> dict:
     """The judge's report (``judge_report_cached``) and the comparison of the project's judges."""
     from annotator.selectors.judges import judges_of
     from evaluation.services.judges.cached import judge_report_cached, judges_comparison
 
-    project = Project.objects.get(pk=project_id)
     judge = Judge.objects.get(pk=params["judge"], project=project)
-    fingerprint = lead_job_fingerprint("judge_report", project, params)
     epsilon = float(params["epsilon"])
     report = judge_report_cached(project, judge, epsilon)
     job_progress(job_id=job_id, done=1, total=2)
-    result = {"report": report, "comparison": judges_comparison(project, judges_of(project), epsilon)}
-    job_result_store(job_id=job_id, result=result, fingerprint=fingerprint)
+    return {"result": {"report": report, "comparison": judges_comparison(project, judges_of(project), epsilon)}}
 
 
-def study_report_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+def _study_report(*, job_id: int, project: Project, params: dict) -> dict:
     """The study report in ``params["language"]``: its blocks (the page lays them out) and its three renderings
     (the downloads)."""
     from evaluation.services.report.content import project_report
     from evaluation.services.report.render import FORMATS, report_outline, report_render
 
-    project = Project.objects.get(pk=project_id)
-    fingerprint = lead_job_fingerprint("study_report", project, params)
     report = project_report(project=project, language=params["language"])
-    result = {
-        "blocks": blocks_stored(report_outline(report)),
-        "status": report.statistics.status,
-        "renders": {fmt: report_render(report, fmt) for fmt in FORMATS},
+    return {
+        "result": {
+            "blocks": blocks_stored(report_outline(report)),
+            "status": report.statistics.status,
+            "renders": {fmt: report_render(report, fmt) for fmt in FORMATS},
+        }
     }
-    job_result_store(job_id=job_id, result=result, fingerprint=fingerprint)
 
 
-def gold_export_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+def _gold_export(*, job_id: int, project: Project, params: dict) -> dict:
     """A gold export (``export_gold_chunks``) or the Parquet dataset (``dataset_zip_chunks``) written to a file."""
     from annotator.exporters import EXPORT_FORMATS, export_gold_chunks
     from evaluation.services.dataset_export import dataset_zip_chunks
 
-    project = Project.objects.get(pk=project_id)
-    fingerprint = judgements_fingerprint(project)
     fmt, aggregation = params["format"], params.get("aggregation", "votes")
     try:
         if fmt == "parquet":
@@ -135,21 +137,26 @@ def gold_export_job_run(*, job_id: int, project_id: int, params: dict) -> None:
             chunks, extension = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation), None
             extension = EXPORT_FORMATS[fmt][2]
     except ValueError as exc:  # a format or an aggregation that does not fit: the job's answer, not a crash
-        job_result_store(job_id=job_id, result={"problem": str(exc)}, fingerprint=fingerprint)
-        return
+        return {"result": {"problem": str(exc)}}
     name = f"{project.slug}-{fmt}.{extension}"
-    job_result_store(job_id=job_id, file=file_written(job_id, name, chunks), name=name, fingerprint=fingerprint)
+    return {"file": file_written(job_id, name, chunks), "name": name}
 
 
-def archive_export_job_run(*, job_id: int, project_id: int, params: dict) -> None:
+def _archive_export(*, job_id: int, project: Project, params: dict) -> dict:
     """The project archive (``project_archive_chunks``) written to a file."""
     from evaluation.archive.export import project_archive_chunks
 
-    project = Project.objects.get(pk=project_id)
-    fingerprint = lead_job_fingerprint("archive", project, params)
     name = f"{project.slug}-archive.zip"
-    chunks = project_archive_chunks(project)
-    job_result_store(job_id=job_id, file=file_written(job_id, name, chunks), name=name, fingerprint=fingerprint)
+    return {"file": file_written(job_id, name, project_archive_chunks(project)), "name": name}
+
+
+RUNNERS = {
+    "power": _power,
+    "judge_report": _judge_report,
+    "study_report": _study_report,
+    "export": _gold_export,
+    "archive": _archive_export,
+}
 
 
 def file_written(job_id: int, name: str, chunks: typing.Iterable[bytes]) -> str:
