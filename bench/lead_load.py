@@ -33,7 +33,7 @@ from collections import Counter
 from pathlib import Path
 
 import requests
-from _setup import ROOT, django_on_postgres, extract
+from _setup import ROOT, django_on_postgres, extract, stc3_save_body
 from services import free_port
 
 LEADS = 4
@@ -152,16 +152,6 @@ def main() -> None:
     except ImportError:
         pass
 
-    def body_for(external_id: str, complete: bool, seed: int) -> dict:
-        senders = turns[external_id]
-        nuggets = [
-            ("CNUG" if s == "customer" else "HNUG") if (t + seed) % 2 else ("CNaN" if s == "customer" else "HNaN")
-            for t, s in enumerate(senders)
-        ]
-        judgements = [{"criterion": k, "unit": 0, "value": str((seed + i) % 5 - 2)} for i, k in enumerate("ASE")]
-        judgements += [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)]
-        return {"judgements": judgements if complete else judgements[:2], "submit": False, "seconds": 3}
-
     steps = {u.pk: 0 for u in users}
 
     def scenario(name: str, path: str | None) -> dict:
@@ -182,7 +172,7 @@ def main() -> None:
                 step = steps[users[index].pk]
                 steps[users[index].pk] += 1
                 assignment_id, external_id = items[(step // 3) % len(items)]
-                body = body_for(external_id, complete=step % 3 > 0, seed=index)
+                body = stc3_save_body(turns[external_id], complete=step % 3 > 0, seed=index)
                 body["submit"] = step % 3 == 2
                 started = time.perf_counter()
                 try:

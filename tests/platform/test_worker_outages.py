@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -30,49 +29,22 @@ pytestmark = [
 OUTAGE_SECONDS = 20
 
 
-class OwnRedis:
-    def __init__(self, folder: Path) -> None:
-        from services import free_port  # scripts/services.py
+def own_redis():
+    """A redis-server of the test's own (``scripts/services.py``), started."""
+    from services import Services
 
-        self.port = free_port()
-        self.folder = folder
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        import redis
-
-        assert wait_for(lambda: _pings(redis.Redis(port=self.port)), timeout=30)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=20)
-            self.process = None
+    services = Services()
+    services.start_redis()
+    return services
 
 
-def _pings(client) -> bool:
-    try:
-        return client.ping()
-    except Exception:
-        return False
-
-
-def _send(redis: OwnRedis, project_id: int) -> Job:
+def _send(redis, project_id: int) -> Job:
     """A statistics job sent to ``redis`` as the web process sends one."""
     from config.celery import app
 
     job = job_send("evaluation.tasks.recompute_statistics", project_id, project_id=project_id, send=False)
     task = app.tasks["evaluation.tasks.recompute_statistics"]
-    with app.connection_for_write(f"{redis.url}/0") as connection:
+    with app.connection_for_write(f"redis://127.0.0.1:{redis.redis_port}/0") as connection:
         task.apply_async(args=[project_id], task_id=task_id_of(job.pk, job.attempt), connection=connection)
     return job
 
@@ -83,14 +55,13 @@ def _done(job: Job) -> bool:
 
 def test_a_worker_consumes_again_after_redis_stopped_for_20_seconds(tmp_path):
     project = project_with_work("dch1", slug="outage", annotators=1).project
-    redis = OwnRedis(tmp_path)
-    redis.start()
+    redis = own_redis()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DJANGO_", "DATABASE_"))}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.test",
         DATABASE_URL=database_url(),
-        CELERY_BROKER_URL=f"{redis.url}/0",
-        CELERY_RESULT_BACKEND=f"{redis.url}/1",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{redis.redis_port}/0",
+        CELERY_RESULT_BACKEND=f"redis://127.0.0.1:{redis.redis_port}/1",
     )
     log = tmp_path / "worker.log"
     command = [
@@ -116,9 +87,9 @@ def test_a_worker_consumes_again_after_redis_stopped_for_20_seconds(tmp_path):
         first = _send(redis, project.pk)
         assert wait_for(lambda: _done(first), timeout=90), log.read_text()[-3000:]
         # when Redis stops for 20 s under it, and comes back (empty: no persistence)
-        redis.stop()
+        redis.stop_redis()
         time.sleep(OUTAGE_SECONDS)  # the outage itself: a duration, not a wait for a condition
-        redis.start()
+        redis.start_redis()
         # then the worker is still running and does a job sent after the outage
         after = _send(redis, project.pk)
         assert wait_for(lambda: _done(after), timeout=120), log.read_text()[-3000:]
