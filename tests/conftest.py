@@ -72,12 +72,18 @@ class SentTask:
     task_id: str
 
 
+# The latent-truth models' estimate a statistics recomputation asks for (spaced: sent with a countdown) stays in the
+# outbox of an eager test: its EM over every annotator takes minutes, which every import and submission of such a
+# test would wait for; the tests of the estimate ask for it at once (the lead's request) or use the real worker.
+AUTOMATIC_ESTIMATE = "evaluation.tasks.estimate_model_reliability"
+
+
 @pytest.fixture(autouse=True)
 def tasks_sent(request, monkeypatch) -> list[SentTask]:
     """Where the tasks a test sends go: a test marked ``worker`` sends them through the real broker to the real
-    worker; one marked ``eager_tasks(reason=...)`` runs them inside the caller (Celery's eager mode), and must
-    say why; every other test keeps them in this outbox (the job is recorded as sent; nothing runs it), which
-    it may read to check what was asked of the workers."""
+    worker; one marked ``eager_tasks(reason=...)`` runs them inside the caller (Celery's eager mode; all but the
+    automatic estimate, ``AUTOMATIC_ESTIMATE``), and must say why; every other test keeps them in this outbox
+    (the job is recorded as sent; nothing runs it), which it may read to check what was asked of the workers."""
     from celery._state import _set_task_join_will_block
 
     from config.celery import app
@@ -99,6 +105,17 @@ def tasks_sent(request, monkeypatch) -> list[SentTask]:
         return
     if not (eager.kwargs.get("reason") or (eager.args[0] if eager.args else "")):
         raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.eager_tasks needs a reason")
+    from config import enqueue
+
+    publish = enqueue.publish
+
+    def at_once(name, args, *, task_id, countdown=None):
+        if name == AUTOMATIC_ESTIMATE and countdown:
+            outbox.append(SentTask(name, list(args), countdown, task_id))
+            return True
+        return publish(name, args, task_id=task_id, countdown=countdown)
+
+    monkeypatch.setattr("config.enqueue.publish", at_once)
     app.conf.task_always_eager = True
     yield outbox
     app.conf.task_always_eager = False
@@ -260,10 +277,8 @@ def stop_worker(process: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
-    from django.conf import settings
-
-    if not settings.CELERY_BROKER_URL:
-        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    """A real worker on the test database, through the broker of the settings: the Redis the test command started
+    (PostgreSQL lane), or the embedded default's filesystem broker in this test run's folder (SQLite lane)."""
     with django_db_blocker.unblock():
         url = database_url()
     process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log")

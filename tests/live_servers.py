@@ -55,6 +55,7 @@ def seed() -> dict:
     from annotator.services.projects import membership_add, project_create
     from annotator.services.studies import study_create, study_set_open
     from annotator.services.webhooks import webhook_create
+    from config.enqueue import job_send
     from evaluation.services.runs.upload import run_upload
     from tests.factories import judge_copying
     from tests.reference_scoring import random_stc3_run
@@ -79,6 +80,7 @@ def seed() -> dict:
     hook, _secret = webhook_create(project=stc3, url="http://127.0.0.1:9/smoke", events=["import.finished"])
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     judge = judge_copying(stc3, ann1.pk, "smoke-judge")
+    job = job_send("evaluation.tasks.compute_study_report", stc3.pk, {"language": "en"}, project_id=stc3.pk, send=False)
     return {
         "slug": stc3.slug,
         "slugs": sorted(Project.objects.values_list("slug", flat=True)),
@@ -100,6 +102,7 @@ def seed() -> dict:
         "delivery": delivery.pk,
         "judge": judge.pk,
         "judge_name": judge.name,
+        "job": job.pk,
         "tokens": {
             u.username: Token.objects.get_or_create(user=u)[0].key
             for u in User.objects.filter(username__in=["lead", "owner", "ann1", "outsider"])
@@ -136,6 +139,7 @@ class LiveServer:
     process: subprocess.Popen
     log: Path
     headers: dict = field(default_factory=dict)  # what the proxy in front adds
+    worker: subprocess.Popen | None = None  # serve.sh's worker beside it (``with_worker``), stopped with it
 
     def session(self) -> requests.Session:
         session = LoopbackSession()
@@ -178,13 +182,28 @@ class LiveServer:
         session.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
         return session
 
+    def get_done(self, session: requests.Session, url: str, *, timeout: float = 300, **kwargs) -> requests.Response:
+        """GET ``url`` (an endpoint whose work runs as a job) as its clients do: while it answers 202 (the job at
+        work), ask again, until it answers something else (the result, or why not) or ``timeout`` passes."""
+        from tests.waiting import wait_for
+
+        kwargs.setdefault("timeout", 120)
+        answers = [session.get(url, **kwargs)]
+        wait_for(
+            lambda: answers[-1].status_code != 202 or answers.append(session.get(url, **kwargs)), timeout, every=0.5
+        )
+        return answers[-1]
+
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=30)
+        for process in (self.process, self.worker):
+            if process is None:
+                continue
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=30)
 
 
 def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
@@ -210,7 +229,7 @@ def running(server: LiveServer) -> Iterator[LiveServer]:
         server.stop()
 
 
-BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")
+BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND", "CACHE_URL", "EMBEDDED_BROKER_DIR")
 
 
 def embedded_worker_command() -> list[str]:
@@ -222,50 +241,40 @@ def embedded_worker_command() -> list[str]:
     ]  # fmt: skip
 
 
-class RunserverWithWorker(LiveServer):
-    """runserver and the embedded worker beside it (``serve.sh``'s pair), stopped together."""
-
-    worker: subprocess.Popen | None = None
-
-    def stop(self) -> None:
-        super().stop()
-        if self.worker is not None:
-            self.worker.terminate()
-            try:
-                self.worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.worker.kill()
-                self.worker.wait(timeout=30)
+def _beside(env: dict, log: Path, with_worker: bool) -> subprocess.Popen | None:
+    """``with_worker``: serve.sh's worker (with beat) started with ``env`` on the filesystem broker, in a folder of
+    its own beside ``log`` (``env`` changed so that the server sends there too); without it, nothing: the tasks the
+    server sends go to the broker the test command started (the PostgreSQL lane's Redis, whose worker takes them)
+    or to a folder no worker reads."""
+    if with_worker:
+        for name in BROKER_ENV:
+            env.pop(name, None)
+        # the latent-truth models' automatic estimate (EM over every annotator: minutes on a busy machine) as
+        # serve.sh spaces it, not after the test run's second: the worker's two processes would be busy with the
+        # estimates of every project the test makes while the pages wait for their jobs
+        env["MODEL_ESTIMATE_DELAY_SECONDS"] = "120"
+    env["EMBEDDED_BROKER_DIR"] = str(log.parent / f"{log.stem}-broker")
+    if not with_worker:
+        return None
+    with open(log.with_suffix(".worker.log"), "w") as out:
+        return subprocess.Popen(embedded_worker_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
 def start_runserver(db_url: str, log: Path, *, with_worker: bool = False) -> LiveServer:
-    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it.
-    ``with_worker``: with serve.sh's worker beside it on the filesystem broker (a folder of its own beside
-    ``log``, as are the cache's files), instead of the broker the test command started; without it, the tasks
-    the server sends go to that broker (the PostgreSQL lane's Redis, whose worker takes them) or to a folder no
-    worker reads."""
+    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it, and with
+    its worker beside it when ``with_worker`` (``_beside``)."""
     from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
     port = free_port()
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.local")
     env.pop("DEBUG", None)
-    env.setdefault("EMBEDDED_BROKER_DIR", str(log.parent / f"{log.stem}-broker"))
-    for name in BROKER_ENV if with_worker else ():
-        env.pop(name, None)
-    worker = None
-    if with_worker:
-        with open(log.with_suffix(".worker.log"), "w") as out:
-            worker = subprocess.Popen(
-                embedded_worker_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-            )
+    worker = _beside(env, log, with_worker)
     with open(log, "w") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
-    server = RunserverWithWorker("runserver", f"http://127.0.0.1:{port}", process, log)
-    server.worker = worker
-    return _wait_until_up(server)
+    return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log, worker=worker))
 
 
 def serve_script_sandbox(folder: Path) -> Path:
@@ -320,12 +329,20 @@ def start_serve_script(folder: Path) -> ServeScript:
 
 
 def start_gunicorn(
-    db_url: str, log: Path, *, production: bool = True, workers: int = 1, access_log_format: str = "", **env_extra: str
+    db_url: str,
+    log: Path,
+    *,
+    production: bool = True,
+    workers: int = 1,
+    access_log_format: str = "",
+    with_worker: bool = False,
+    **env_extra: str,
 ) -> LiveServer:
     """gunicorn with ``config/gunicorn.py``, one worker (or ``workers``; ``access_log_format``: gunicorn's
     ``--access-logformat``, the access log being in ``log``). With ``config.settings.production`` (static files
     collected first, as the image does) the clients speak as the TLS proxy on loopback does; with
-    ``production=False`` it runs the test settings, whose password hasher checks the test factories' users."""
+    ``production=False`` it runs the test settings, whose password hasher checks the test factories' users.
+    ``with_worker``: a Celery worker (with beat) beside it on the filesystem broker (``_beside``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECURE_SSL_REDIRECT")}
     if production:
         env.update(PRODUCTION_ENV)
@@ -340,6 +357,7 @@ def start_gunicorn(
     from services import free_port
 
     port = free_port()
+    worker = _beside(env, log, with_worker)
     with open(log, "w") as out:
         process = subprocess.Popen(
             [
@@ -350,7 +368,7 @@ def start_gunicorn(
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     headers = {"X-Forwarded-Proto": "https"} if production else {}
-    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers)
+    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers, worker=worker)
     return _wait_until_up(server)
 
 

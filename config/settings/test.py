@@ -1,5 +1,19 @@
 """Test settings: fast password hashing; database and broker come from the environment."""
 
+import atexit
+import os
+import shutil
+import tempfile
+
+# The files jobs write (MEDIA_ROOT) and the embedded broker's folder: a temporary folder of this test run, which the
+# servers and workers the tests start inherit with the environment; never the developer's media/ nor the folder of
+# their serve.sh's broker (a worker of theirs would take the tests' messages).
+if "DIALEVAL_TEST_FILES" not in os.environ:
+    os.environ["DIALEVAL_TEST_FILES"] = tempfile.mkdtemp(prefix="dialeval-test-files-")
+    atexit.register(shutil.rmtree, os.environ["DIALEVAL_TEST_FILES"], True)
+os.environ.setdefault("MEDIA_ROOT", os.path.join(os.environ["DIALEVAL_TEST_FILES"], "media"))
+os.environ.setdefault("EMBEDDED_BROKER_DIR", os.path.join(os.environ["DIALEVAL_TEST_FILES"], "broker"))
+
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
