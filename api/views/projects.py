@@ -32,11 +32,11 @@ from api.job_responses import job_file_response, job_pending_response
 from api.schema_docs import documented
 from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
 from config.throttling import job_start_allowed
+from evaluation.selectors.dashboard import freshness
 from evaluation.services.lead_jobs import lead_job_ask
 from evaluation.services.live_freshness import live_freshness
 from evaluation.services.payloads import StatisticsAnswer
 from evaluation.services.schedule import statistics_request
-from evaluation.services.statistics import statistics_current
 
 
 class ProjectList(generics.ListAPIView):
@@ -177,17 +177,29 @@ class ImportDetail(APIView):
 
 
 class ProjectStats(APIView):
-    """The ``stats --json`` payload (leads); recomputed here when the stored one is out of date. ``live`` says
-    whether the dashboard's live figures include every change yet (``live_freshness``)."""
+    """The ``stats --json`` payload (leads), as last computed by the workers; never computed in the request. When the
+    judgements changed since, a recomputation is asked for and the stored figures are answered meanwhile
+    (``X-Statistics-Up-To-Date: false``); before the first computation the answer is 202 (ask again after
+    ``Retry-After``). ``live`` says whether the dashboard's live figures include every change yet
+    (``live_freshness``)."""
 
     permission_classes = [IsProjectLead]
 
-    @documented(responses={200: TypedDictResponse(StatisticsAnswer)})
+    @documented(responses={200: TypedDictResponse(StatisticsAnswer), 202: OpenApiTypes.OBJECT})
     def get(self, request, slug: str):
-        stored = statistics_current(project=request.project)
-        response = Response({**stored.payload, "live": live_freshness(request.project)})
+        project = request.project
+        state = freshness(project=project)
+        if not state["up_to_date"]:
+            statistics_request(project_id=project.pk)  # coalesced with any recomputation already asked for
+            state = freshness(project=project)
+        stored = state["stored"]
+        if stored is None:
+            body = {"pending": state["pending"], "last_error": state["last_error"]}
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": "5"})
+        response = Response({**stored.payload, "live": live_freshness(project)})
         response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
         response["X-Statistics-Judgements"] = str(stored.n_judgements)
+        response["X-Statistics-Up-To-Date"] = "true" if state["up_to_date"] else "false"
         return response
 
 
