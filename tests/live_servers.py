@@ -242,20 +242,16 @@ def embedded_worker_command() -> list[str]:
 
 
 def _beside(env: dict, log: Path, with_worker: bool) -> subprocess.Popen | None:
-    """``with_worker``: serve.sh's worker (with beat) started with ``env`` on the filesystem broker, in a folder of
-    its own beside ``log`` (``env`` changed so that the server sends there too); without it, nothing: the tasks the
-    server sends go to the broker the test command started (the PostgreSQL lane's Redis, whose worker takes them)
-    or to a folder no worker reads."""
-    if with_worker:
-        for name in BROKER_ENV:
-            env.pop(name, None)
-        # the latent-truth models' automatic estimate (EM over every annotator: minutes on a busy machine) as
-        # serve.sh spaces it, not after the test run's second: the worker's two processes would be busy with the
-        # estimates of every project the test makes while the pages wait for their jobs
-        env["MODEL_ESTIMATE_DELAY_SECONDS"] = "120"
-    env["EMBEDDED_BROKER_DIR"] = str(log.parent / f"{log.stem}-broker")
+    """``with_worker``: serve.sh's worker (with beat) started with ``env``, the server's, on the broker the test
+    process uses too (the PostgreSQL lane's Redis, or this test run's filesystem broker folder on SQLite), so that
+    what a test marked ``worker`` sends reaches it as well as what the server sends. Without it, nothing: the
+    server's tasks wait in that broker (on the PostgreSQL lane the suite's worker, when started, takes them)."""
     if not with_worker:
         return None
+    # the latent-truth models' automatic estimate (EM over every annotator: minutes on a busy machine) as serve.sh
+    # spaces it, not after the test run's second: the worker's two processes would be busy with the estimates of
+    # every project the test makes while the pages wait for their jobs
+    env["MODEL_ESTIMATE_DELAY_SECONDS"] = "120"
     with open(log.with_suffix(".worker.log"), "w") as out:
         return subprocess.Popen(embedded_worker_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
 

@@ -27,10 +27,7 @@ from evaluation.models import StatisticsJob
 from tests.factories import user_make
 from tests.fixtures.collections import nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 
-pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
-    pytest.mark.django_db,
-]
+pytestmark = pytest.mark.django_db
 
 TABLES = (Dialogue, Post, Assignment, Judgement, GoldCount, Reordering, Membership)
 
@@ -168,6 +165,7 @@ def test_progress_is_reported_while_checking_then_while_writing(make_project, tm
     assert writes == sorted(writes)
 
 
+@pytest.mark.eager_tasks(reason="the import its job did, as the page and the status endpoint then show it")
 def test_an_upload_through_the_page_runs_as_a_job(make_project, tmp_path, django_capture_on_commit_callbacks):
     project = make_project("stc3", slug="upl")
     lead = user_make("upl-lead")
@@ -187,6 +185,7 @@ def test_an_upload_through_the_page_runs_as_a_job(make_project, tmp_path, django
     assert 'id="import-job"' in page and 'data-finished="true"' in page and "Imported 2 dialogues" in page
 
 
+@pytest.mark.eager_tasks(reason="the refusal its import job wrote, as the page then shows it")
 def test_a_refused_upload_shows_its_message_on_the_page(make_project, tmp_path, django_capture_on_commit_callbacks):
     project = make_project("dbdc", slug="upl-bd")
     lead = user_make("upl-bd-lead")
@@ -201,6 +200,7 @@ def test_a_refused_upload_shows_its_message_on_the_page(make_project, tmp_path, 
     assert "--format" not in page and project.dialogues.count() == 0
 
 
+@pytest.mark.eager_tasks(reason="the import its job did, then the same job delivered again")
 def test_running_a_job_twice_imports_once(make_project, tmp_path, django_capture_on_commit_callbacks):
     project = make_project("stc3", slug="twice")
     lead = user_make("twice-lead")

@@ -19,10 +19,7 @@ from evaluation.services.statistics import project_statistics
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
-    pytest.mark.django_db,
-]
+pytestmark = pytest.mark.django_db
 
 
 def client_for(user):
@@ -135,6 +132,7 @@ def test_judgements_merge_with_the_version_and_conflicts_answer_409(world):
     assert list(Judgement.objects.filter(assignment=item).values_list("criterion__key", flat=True)) == ["A"]
 
 
+@pytest.mark.eager_tasks(reason="the API's figures and files equal the commands' once their jobs have run")
 def test_stats_and_export_equal_the_commands(world):
     lead = client_for(world["lead"])
     stats = lead.get("/api/projects/p1/stats/")
@@ -155,6 +153,7 @@ def test_stats_and_export_equal_the_commands(world):
     assert bad.status_code == 400 and "format" in bad.json()
 
 
+@pytest.mark.eager_tasks(reason="what each import's job leaves, polled through the API")
 def test_import_by_upload_names_the_error_and_changes_nothing(world, django_capture_on_commit_callbacks):
     # given a lead of a DBDC project; the job goes to the workers (here: runs in-process) once the request commits
     lead = client_for(world["other"])
@@ -197,6 +196,7 @@ def test_an_import_waits_for_a_worker_as_a_pending_job(world):
     assert world["other_project"].dialogues.count() == 0
 
 
+@pytest.mark.eager_tasks(reason="an import done by its job, then removed through the API")
 def test_a_lead_removes_an_import_through_the_api(world, django_capture_on_commit_callbacks):
     lead = client_for(world["other"])
     upload = io.BytesIO(json.dumps(dbdc_dialogue("gone")).encode())
@@ -219,6 +219,7 @@ def test_a_lead_removes_an_import_through_the_api(world, django_capture_on_commi
     assert lead.delete(f"/api/projects/p2/imports/{job['id']}/").status_code == 409
 
 
+@pytest.mark.eager_tasks(reason="the scores the scoring job leaves, read through the API")
 def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_callbacks):
     lead = client_for(world["lead"])
     raw = io.BytesIO(json.dumps(random_stc3_run(stc3_dialogues(), 1)).encode())
@@ -242,6 +243,7 @@ def test_runs_upload_score_and_per_dialogue(world, django_capture_on_commit_call
     assert "dialogue nope: field id: is not in the gold data" in rejected[1]["error"]
 
 
+@pytest.mark.eager_tasks(reason="a run scored by its job, then deleted through the API")
 def test_a_lead_deletes_a_run_through_the_api(world, django_capture_on_commit_callbacks):
     lead = client_for(world["lead"])
     raw = io.BytesIO(json.dumps(random_stc3_run(stc3_dialogues(), 2)).encode())
@@ -299,6 +301,7 @@ def test_bad_query_parameters_are_400s_naming_the_parameter(world):
     assert lead.get("/api/projects/p1/dialogues/a%00b/").status_code == 404
 
 
+@pytest.mark.eager_tasks(reason="each odd upload's import job ends failed, polled through the API")
 def test_odd_uploads_are_client_errors(world, django_capture_on_commit_callbacks):
     lead = client_for(world["other"])
     for name, content, fmt in (

@@ -17,8 +17,6 @@ from scoring.files import ArchiveLimits, expand_archives, walk_path
 from tests.factories import project_with_work
 from tests.fixtures.archives import compressed_member_zip, many_members_zip, overlapping_zip_bomb
 
-pytestmark = pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client")
-
 
 @pytest.fixture
 def no_expansion(monkeypatch):

@@ -28,10 +28,7 @@ from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
-    pytest.mark.django_db,
-]
+pytestmark = pytest.mark.django_db
 
 GOLD_FORMATS = {"stc3": ["stc3"], "dbdc": ["dbdc"], "pairwise": ["pairwise", "preference-pairs"]}
 
@@ -151,6 +148,7 @@ def test_a_bad_archive_is_refused_naming_the_field_and_nothing_is_created(tmp_pa
     assert (Project.objects.count(), Dialogue.objects.count(), get_user_model().objects.count()) == before
 
 
+@pytest.mark.eager_tasks(reason="the archive its job wrote, served by the API and imported again")
 def test_api_archive_for_leads_and_import_as_a_new_project(tmp_path):
     project = finished_project("dbdc", tmp_path, slug="api-src")
     lead = project.memberships.get(role="lead").user

@@ -17,8 +17,6 @@ from scoring.judges.bias import verbosity_bias
 from scoring.judges.calibration import brier_score, expected_calibration_error
 from scoring.judges.tables import kendall_of_tables, spearman_of_tables, table_resamples
 
-pytestmark = pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client")
-
 
 def _panel(seed: int, n_items: int = 120, n_humans: int = 5, n_values: int = 5, noise: float = 1.0):
     """Humans and a judge rating items with a latent true score plus noise, on a 0..V-1 scale."""

@@ -17,10 +17,7 @@ from evaluation.services.judges.report import judge_report
 from scoring.judges.agreement import majority_labels
 from tests.factories import api_client, judge_copying, project_with_work, random_values
 
-pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
-    pytest.mark.django_db,
-]
+pytestmark = pytest.mark.django_db
 
 
 def _rated_project_with_judge(slug: str):
@@ -85,6 +82,7 @@ def test_command_prints_the_report_as_json_and_refuses_an_unknown_judge():
         call_command("judge_report", work.project.slug, "nobody")
 
 
+@pytest.mark.eager_tasks(reason="the report the API answers once its job has computed it")
 def test_api_report_for_leads_only():
     work, _judge, _humans = _rated_project_with_judge("judge-report-api")
     url = f"/api/projects/{work.project.slug}/judges/copycat/report/"

@@ -11,10 +11,7 @@ from annotator.services.imports import dialogues_import
 from evaluation.services.judges.report import judge_report
 from tests.pairwise.data import STRENGTHS, pairwise_items, write_lines
 
-pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
-    pytest.mark.django_db,
-]
+pytestmark = pytest.mark.django_db
 
 
 def test_pairwise_win_rates_and_self_preference(make_project, tmp_path):

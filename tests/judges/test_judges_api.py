@@ -14,10 +14,7 @@ from tests.factories import api_client, project_with_submissions
 from tests.fixtures.collections import write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
-    pytest.mark.django_db,
-]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from evaluation.services.judges.report import judge_report
 from tests.factories import judges_held_out_and_random
 
 pytestmark = [
-    pytest.mark.eager_tasks(reason="a request and the job it starts, checked in one test client"),
     pytest.mark.django_db,
     pytest.mark.shared_data,
 ]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.live_servers import running, start_serve_script
+from tests.live_servers import BROKER_ENV, running, start_serve_script
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SERVE = ROOT / "scripts" / "serve.sh"
@@ -82,7 +82,7 @@ def test_a_change_from_the_command_line_rescores_the_runs_within_a_minute(tmp_pa
         # when the lead excludes an annotator from the command line, on the same database
         env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'serve.sqlite3'}")
         env["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
-        for name in ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
+        for name in BROKER_ENV:  # (its broker: the folder beside the database, as serve.sh's)
             env.pop(name, None)
         started = time.monotonic()
         done = subprocess.run(
