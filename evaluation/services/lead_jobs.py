@@ -17,9 +17,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Sum
 
-from annotator.models import Dialogue, Job, Judge, JudgeLabel, Project
+from annotator.models import Assignment, Dialogue, Job, Judge, JudgeLabel, Membership, Project
 from annotator.services.jobs import Asked, job_progress, job_result_or_start, job_result_store
 from evaluation.models import ProjectStatistics, Run
 from evaluation.selectors.fingerprint import judgements_fingerprint
@@ -46,16 +46,19 @@ def lead_job_key(kind: str, project: Project, params: dict) -> str:
 
 def lead_job_fingerprint(kind: str, project: Project, params: dict) -> str:
     """The version of what the job reads: the judgements' fingerprint, and per kind what else it depends on (a
-    judge's labels; the stored statistics for the report; the dialogues, runs and judges for the archive)."""
+    judge's labels; the stored statistics for the report; for the archive the dialogues, items (drafts too), members,
+    runs and judges, by count, last id and the items' versions)."""
     parts = [judgements_fingerprint(project)]
     if kind == "judge_report":
         labels = JudgeLabel.objects.filter(judge_id=params["judge"]).aggregate(n=Count("pk"), last=Max("pk"))
         parts.append(f"{labels['n']}:{labels['last']}")
     if kind == "study_report":
         parts.append(str(ProjectStatistics.objects.filter(project=project).values_list("computed_at").first()))
-    if kind == "archive":
-        for model, field in ((Dialogue, "project"), (Run, "project"), (Judge, "project")):
+    if kind == "archive":  # what it holds besides the judgements that count: drafts, members, runs, judges
+        for model, field in ((Dialogue, "project"), (Run, "project"), (Judge, "project"), (Membership, "project")):
             parts.append(str(model.objects.filter(**{field: project}).aggregate(n=Count("pk"), last=Max("pk"))))
+        items = Assignment.objects.filter(dialogue__project=project)
+        parts.append(str(items.aggregate(n=Count("pk"), last=Max("pk"), versions=Sum("version"))))
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
