@@ -121,20 +121,23 @@ def fit_dirichlet_prior(counts, *, iterations: int = 500, tolerance: float = 1e-
     >>> bool(fit_dirichlet_prior([[3, 2], [2, 3]] * 20).sum() > 100)
     True
     """
-    from scipy.special import digamma  # here, not at import: the web process starts without scipy
-
     counts = _counts(counts)
-    n = counts.sum(axis=1)
-    counts = counts[n >= 1]
+    counts = counts[counts.sum(axis=1) >= 1]
     if int((counts.sum(axis=1) >= 2).sum()) < MIN_FIT_UNITS:
         return np.ones(counts.shape[1])
-    distinct, weight = np.unique(counts, axis=0, return_counts=True)
-    n = distinct.sum(axis=1)
-    alpha = np.ones(distinct.shape[1])
+    # With integer counts psi(c + a) - psi(a) = sum_{j < c} 1 / (a + j): each sum over units is a sum over j of
+    # the units with more than j labels (Minka 2000, section 2), whatever the number of units.
+    whole = np.rint(counts).astype(np.int64)
+    if not np.array_equal(whole, counts):
+        raise ValueError("the prior is fitted to whole label counts")
+    steps = np.arange(int(whole.max()))
+    above = np.array([_units_above(column, len(steps)) for column in whole.T])  # (labels, j): units with c_uk > j
+    n_above = _units_above(whole.sum(axis=1), int(whole.sum(axis=1).max()))
+    n_steps = np.arange(len(n_above))
+    alpha = np.ones(counts.shape[1])
     for _ in range(iterations):
-        total = alpha.sum()
-        denominator = (weight * (digamma(n + total) - digamma(total))).sum()
-        numerator = (weight[:, None] * (digamma(distinct + alpha) - digamma(alpha))).sum(axis=0)
+        denominator = (n_above / (alpha.sum() + n_steps)).sum()
+        numerator = (above / (alpha[:, None] + steps[None, :])).sum(axis=1)
         new = np.maximum(alpha * numerator / denominator, MIN_ALPHA)
         if new.sum() > MAX_CONCENTRATION:
             new *= MAX_CONCENTRATION / new.sum()
@@ -145,31 +148,32 @@ def fit_dirichlet_prior(counts, *, iterations: int = 500, tolerance: float = 1e-
     return alpha
 
 
+def _units_above(values: np.ndarray, length: int) -> np.ndarray:
+    """For j in 0..length-1, how many of ``values`` (whole numbers) exceed j."""
+    histogram = np.bincount(values, minlength=length + 1)
+    return (len(values) - np.cumsum(histogram))[:length]
+
+
 def _collapsed_pmf(gammaln, x, y, z, remaining: int) -> np.ndarray:
-    """P(r_l = a, r_j = b) for (r_l, r_j, rest) ~ DM(R; x, y, z), shape (states, R+1, R+1); z may be 0."""
-    a = np.arange(remaining + 1)[:, None]
-    b = np.arange(remaining + 1)[None, :]
-    rest = remaining - a - b
-    valid = rest >= 0
-    rest = np.where(valid, rest, 0)
-    x, y, z = x[:, None, None], y[:, None, None], z[:, None, None]
-    log = (
-        gammaln(remaining + 1.0) - gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(rest + 1.0)
-        + gammaln(x + y + z) - gammaln(remaining + x + y + z)
-        + gammaln(a + x) - gammaln(x) + gammaln(b + y) - gammaln(y)
-    )  # fmt: skip
+    """P(r_l = a, r_j = b) for (r_l, r_j, rest) ~ DM(R; x, y, z), shape (states, R+1, R+1); z may be 0.
+
+    The log pmf is a sum of a term in a, one in b and one in R - a - b: each is computed once per state over
+    0..R and the grid is their broadcast sum."""
+    k = np.arange(remaining + 1, dtype=float)[None, :]
+    x, y, z = x[:, None], y[:, None], z[:, None]
+    log_a = gammaln(k + x) - gammaln(x) - gammaln(k + 1)  # (states, R+1)
+    log_b = gammaln(k + y) - gammaln(y) - gammaln(k + 1)
     positive = z > 0
     safe_z = np.where(positive, z, 1.0)
-    log = log + np.where(positive, gammaln(rest + safe_z) - gammaln(safe_z), np.where(rest == 0, 0.0, -np.inf))
-    return np.where(valid, np.exp(log), 0.0)
-
-
-def _final_labels(final: np.ndarray, max_k: int, threshold: float) -> np.ndarray:
-    """``majority_labels`` of final counts along the last axis (any leading shape), shares as count / max_k."""
-    shares = final / max_k
-    best = np.argmax(shares, axis=-1)  # the first maximum: ties to the label first in the scale
-    top = np.take_along_axis(shares, best[..., None], axis=-1)[..., 0]
-    return np.where(top >= threshold, best, 0)
+    log_rest = np.where(positive, gammaln(k + safe_z) - gammaln(safe_z), np.where(k == 0, 0.0, -np.inf))
+    log_rest = log_rest - gammaln(k + 1)
+    total = x[:, 0] + y[:, 0] + z[:, 0]
+    constant = gammaln(remaining + 1.0) + gammaln(total) - gammaln(remaining + total)  # (states,)
+    a = np.arange(remaining + 1)[:, None]
+    rest = remaining - a - np.arange(remaining + 1)[None, :]  # (R+1, R+1)
+    valid = rest >= 0
+    log = log_a[:, :, None] + log_b[:, None, :] + log_rest[:, np.where(valid, rest, 0)] + constant[:, None, None]
+    return np.where(valid[None], np.exp(log), 0.0)
 
 
 def _exact_at(gammaln, counts, alpha, remaining, max_k, threshold) -> np.ndarray:
@@ -180,12 +184,18 @@ def _exact_at(gammaln, counts, alpha, remaining, max_k, threshold) -> np.ndarray
         alpha = np.append(alpha, 0.0)
     posterior = counts + alpha
     pmf = _collapsed_pmf(gammaln, posterior[:, 0], posterior[:, 1], posterior[:, 2], remaining)
-    a = np.arange(remaining + 1)[:, None]
-    b = np.arange(remaining + 1)[None, :]
-    added = np.stack(np.broadcast_arrays(a, b, remaining - a - b), axis=-1)  # (R+1, R+1, 3)
-    added = np.where((remaining - a - b >= 0)[..., None], added, 0)
-    final = counts[:, None, None, :] + added[None]
-    changed = _final_labels(final, max_k, threshold) != label[:, None, None]
+    a = np.arange(remaining + 1)[None, :, None]
+    b = np.arange(remaining + 1)[None, None, :]
+    first = (counts[:, 0, None, None] + a) / max_k
+    second = (counts[:, 1, None, None] + b) / max_k
+    third = (counts[:, 2, None, None] + (remaining - a - b)) / max_k
+    # the first maximum (ties to the label first in the scale), then the threshold: as ``majority_labels``
+    first_best = (first >= second) & (first >= third)
+    second_best = ~first_best & (second >= third)
+    top = np.where(first_best, first, np.where(second_best, second, third))
+    final = np.where(first_best, 0, np.where(second_best, 1, 2))
+    final = np.where(top >= threshold, final, 0)
+    changed = final != label[:, None, None]
     return np.minimum((pmf * changed).sum(axis=(1, 2)), 1.0)
 
 
