@@ -53,7 +53,7 @@ def test_the_lead_chooses_label_gold_and_reads_what_each_gold_saves(live_server,
     assert page.locator("#id_delta").input_value() == "0.05"
 
 
-CONTESTED = "nl01"  # the reply whose first question the participants split on
+CONTESTED = "dlg-001"  # the reply whose first question the participants split on
 
 
 def answer(page, external_id: str, n: int) -> None:
