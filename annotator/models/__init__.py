@@ -18,7 +18,14 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
-from annotator.models.adaptive import AdaptiveBudget, StopRuleKind
+from annotator.models.adaptive import (
+    DELTA_MAX,
+    DELTA_MIN,
+    GOLD_DISTRIBUTION,
+    GOLD_LABEL,
+    AdaptiveBudget,
+    StopRuleKind,
+)
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
@@ -40,6 +47,10 @@ from annotator.models.studies import Participant, ReleasedItem, Study
 from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 
 __all__ = [
+    "DELTA_MAX",
+    "DELTA_MIN",
+    "GOLD_DISTRIBUTION",
+    "GOLD_LABEL",
     "K_MAX",
     "K_MIN",
     "AccountSettings",

@@ -300,6 +300,7 @@ def _report(project: Project, language: str) -> Report:
         agreement=rows,
         methods="",
         merges=sorted({r.part for r in rows if r.kind == "merge"}),
+        adaptive=payload.get("adaptive"),
     )
     return _with_methods(report)
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 from django.utils.translation import gettext, ngettext
 
+from evaluation.services.report.adaptive import adaptive_sentences
 from evaluation.services.report.numbers import number, seconds, utc_text
 from evaluation.services.report.sheet import AgreementRow, Figure, Report
 
@@ -136,6 +137,7 @@ def methods_paragraph(report: Report) -> str:
                 "max": number(per_item["max"], 0),
             }
         )
+    parts.extend(adaptive_sentences(report.adaptive))
     timing = work.get("seconds_per_item")
     if timing:
         parts.append(

@@ -149,6 +149,7 @@ class Report:
     agreement: list[AgreementRow]
     methods: str
     merges: list[str] = field(default_factory=list)
+    adaptive: dict | None = None  # the payload's "adaptive" (adaptive budgets only)
 
     @property
     def has_statistics(self) -> bool:
