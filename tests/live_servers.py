@@ -76,7 +76,8 @@ def seed() -> dict:
     mine = Assignment.objects.filter(annotator=ann1, dialogue__project=stc3).order_by("pk").first()
     dialogue = mine.dialogue
     criterion = stc3.criteria.order_by("position").first()
-    hook, _secret = webhook_create(project=stc3, url="http://127.0.0.1:9/smoke", events=["import.finished"])
+    # .invalid never resolves (RFC 2606): the smoke suites' test deliveries fail without leaving the machine
+    hook, _secret = webhook_create(project=stc3, url="https://hooks.invalid/smoke", events=["import.finished"])
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     judge = judge_copying(stc3, ann1.pk, "smoke-judge")
     return {

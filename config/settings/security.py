@@ -1,6 +1,6 @@
 """Security shared by every environment: which proxies are believed, the Content-Security-Policy, the referrer
-policy, the API tokens' lifetime and where outgoing requests may go. HTTPS-only cookies, HSTS and the redirect to HTTPS are production's
-(``config.settings.production``): local and test serve plain HTTP.
+policy, the API tokens' lifetime and where outgoing requests may go. HTTPS-only cookies, HSTS and the redirect to
+HTTPS are production's (``config.settings.production``): local and test serve plain HTTP.
 """
 
 from csp.constants import NONE, SELF
