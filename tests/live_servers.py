@@ -346,6 +346,29 @@ class WebhookReceiver:
         self.process.wait(timeout=10)
 
 
+class HostileReceiver:
+    """``tests/hostile_receiver.py`` (redirects, trickles, huge answers, an internal service's secret) as its own
+    process on ``address`` (a free port, or ``port``), with its log of requests."""
+
+    def __init__(self, log: Path, address: str = "127.0.0.1", port: int = 0):
+        self.log, self.address = log, address
+        command = [sys.executable, str(ROOT / "tests" / "hostile_receiver.py"), str(log), address, str(port)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+
+    def url(self, path: str) -> str:
+        return f"http://{self.address}:{self.port}{path}"
+
+    def requests(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
 class ChatEndpoint:
     """``tests/chat_endpoint_server.py`` (an OpenAI-compatible chat completions server) as its own process on a
     free loopback port, with its log of requests."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import time
-from urllib.parse import unquote
 from unittest import mock
+from urllib.parse import unquote
 
 import pytest
 from django.contrib.auth import get_user_model
