@@ -8,6 +8,8 @@ appends each request it receives to the JSON-lines file LOG (path, method, heade
 - ``/ok``: 200 with a small JSON chat completion (``{"choices": [{"message": {"content": "A"}}]}``);
 - ``/secret``: 200 with a body an internal service would not want read back (``INTERNAL-CONFIGURATION ...``);
 - ``/redirect?to=URL`` (``&status=N``, 302 unless given): a redirect to URL;
+- ``/to/PORT/...`` (any rest): a 307 redirect to ``http://127.0.0.1:PORT/ok`` (an endpoint whose path the client
+  extends, such as a chat completions base URL, that redirects elsewhere);
 - ``/trickle-headers``: the status line and headers one byte every 0.5 s (for up to 120 s);
 - ``/trickle-body``: headers at once, then a body byte every 0.5 s (for up to 120 s);
 - ``/huge``: 200 declaring 1 GiB and sending zeros until the client hangs up;
@@ -67,6 +69,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if parts.path == "/ok":
                 self._send(200, json.dumps({"choices": [{"message": {"content": "A"}}]}).encode())
+            elif parts.path.startswith("/to/"):
+                self._send(307, b"", {"Location": f"http://127.0.0.1:{parts.path.split('/')[2]}/ok"})
             elif parts.path == "/secret":
                 self._send(200, SECRET)
             elif parts.path == "/redirect":

@@ -48,8 +48,9 @@ def compose_command(service: str) -> list[str]:
 
 
 class Stack:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, extra_env: dict[str, str] | None = None) -> None:
         self.tmp = tmp
+        self.extra_env = extra_env or {}  # more settings for every process (mail, outgoing requests, limits)
         self.services = Services(redis_appendonly=True)
         self.web_port, self.proxy_port, self.proxy_http_port = free_ports(3)
         self.processes: dict[str, subprocess.Popen] = {}
@@ -95,6 +96,7 @@ class Stack:
             RUN_SWEEP_SECONDS="5",
             RUN_REQUEUE_AFTER_SECONDS="30",
             WORKER_NICENESS="10",
+            **self.extra_env,
         )
         self.manage("collectstatic", "--noinput")
         self.manage("migrate", "--noinput")
