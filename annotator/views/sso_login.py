@@ -59,7 +59,7 @@ def provider_call(method: str, url: str, *, headers: dict | None = None, form: d
         url=url,
         headers=sent,
         body=body,
-        seconds=float(getattr(settings, "OIDC_TIMEOUT", None) or 10),
+        seconds=float(settings.OIDC_TIMEOUT),
         max_bytes=max_response_bytes(),
         allowed=allowed_hosts(*operator_urls),
     )
