@@ -315,41 +315,47 @@ def unset_settings_env(stack: Stack, **changes: str) -> dict[str, str]:
     return {k: v for k, v in env.items() if v != ""}
 
 
-def test_gunicorn_without_a_settings_module_shows_no_debug_page(stack):
-    port = free_port()
-    log = stack.tmp / "default-gunicorn.log"
+def gunicorn_404(stack: Stack, name: str, **changes: str) -> tuple[requests.Response | None, str]:
+    """gunicorn started as the compose file starts it (``changes`` to its environment, no settings module unless
+    one is given): its answer to a page that does not exist (None: it did not start), and its log."""
+    port, log = free_port(), stack.tmp / f"{name}-gunicorn.log"
+    env = unset_settings_env(stack, GUNICORN_BIND=f"127.0.0.1:{port}", GUNICORN_WORKERS="1", **changes)
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    headers = {"Host": "localhost", "X-Forwarded-Proto": "https"}
 
-    def started(env: dict) -> subprocess.Popen:
-        with open(log, "w") as out:
-            return subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+    def missing() -> requests.Response | None:
+        try:
+            return requests.get(f"http://127.0.0.1:{port}/no-such-page/", headers=headers, timeout=5)
+        except requests.ConnectionError:
+            return None
 
-    # without a secret key it does not start, and says which settings to name on one's own machine
-    refused = started(unset_settings_env(stack, SECRET_KEY="", GUNICORN_BIND=f"127.0.0.1:{port}"))
-    assert refused.wait(timeout=120) != 0 and "config.settings.local" in log.read_text()
-    server = started(unset_settings_env(stack, GUNICORN_BIND=f"127.0.0.1:{port}", GUNICORN_WORKERS="1"))
     try:
-        headers = {"Host": "localhost", "X-Forwarded-Proto": "https"}
-
-        def missing():
-            try:
-                return requests.get(f"http://127.0.0.1:{port}/no-such-page/", headers=headers, timeout=5)
-            except requests.ConnectionError:
-                return None
-
-        assert wait_for(lambda: missing() is not None, timeout=120), log.read_text()
-        answer = missing()
-        assert answer.status_code == 404
-        assert "URLconf" not in answer.text and "DEBUG = True" not in answer.text  # Django's debug page
+        assert wait_for(lambda: missing() is not None or server.poll() is not None, timeout=120), log.read_text()
+        return missing(), log.read_text()
     finally:
-        server.terminate()
+        if server.poll() is None:
+            server.terminate()
         server.wait(timeout=30)
 
 
-def celery_log(stack: Stack, name: str, **changes: str) -> str:
-    """A worker started as the compose file starts one, on a queue of its own, once it is ready: its log."""
+def test_gunicorn_without_a_settings_module_shows_no_debug_page(stack):
+    debug_page = "Using the URLconf defined in"  # Django's 404 with DEBUG on lists every URL pattern
+    # without a secret key it does not start, and says which settings to name on one's own machine
+    answer, log = gunicorn_404(stack, "no-key", SECRET_KEY="")
+    assert answer is None and "config.settings.local" in log, log
+    answer, log = gunicorn_404(stack, "default")
+    assert answer is not None and answer.status_code == 404 and debug_page not in answer.text, log
+    # the local settings, named, are what showed it
+    answer, log = gunicorn_404(stack, "local", DJANGO_SETTINGS_MODULE="config.settings.local")
+    assert answer is not None and debug_page in answer.text, log
+
+
+def celery_worker(stack: Stack, name: str, **changes: str) -> tuple[bool, str]:
+    """A worker started as the compose file starts one, on a queue of its own: (whether it got ready, its log)."""
     log = stack.tmp / f"{name}.log"
     env = unset_settings_env(stack, **changes)
     with open(log, "w") as out:
@@ -360,18 +366,20 @@ def celery_log(stack: Stack, name: str, **changes: str) -> str:
         )  # fmt: skip
     try:
         assert wait_for(lambda: "ready." in log.read_text() or worker.poll() is not None, timeout=120)
-        assert worker.poll() is None, log.read_text()
-        return log.read_text()
+        return worker.poll() is None, log.read_text()
     finally:
-        worker.terminate()
+        if worker.poll() is None:
+            worker.terminate()
         worker.wait(timeout=60)
 
 
-def test_celery_without_a_settings_module_runs_with_debug_off(stack):
-    warning = "Using settings.DEBUG leads to a memory leak"  # what Celery's Django fix-up says with DEBUG on
-    assert warning not in celery_log(stack, "default")
-    # the same worker with the local settings named shows what the default avoids
-    assert warning in celery_log(stack, "local", DJANGO_SETTINGS_MODULE="config.settings.local")
+def test_celery_without_a_settings_module_runs_the_production_settings(stack):
+    # the production settings (DEBUG off) are what it loads: without their secret key it refuses to start...
+    ready, log = celery_worker(stack, "no-key", SECRET_KEY="")
+    assert not ready and "these are the production settings" in log and "config.settings.local" in log, log
+    # ...which the local settings, named, would not need; and with the key the worker runs
+    assert celery_worker(stack, "local", SECRET_KEY="", DJANGO_SETTINGS_MODULE="config.settings.local")[0]
+    assert celery_worker(stack, "default")[0]
 
 
 # -- Smaller findings --------------------------------------------------------------------------------------------
