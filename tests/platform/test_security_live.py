@@ -329,8 +329,8 @@ def gunicorn_404(stack: Stack, name: str, **changes: str) -> tuple[requests.Resp
 
     def missing() -> requests.Response | None:
         try:
-            return requests.get(f"http://127.0.0.1:{port}/no-such-page/", headers=headers, timeout=5)
-        except requests.ConnectionError:
+            return requests.get(f"http://127.0.0.1:{port}/no-such-page/", headers=headers, timeout=30)
+        except requests.RequestException:  # not listening yet, or its worker still starting
             return None
 
     try:
