@@ -9,6 +9,7 @@ judges' key URLs), never another caller's.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext
 
@@ -38,3 +39,20 @@ def outbound_error_text(error: OutboundError) -> str:
         return gettext(error.template) % params if params else gettext(error.template)
     except (KeyError, TypeError, ValueError):
         return str(error)
+
+
+@checks.register(checks.Tags.security)
+def outbound_settings_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """``manage.py check`` (and every command that runs the checks: ``migrate``, ``runserver``): the hosts and URLs
+    the operator named can be read, so that a typo is told at deployment instead of failing every delivery."""
+    problems = []
+    named = [
+        *(("OUTBOUND_ALLOWED_HOSTS", entry) for entry in settings.OUTBOUND_ALLOWED_HOSTS),
+        *(("JUDGE_ENDPOINT_KEY_URLS", url) for url in settings.JUDGE_ENDPOINT_KEY_URLS),
+    ]
+    for setting, entry in named:
+        try:
+            host_rule(entry)
+        except DestinationRefused as exc:
+            problems.append(checks.Error(f"{setting}: {entry!r}: {exc}", id="outbound.E001"))
+    return problems

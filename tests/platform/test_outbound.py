@@ -207,3 +207,15 @@ def test_the_webhook_log_keeps_status_lines_never_bodies(hostile, settings, monk
     assert redirected.status_code == 302 and "redirects are not followed" in redirected.response_excerpt
     assert [r["path"].split("?")[0] for r in hostile.requests()] == ["/secret", "/redirect"]
     assert not WebhookDelivery.objects.filter(response_excerpt__contains="INTERNAL").exists()
+
+
+def test_the_operators_hosts_are_checked_at_deployment(settings):
+    from config.outbound.policy import outbound_settings_check
+
+    settings.OUTBOUND_ALLOWED_HOSTS = ["hooks.lab.internal", "10.0.0.5:8080", "http://"]
+    settings.JUDGE_ENDPOINT_KEY_URLS = ["https://api.openai.com/v1", "ftp://models"]
+    found = [problem.msg for problem in outbound_settings_check()]
+    assert found == [
+        "OUTBOUND_ALLOWED_HOSTS: 'http://': the URL names no host",
+        "JUDGE_ENDPOINT_KEY_URLS: 'ftp://models': give an http:// or https:// URL",
+    ]
