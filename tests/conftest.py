@@ -246,6 +246,10 @@ def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
         pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
     with django_db_blocker.unblock():
         url = database_url()
-    process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log")
+    # The receivers the webhook and endpoint-judge tests start listen on 127.0.0.1: the operator names that host
+    # for this worker (OUTBOUND_ALLOWED_HOSTS), as the in-process tests do in their own settings. The refusal of
+    # loopback by workers is tested on workers started without it (tests/platform/test_security_live.py).
+    loopback = {"OUTBOUND_ALLOWED_HOSTS": "127.0.0.1"}
+    process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log", env=loopback)
     yield process
     stop_worker(process)

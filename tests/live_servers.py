@@ -76,7 +76,8 @@ def seed() -> dict:
     mine = Assignment.objects.filter(annotator=ann1, dialogue__project=stc3).order_by("pk").first()
     dialogue = mine.dialogue
     criterion = stc3.criteria.order_by("position").first()
-    hook, _secret = webhook_create(project=stc3, url="http://127.0.0.1:9/smoke", events=["import.finished"])
+    # .invalid never resolves (RFC 2606): the smoke suites' test deliveries fail without leaving the machine
+    hook, _secret = webhook_create(project=stc3, url="https://hooks.invalid/smoke", events=["import.finished"])
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     judge = judge_copying(stc3, ann1.pk, "smoke-judge")
     return {
@@ -193,7 +194,7 @@ def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
         try:
             requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
             return server
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or its first worker still starting (a loaded machine)
             if server.process.poll() is not None:
                 raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
             time.sleep(0.1)
@@ -339,6 +340,29 @@ class WebhookReceiver:
 
     def release(self) -> None:
         self.log.with_name(self.log.name + ".release").touch()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class HostileReceiver:
+    """``tests/hostile_receiver.py`` (redirects, trickles, huge answers, an internal service's secret) as its own
+    process on ``address`` (a free port, or ``port``), with its log of requests."""
+
+    def __init__(self, log: Path, address: str = "127.0.0.1", port: int = 0):
+        self.log, self.address = log, address
+        command = [sys.executable, str(ROOT / "tests" / "hostile_receiver.py"), str(log), address, str(port)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+
+    def url(self, path: str) -> str:
+        return f"http://{self.address}:{self.port}{path}"
+
+    def requests(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
 
     def stop(self) -> None:
         self.process.terminate()

@@ -151,7 +151,8 @@ def quality_item_edit(request, slug: str, dialogue_id: int):
 @require_POST
 def quality_item_delete(request, slug: str, dialogue_id: int):
     project = lead_project(request, slug)
-    quality_item_remove(project=project, dialogue_id=dialogue_id)
+    if not quality_item_remove(project=project, dialogue_id=dialogue_id):  # not an item of this project: nothing done
+        raise Http404(gettext("not a control or training item"))
     messages.success(request, gettext("The dialogue is an ordinary item again."))
     return redirect("quality", slug=slug)
 
