@@ -31,7 +31,17 @@ class ProjectOut(serializers.ModelSerializer):
 
     class Meta:
         model = Project
-        fields = ["slug", "name", "preset", "guidelines", "annotators_per_dialogue", "role", "criteria", "created_at"]
+        fields = [
+            "slug",
+            "name",
+            "preset",
+            "guidelines",
+            "annotators_per_dialogue",
+            "annotators_are",
+            "role",
+            "criteria",
+            "created_at",
+        ]
 
 
 class PostOut(serializers.ModelSerializer):

@@ -75,7 +75,7 @@ def test_command_prints_the_report_as_json_and_refuses_an_unknown_judge():
     assert report["alt_test"]["epsilon"] == 0.1 and report["judge"]["name"] == "copycat"
     text = StringIO()
     call_command("judge_report", work.project.slug, "copycat", stdout=text)
-    assert "alt-test (epsilon 0.2)" in text.getvalue()
+    assert "Margin ε = 0.1, the crowd workers' and the strictest" in text.getvalue()  # who annotated: not stated
     from django.core.management.base import CommandError
 
     with pytest.raises(CommandError, match="no judge"):
