@@ -14,6 +14,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models.functions import Length
 
+from annotator.importers.systems import dialogue_system
 from annotator.models import Dialogue, Judge, Post, Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.judges import JudgeLabels, judge_label_arrays
@@ -62,9 +63,9 @@ def _unit_lengths(project: Project, data: CriterionJudgements) -> np.ndarray:
 
 
 def _systems(project: Project) -> dict[int, str]:
-    return {
-        pk: s or "all" for pk, s in Dialogue.objects.filter(project=project).values_list("pk", "source_meta__system")
-    }
+    """dialogue id -> the system it comes from (``annotator.importers.systems``), "all" where none is named."""
+    rows = Dialogue.objects.filter(project=project).values_list("pk", "source_meta")
+    return {pk: dialogue_system(meta) or "all" for pk, meta in rows.iterator()}
 
 
 def _ppi_rated(data, judge, counts, x, systems, key, extra_f=None, extra_dialogue=None) -> list[dict]:
