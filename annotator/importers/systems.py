@@ -16,25 +16,28 @@ from scoring.errors import N_
 
 # format -> where its files name the system (None: the format names none)
 SYSTEM_FIELDS: dict[str, str | None] = {
-    "dbdc": N_("the folder each log is in, without its dialogue count (CIC_50/ gives CIC)"),
+    "dbdc": N_("the folder each log is in, without its dialogue count (CIC_50/ gives CIC)"),  # as DBDC3 names it
     "nlpcc": N_("the system column of the spreadsheet"),
     "jsonl": N_("meta.system of each record"),
     "stc3": None,
 }
-_COUNT = re.compile(r"_\d+$")
+# DBDC3's folders: the system's name in capitals, and the number of dialogues after an underscore in English
+_SYSTEM_FOLDER = re.compile(r"^([A-Z][A-Z0-9]{1,15})(?:_\d+)?$")
 
 
 def dbdc_system(relative_path: str) -> str | None:
     """The system of a DBDC log from the folder it is in: DBDC3 keeps each system's logs in a folder named
-    after it and the number of dialogues (``CIC_50``, ``IRIS_100``; the Japanese ``DCM``, ``DIT``, ``IRS``).
+    after it in capitals, with the number of dialogues in English (``CIC_50``, ``IRIS_100``; the Japanese
+    ``DCM``, ``DIT``, ``IRS``). Any other folder (``en``, ``eval``, ``logs``) names no system.
 
     >>> dbdc_system("en/eval/CIC_50/CIC0201.log.json"), dbdc_system("DCM/1502868469.log.json")
     ('CIC', 'DCM')
-    >>> dbdc_system("CIC0201.log.json") is None  # a log on its own: no folder, no system
-    True
+    >>> dbdc_system("CIC0201.log.json") is None, dbdc_system("en/bd1.log.json") is None
+    (True, True)
     """
     parent = PurePosixPath(str(relative_path).replace("\\", "/")).parent.name
-    return _COUNT.sub("", parent) or None
+    found = _SYSTEM_FOLDER.match(parent)
+    return found.group(1) if found else None
 
 
 def dialogue_system(meta) -> str | None:

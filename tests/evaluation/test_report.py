@@ -349,6 +349,13 @@ def test_speakers_labelled_differently_are_reported_apart_and_the_pooled_figure_
     assert table.index("nugget, customer units") < table.index("nugget, pooled over speakers")
     for key in "ASE":
         assert not any(r.kind == "pooled" for r in report.agreement if r.criterion == key)
+    # every number of this paragraph too is a stored one
+    s = report.statistics
+    for stamp in (s.fingerprint, s.computed_at.strftime("%Y-%m-%d %H:%M:%S UTC"), s.library_version):
+        methods = methods.replace(stamp, "")
+    facts = [report.dialogues, report.k_asked, len(report.criteria), *(len(c.values) for c in report.criteria)]
+    payload = ProjectStatistics.objects.get(project=work.project).payload
+    assert _untraced(methods, _stated_numbers(payload, *facts)) == []
 
 
 def _tex_tools() -> str:

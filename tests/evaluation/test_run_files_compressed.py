@@ -55,9 +55,9 @@ def test_gzipped_runs_that_cannot_be_read_are_refused_with_the_reason(stc3):
         info = tarfile.TarInfo("run.json")
         info.size = len(raw)
         archive.addfile(info, io.BytesIO(raw))
-    with pytest.raises(InputError, match="run.tar.gz: is a tar archive; send a zip"):
+    with pytest.raises(InputError, match=r"run\.tar\.gz: is a tar archive; send a zip"):
         run_score(project=project, files=[("run.tar.gz", tarred.getvalue())], name="tar")
-    with pytest.raises(InputError, match="run.json.gz: not a readable gzip file"):
+    with pytest.raises(InputError, match=r"run\.json\.gz: not a readable gzip file"):
         run_score(project=project, files=[("run.json.gz", gzip.compress(raw)[:-12])], name="cut")
     with pytest.raises(InputError, match=r"contains no JSON files .*it holds: notes.txt"):
         run_score(project=project, files=[("notes.txt.gz", gzip.compress(b"hello"))], name="txt")
