@@ -60,6 +60,6 @@ def judge_page(request, slug: str, name: str):
             "verbosity": [{"key": k, "label": criteria.get(k, k), **v} for k, v in report["bias"]["verbosity"].items()],
             "alt_plot": alt_test_plot(report["alt_test"]["per_annotator"], report["alt_test"]["epsilon"]),
             "ppi_plot": ppi_plot(report["ppi"]["systems"]),
-            "comparison": judges_comparison(project, judges_of(project), epsilon),
+            "comparison": judges_comparison(project, judges_of(project), epsilon, references=report),
         },
     )

@@ -317,6 +317,14 @@ def test_methods_state_k_asked_and_obtained_per_unit(dbdc_study):
     )
     assert f"The project asks for 4 annotators per dialogue; {len(collected)} dialogues were judged on the " in methods
     assert "was to be judged" not in methods
+    assert "Who the annotators are, as the lead states it: Not stated" in report_render(
+        project_report(project=project), "md"
+    )
+    project.annotators_are = "crowd"
+    project.save()
+    assert "Who the annotators are, as the lead states it: Crowd workers" in report_render(
+        project_report(project=project), "md"
+    )
 
 
 def _nugget_choice(assignment, key, unit):

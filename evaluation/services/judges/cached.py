@@ -50,11 +50,12 @@ def _mean(values) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def judges_comparison(project: Project, judges, epsilon: float | None = None) -> list[dict]:
+def judges_comparison(project: Project, judges, epsilon: float | None = None, *, references: dict | None = None):
     """One row per judge: the verdict, the alt-test, rho, mean kappa and median PPI width ratio; then the
-    reference judges of the first judge's report (the best trivial answer per criterion and a held-out
-    human), so that a judge's figures are read beside what knowing nothing, or one human, gets."""
-    rows, references = [], None
+    reference judges of ``references`` (a report: the page's own; default the first judge's), the best trivial
+    answer per criterion and a held-out human, so that a judge's figures are read beside what knowing
+    nothing, or one human, gets."""
+    rows = []
     for judge in judges:
         report = judge_report_cached(project, judge, epsilon)
         kappas = [a["kappa"]["value"] for a in report["agreement"].values() if a["kappa"]]

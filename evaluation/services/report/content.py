@@ -283,6 +283,7 @@ def _report(project: Project, language: str) -> Report:
             for c in criteria
         ],
         k_asked=project.annotators_per_dialogue,
+        annotators_are=str(project.get_annotators_are_display()),
         members={role: members.get(role, 0) for role in Role.values},
         imported_annotators=imported,
         own_annotators=Membership.objects.filter(

@@ -179,6 +179,7 @@ def _annotators(report: Report) -> list[Block]:
         gettext("Annotators imported with the source collection's judgements: %(n)s")
         % {"n": report.imported_annotators},
         gettext("Crowd study participants: %(n)s") % {"n": report.study_participants},
+        gettext("Who the annotators are, as the lead states it: %(who)s") % {"who": report.annotators_are},
     ]
     if report.labels:
         items.append(

@@ -134,6 +134,7 @@ class Report:
     runs: list[str]  # runs scored against the gold on the leaderboard
     criteria: list[CriterionSheet]
     k_asked: int
+    annotators_are: str  # who the lead says the annotators are (``AnnotatorsAre``'s label), translated
     members: dict[str, int]  # role -> active members (imported annotators apart)
     imported_annotators: int
     own_annotators: int
