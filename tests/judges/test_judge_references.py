@@ -133,3 +133,33 @@ def test_held_out_annotator_and_majority_kappa():
     counts = np.array([[2, 1], [0, 3], [3, 0], [1, 2]])
     assert majority_kappa(counts, [0, 1, 0, 1]) == 1.0
     assert majority_kappa(counts, [0, 0, 0, 0]) == 0.0  # a constant agrees only by chance
+
+
+def test_the_overall_verdict_combines_each_criterions_best_trivial_reference():
+    from evaluation.services.judges.verdicts import CriterionTests, overall_verdict
+    from scoring.judges import combined_alt_test
+
+    _ratings, counts, _judge, unit, annotator, value = _panel(3, n_items=200, n_humans=5, noise=0.5)
+    good = alt_test(unit, annotator, value, majority_labels(counts), n_values=5, epsilon=0.1)
+    good_refs = reference_tests(unit, annotator, value, n_values=5, scoring=ACCURACY, epsilon=0.1)
+    d_unit, d_annotator, d_value = _disagreeing(0)
+    middle = alt_test(d_unit, d_annotator, d_value, np.ones(80, dtype=int), n_values=3, scoring=NEG_RMSE)
+    middle_refs = reference_tests(d_unit, d_annotator, d_value, n_values=3, scoring=NEG_RMSE)
+    by_criterion = {
+        "good": CriterionTests(ACCURACY, ACCURACY, {ACCURACY: good}, {ACCURACY: good_refs}),
+        "middle": CriterionTests(NEG_RMSE, NEG_RMSE, {NEG_RMSE: middle}, {NEG_RMSE: middle_refs}),
+    }
+    combined = combined_alt_test({key: t.test for key, t in by_criterion.items()})
+    values = {"good": list("abcde"), "middle": ["NB", "PB", "B"]}
+    names = {key: (lambda a: f"h{a}") for key in by_criterion}
+    state, references = overall_verdict(by_criterion, combined, values, names)
+    assert references["best_trivial"]["criteria"]["middle"]["label"] == "PB"
+    assert references["trivial_passes"]  # always "PB" passes on the disagreeing criterion
+    against = references["against_best"]
+    assert against["annotators"] == 13 and against["difference"] > 0  # better on one criterion, equal on the other
+    # over both criteria the judge beats the combined references (paired test over the 13 comparisons)
+    assert against["beats"] and against["p_value"] < 0.05 and combined["passed"] and state == "passed"
+    # on the disagreeing criterion alone, the same middle answer is not informative
+    alone = {"middle": by_criterion["middle"]}
+    state, _refs = overall_verdict(alone, combined_alt_test({"middle": middle}), values, names)
+    assert state == "not_informative"
