@@ -146,6 +146,7 @@ TEX_PREAMBLE = r"""\documentclass[11pt]{article}
 CJK_FONTS = {"zh-hans": "Noto Serif CJK SC"}
 CJK_FONT = "Noto Serif CJK JP"
 TEX_HEADINGS = {1: r"\section*", 2: r"\subsection*", 3: r"\subsubsection*"}
+WIDE_TABLE = 7  # columns from which a table is set a size smaller, so that its words fit their columns
 
 
 def column_shares(header: list[str], rows: list[list[str]]) -> list[float]:
@@ -204,10 +205,11 @@ def latex(blocks: list[Block], language: str = "en") -> str:
             out.append(f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
         elif isinstance(b, Table):
             spec = tex_columns(column_shares(b.header, b.rows))
+            size = r"\small" if len(b.header) < WIDE_TABLE else r"\footnotesize"  # the agreement table's eight
             rows = [" & ".join(_tex_cell(c) for c in row) + r" \\" for row in b.rows]
             head = " & ".join(f"\\textbf{{{_tex_cell(h)}}}" for h in b.header) + r" \\"
             out.append(
-                f"{{\\small\\begin{{longtable}}{{{spec}}}\n\\toprule\n{head}\n\\midrule\n\\endhead\n"
+                f"{{{size}\\begin{{longtable}}{{{spec}}}\n\\toprule\n{head}\n\\midrule\n\\endhead\n"
                 + "\n".join(rows)
                 + "\n\\bottomrule\n\\end{longtable}}\n"
             )
