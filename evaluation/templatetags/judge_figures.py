@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext
 
 from evaluation.services.judges.wording import alignment_name, reference_name, state_name
 
@@ -53,3 +54,11 @@ def verdict_label(state: str) -> str:
 def reference_label(reference: dict) -> str:
     """A reference judge's name: always "PB", labels drawn at random, held-out annotator x (translated)."""
     return reference_name(reference)
+
+
+@register.filter
+def test_outcome(test: dict) -> str:
+    """An alt-test's own outcome from its summary: not tested, passed or failed (translated)."""
+    if not test or test.get("winning_rate") is None:
+        return gettext("not tested")
+    return gettext("passed") if test.get("passed") else gettext("failed")

@@ -72,6 +72,16 @@ def criterion_sentences(key: str, c: dict) -> list[str]:
     alignment = alignment_name(c.get("scoring", ACCURACY))
     judge = (c.get("alignments") or {}).get(c.get("scoring"), {}).get("judge") or {}
     out = []
+    values = {
+        "criterion": key,
+        "state": state_name(state),
+        "test": state_name(PASSED if judge.get("passed") else FAILED),
+        "rate": _n(judge.get("winning_rate")),
+        "rho": _n(judge.get("rho")),
+        "alignment": alignment,
+        "reference": reference_name(best),
+        "reference_rho": _n(best.get("rho") if best else None),
+    }
     if state == NOT_INFORMATIVE and best:
         out.append(
             gettext(
@@ -79,15 +89,7 @@ def criterion_sentences(key: str, c: dict) -> list[str]:
                 "against %(reference_rho)s, %(alignment)s), so its verdict (%(test)s, winning rate %(rate)s) says "
                 "nothing about the judge."
             )
-            % {
-                "criterion": key,
-                "reference": reference_name(best),
-                "rho": _n(judge.get("rho")),
-                "reference_rho": _n(best.get("rho")),
-                "alignment": alignment,
-                "test": state_name(PASSED if judge.get("passed") else FAILED),
-                "rate": _n(judge.get("winning_rate")),
-            }
+            % values
         )
     elif state in (PASSED, FAILED):
         out.append(
@@ -95,15 +97,7 @@ def criterion_sentences(key: str, c: dict) -> list[str]:
                 "%(criterion)s: %(state)s (winning rate %(rate)s, ρ %(rho)s, %(alignment)s); better than the best "
                 "trivial reference, %(reference)s (ρ %(reference_rho)s)."
             )
-            % {
-                "criterion": key,
-                "state": state_name(state),
-                "rate": _n(judge.get("winning_rate")),
-                "rho": _n(judge.get("rho")),
-                "alignment": alignment,
-                "reference": reference_name(best),
-                "reference_rho": _n(best.get("rho") if best else None),
-            }
+            % values
         )
     else:
         return [gettext("%(criterion)s: not tested.") % {"criterion": key}]
