@@ -12,7 +12,6 @@ from __future__ import annotations
 from annotator.models import Project
 from evaluation.selectors.project_gold import breakdown_gold
 from evaluation.services.gold_cache import gold_arrays
-from evaluation.services.runs.coverage import run_coverage
 from scoring.run_files import read_dbdc_run
 from scoring.runs import dbdc_run_scores
 
@@ -22,11 +21,4 @@ def dbdc_run_score(
 ):
     gold = breakdown_gold(project, gold_arrays(project=project, fingerprint=fingerprint))
     run = read_dbdc_run(files, gold_turns=gold.turns, dialogue_turns=gold.dialogue_turns, strict=strict)
-    scores, per_dialogue = dbdc_run_scores(run, gold, threshold)
-    scores["coverage"] = run_coverage(
-        covered=run.dialogue,
-        gold=gold.turns,
-        covered_turns=len(run.dialogue),
-        gold_turns=sum(len(turns) for turns in gold.turns.values()),
-    )
-    return scores, per_dialogue
+    return dbdc_run_scores(run, gold, threshold)

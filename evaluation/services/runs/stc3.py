@@ -18,7 +18,6 @@ from evaluation.selectors.project_gold import (
     turn_gold,
 )
 from evaluation.services.gold_cache import gold_arrays
-from evaluation.services.runs.coverage import run_coverage
 from scoring.errors import N_, InputError
 from scoring.run_files import read_stc3_run
 from scoring.runs import stc3_run_scores
@@ -56,8 +55,6 @@ def stc3_run_score(*, project: Project, fingerprint: str, files: list[tuple[str,
             turn_counts(turns, run.dialogues, rows.dialogue, rows.turn, speaker)
             for rows, speaker in ((run.customer, "customer"), (run.helpdesk, "helpdesk"))
         )
-    scores, per_dialogue = stc3_run_scores(
-        run, source=name, quality_gold=gold_quality, nugget_gold=nugget_gold, alpha=alpha
+    return stc3_run_scores(
+        run, source=name, quality_gold=gold_quality, nugget_gold=nugget_gold, alpha=alpha, gold_dialogues=gold_ids
     )
-    scores["coverage"] = run_coverage(covered=run.dialogues, gold=gold_ids)
-    return scores, per_dialogue
