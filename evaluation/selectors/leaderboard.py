@@ -34,7 +34,7 @@ class LeaderboardRun:
     cells: list
     scores: dict
     stale_reason: str | None  # why the scores are not against the current gold; None when they are
-    coverage: dict | None = None  # the gold the run covers (``runs.coverage``); None for runs scored before
+    coverage: dict | None = None  # the gold the run covers (``scoring.runs.run_coverage``); None for runs scored before
 
     @property
     def partial(self) -> bool:
