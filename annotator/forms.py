@@ -36,8 +36,16 @@ class GuidelinesForm(forms.ModelForm):
 
     class Meta:
         model = Project
-        fields = ["guidelines", "annotators_per_dialogue"]
+        fields = ["guidelines", "annotators_per_dialogue", "annotators_are"]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 6})}
+        labels = {"annotators_are": gettext_lazy("Who annotated")}
+        help_texts = {
+            "annotators_are": gettext_lazy(
+                "Sets the margin of the judges' alternative annotator test: 0.2 for experts, 0.15 for skilled "
+                "annotators, 0.1 for crowd workers (Calderon et al. 2025). Crowd study participants count as crowd "
+                "workers when this is not stated."
+            )
+        }
 
 
 class UploadForm(forms.Form):

@@ -32,7 +32,18 @@ from annotator.models.invitations import Invitation
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
 from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
-from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
+from annotator.models.projects import (
+    K_MAX,
+    K_MIN,
+    AccountSettings,
+    AnnotatorsAre,
+    Criterion,
+    Level,
+    Membership,
+    Project,
+    Role,
+    Unit,
+)
 from annotator.models.quality import (
     Adjudication,
     AnnotatorExclusion,
@@ -57,6 +68,7 @@ __all__ = [
     "AdaptiveBudget",
     "Adjudication",
     "AnnotatorExclusion",
+    "AnnotatorsAre",
     "Assignment",
     "AssignmentStatus",
     "Candidate",

@@ -244,6 +244,7 @@ def guidelines(request, slug: str):
         project=project,
         guidelines=form.cleaned_data["guidelines"],
         annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
+        annotators_are=form.cleaned_data["annotators_are"],
     )
     messages.success(request, gettext("Saved the guidelines and the number of annotators per dialogue."))
     return redirect("lead_project", slug=slug)

@@ -224,3 +224,32 @@ def test_the_card_gives_agreement_with_intervals_where_the_statistics_have_them(
     assert "| A | 2 | 2 | Krippendorff's alpha (nominal) | 0.600 (95% CI 0.410 to 0.730, bootstrap) |" in card
     assert "| A | 2 | 2 | Krippendorff's alpha (ordinal) | — |" in card
     assert "f" * 16 in card and "over 22 judgements" in card
+
+
+@pytest.mark.django_db
+def test_an_empty_table_is_read_by_pandas_and_datasets_and_is_no_config(make_project, tmp_path):
+    """NLPCC's counts have no per-annotator judgements: the judgements table has no rows. Its file holds the
+    columns and no row group (a row group of no rows made ``datasets`` fail: "BatchSize must be greater than
+    0"); the card lists it without a config, and every config and the dataset itself load."""
+    from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx
+
+    datasets = pytest.importorskip("datasets")
+    project = make_project("nlpcc")
+    dialogues_import(project=project, paths=[write_nlpcc_xlsx(tmp_path / "n.xlsx", nlpcc_rows())])
+    out = tmp_path / "ds"
+    counts = dataset_write(project=project, directory=out)
+    assert counts["judgements"] == 0 and counts["distributions"] > 0
+    empty = out / "judgements" / "train-00000-of-00001.parquet"
+    assert pq.ParquetFile(empty).metadata.num_row_groups == 0
+    frame = pd.read_parquet(out / "judgements")
+    assert len(frame) == 0 and {"annotator", "criterion", "value"} <= set(frame.columns)
+    streamed = datasets.load_dataset("parquet", data_dir=str(out / "judgements"), split="train", streaming=True)
+    assert list(streamed) == [] and "criterion" in streamed.features
+    header = card_header(out)
+    configs = [c["config_name"] for c in header["configs"]]
+    assert "judgements" not in configs and "distributions" in configs
+    assert "| `judgements` | 0 |" in (out / "README.md").read_text(encoding="utf-8")
+    cache = str(tmp_path / "hf-cache")
+    for config in configs:
+        assert datasets.load_dataset(str(out), config, split="train", cache_dir=cache).num_rows == counts[config]
+    assert datasets.load_dataset(str(out), split="train", cache_dir=cache).num_rows == counts["distributions"]
