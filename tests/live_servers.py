@@ -12,6 +12,7 @@ switched off for the test.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -283,6 +284,27 @@ def start_serve_script(folder: Path) -> ServeScript:
     return _wait_until_up(ServeScript("serve.sh", f"http://127.0.0.1:{port}", process, log), timeout=300)
 
 
+def collect_static(env: dict[str, str]) -> None:
+    """``manage.py collectstatic`` with the production settings, as the image runs it, once per run of the suite:
+    the test processes of a pytest-xdist run share ``STATIC_ROOT`` (a lock keeps a second one from reading or
+    writing it while the first writes), and a later server of the same run finds the files collected."""
+    static_root = ROOT / "staticfiles"
+    static_root.mkdir(exist_ok=True)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+    stamp = static_root / f".collected-{run}"
+    with open(static_root / ".collecting.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists():
+            return
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+        for old in static_root.glob(".collected-*"):
+            old.unlink()
+        stamp.touch()
+
+
 def start_gunicorn(
     db_url: str, log: Path, *, production: bool = True, workers: int = 1, access_log_format: str = "", **env_extra: str
 ) -> LiveServer:
@@ -297,10 +319,7 @@ def start_gunicorn(
         env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     env.update(DATABASE_URL=db_url, **env_extra)
     if production:
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
+        collect_static(env)
     from services import free_port
 
     port = free_port()

@@ -8,8 +8,6 @@ import io
 import json
 import zipfile
 
-import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -33,6 +31,9 @@ def card_header(folder) -> dict:
 
 @pytest.mark.django_db(transaction=True)
 def test_cli_writes_a_dataset_that_pandas_pyarrow_and_datasets_read(make_project, tmp_path, manage):
+    import pyarrow.dataset as pads
+    import pyarrow.parquet as pq
+
     project = make_project("stc3", slug="pq-stc3")
     source = stc3_dialogues()
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", source)])
@@ -115,6 +116,8 @@ def test_dbdc_table_holds_the_zip_records(make_project, tmp_path):
 def test_comparison_tables_hold_the_pairwise_and_preference_pair_records(make_project, tmp_path):
     """A comparison project's dataset: the items with their votes and the preference pairs, the same records as
     the JSON lines exports (ids as text, the criterion always named, the votes per outcome as JSON text)."""
+    import pyarrow.dataset as pads
+
     project = make_project("pairwise")
     dialogues_import(project=project, paths=[write_lines(tmp_path / "pw.jsonl", pairwise_items(6, votes=5))])
     counts = dataset_write(project=project, directory=tmp_path / "ds")
@@ -138,6 +141,8 @@ def test_comparison_tables_hold_the_pairwise_and_preference_pair_records(make_pr
 
 @pytest.mark.django_db
 def test_tables_are_written_a_batch_at_a_time(make_project, tmp_path):
+    import pyarrow.parquet as pq
+
     project = make_project("stc3")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
     path = tmp_path / "j.parquet"

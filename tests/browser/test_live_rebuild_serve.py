@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from playwright.sync_api import expect
 
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.live_servers import BROKER_ENV, ROOT, running, start_serve_script
 
