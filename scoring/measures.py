@@ -58,7 +58,8 @@ def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
     p, q = as_distributions(p, "p"), as_distributions(q, "q")
     if p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p has {p.shape[-1]} bins and q has {q.shape[-1]}")
-    return np.broadcast_arrays(p, q)
+    p, q = np.broadcast_arrays(p, q)
+    return p, q
 
 
 def variational_distance(p, q) -> np.ndarray:

@@ -89,7 +89,7 @@ class JudgeAgreement:
 
     def as_dict(self) -> dict:
         names = ("kappa", "kappa_linear", "kappa_quadratic", "alpha_humans", "alpha_with_judge", "spearman", "kendall")
-        out = {"n_items": self.n_items}
+        out: dict[str, int | dict | None] = {"n_items": self.n_items}
         for name in names:
             figure = getattr(self, name)
             out[name] = figure.as_dict() if figure is not None else None
