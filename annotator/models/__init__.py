@@ -27,6 +27,7 @@ from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel
 from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
 from annotator.models.quality import (
+    QUALITY_BOUNDS,
     Adjudication,
     AnnotatorExclusion,
     ExpectedAnswer,
@@ -42,6 +43,7 @@ from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, 
 __all__ = [
     "K_MAX",
     "K_MIN",
+    "QUALITY_BOUNDS",
     "AccountSettings",
     "AdaptiveBudget",
     "Adjudication",
