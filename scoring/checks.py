@@ -105,7 +105,9 @@ def label_counts(counts, name: str = "counts", *, ndim: int | None = 2, min_cate
     """
     array = numbers(counts, name)
     if (array.ndim != ndim) if ndim is not None else array.ndim == 0:
-        axes = {1: "one axis (categories)", 2: "two axes (units x categories)"}.get(ndim or 0, "its categories last")
+        axes = {1: "one axis (categories)", 2: "two axes (units x categories)"}.get(
+            ndim or 0, "one or more axes (categories last)"
+        )
         raise ValueError(f"{name} must have {axes}, got shape {array.shape}")
     if array.shape[-1] < min_categories:
         raise ValueError(f"{name} must have at least {min_categories} categories, got shape {array.shape}")
