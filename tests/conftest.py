@@ -91,6 +91,30 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="runs only on SQLite"))
         if _shares_a_module_fixture(item) and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = _long_modules_first(items)
+
+
+# under pytest-xdist, the modules of tests that start processes or read the real collections go out first (after
+# the groups), so that the run does not end with one process on a long test and the other idle
+LONG_FIRST = ("deployment", "worker", "shared_data", "browser")
+
+
+def _long_modules_first(items: list) -> list:
+    """``items`` with each module's tests kept together and in order, the modules holding a test marked one of
+    ``LONG_FIRST`` first (in that order), the others after them as collected."""
+
+    def rank(item) -> int:
+        return next((i for i, name in enumerate(LONG_FIRST) if item.get_closest_marker(name)), len(LONG_FIRST))
+
+    def module(item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    module_rank: dict[str, int] = {}
+    for item in items:
+        module_rank[module(item)] = min(module_rank.get(module(item), len(LONG_FIRST)), rank(item))
+    order = {name: i for i, name in enumerate(module_rank)}
+    return sorted(items, key=lambda item: (module_rank[module(item)], order[module(item)]))
 
 
 def _shares_a_module_fixture(item) -> bool:
