@@ -51,6 +51,29 @@ def redis_databases_of_this_process() -> None:
     os.environ.pop("REDIS_URL", None)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config, report):
+    """A test process of pytest-xdist sends each report to the controller as UTF-8: a lone surrogate in what a test
+    printed or logged (the hostile-input tests log such text on purpose) would crash the process. Such characters
+    are sent escaped (``\\ud800``)."""
+    data = yield
+    return _encodable(data)
+
+
+def _encodable(value):
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_encodable(v) for v in value)
+    return value
+
+
 def pytest_report_header(config):
     from django.conf import settings
 
