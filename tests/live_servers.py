@@ -194,7 +194,7 @@ def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
         try:
             requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
             return server
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
             if server.process.poll() is not None:
                 raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
             time.sleep(0.1)
