@@ -189,17 +189,21 @@ class LiveServer:
 
 
 def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
+    """``server`` once its login page answers; else it is stopped (never left running) and this raises."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
-            return server
-        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
-            if server.process.poll() is not None:
-                raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
-            time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+    try:
+        while time.monotonic() < deadline:
+            try:
+                requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
+                return server
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
+                if server.process.poll() is not None:
+                    raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
+                time.sleep(0.1)
+        raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+    except BaseException:
+        server.stop()
+        raise
 
 
 @contextlib.contextmanager
