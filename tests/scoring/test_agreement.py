@@ -99,5 +99,5 @@ def test_degenerate_inputs():
     assert krippendorff_alpha([[1, 2, 3], [1, 2, 3]], "interval") == 1.0
     with pytest.raises(ValueError, match="level"):
         krippendorff_alpha([[1, 2], [1, 2]], "cardinal")
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="cannot be negative"):
         fleiss_kappa([[-1, 2]])
