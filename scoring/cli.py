@@ -128,9 +128,9 @@ def stc3_scores(
         helpdesk_labels=NUGGET_LABELS["helpdesk"],
         strict=strict,
     )
-    nugget_gold = tuple(
-        gold.nugget_counts(run.dialogues, rows, speaker)
-        for rows, speaker in ((run.customer, "customer"), (run.helpdesk, "helpdesk"))
+    nugget_gold = (
+        gold.nugget_counts(run.dialogues, run.customer, "customer"),
+        gold.nugget_counts(run.dialogues, run.helpdesk, "helpdesk"),
     )
     gold_dialogues = set(gold.speakers).union(*(counts.keys() for counts in gold.quality.values()))
     scores, _per_dialogue = stc3_run_scores(

@@ -12,6 +12,7 @@ switched off for the test.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -189,17 +190,21 @@ class LiveServer:
 
 
 def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
+    """``server`` once its login page answers; else it is stopped (never left running) and this raises."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
-            return server
-        except requests.RequestException:  # not listening yet, or its first worker still starting (a loaded machine)
-            if server.process.poll() is not None:
-                raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
-            time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+    try:
+        while time.monotonic() < deadline:
+            try:
+                requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
+                return server
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
+                if server.process.poll() is not None:
+                    raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
+                time.sleep(0.1)
+        raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+    except BaseException:
+        server.stop()
+        raise
 
 
 @contextlib.contextmanager
@@ -284,6 +289,27 @@ def start_serve_script(folder: Path) -> ServeScript:
     return _wait_until_up(ServeScript("serve.sh", f"http://127.0.0.1:{port}", process, log), timeout=300)
 
 
+def collect_static(env: dict[str, str]) -> None:
+    """``manage.py collectstatic`` with the production settings, as the image runs it, once per run of the suite:
+    the test processes of a pytest-xdist run share ``STATIC_ROOT`` (a lock keeps a second one from reading or
+    writing it while the first writes), and a later server of the same run finds the files collected."""
+    static_root = ROOT / "staticfiles"
+    static_root.mkdir(exist_ok=True)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+    stamp = static_root / f".collected-{run}"
+    with open(static_root / ".collecting.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists():
+            return
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+        for old in static_root.glob(".collected-*"):
+            old.unlink()
+        stamp.touch()
+
+
 def start_gunicorn(
     db_url: str, log: Path, *, production: bool = True, workers: int = 1, access_log_format: str = "", **env_extra: str
 ) -> LiveServer:
@@ -298,10 +324,7 @@ def start_gunicorn(
         env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     env.update(DATABASE_URL=db_url, **env_extra)
     if production:
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
+        collect_static(env)
     from services import free_port
 
     port = free_port()

@@ -45,6 +45,7 @@ from annotator.models.projects import (
     Unit,
 )
 from annotator.models.quality import (
+    QUALITY_BOUNDS,
     Adjudication,
     AnnotatorExclusion,
     ExpectedAnswer,
@@ -64,6 +65,7 @@ __all__ = [
     "GOLD_LABEL",
     "K_MAX",
     "K_MIN",
+    "QUALITY_BOUNDS",
     "AccountSettings",
     "AdaptiveBudget",
     "Adjudication",

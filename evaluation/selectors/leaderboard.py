@@ -78,14 +78,15 @@ class ColumnGroup:
 
 
 def column_groups(columns: tuple[LeaderboardColumn, ...]) -> list[ColumnGroup]:
-    """The chosen few (``featured``), each family of metrics, and all of them; just one when all are featured."""
+    """The chosen few (``featured``), each family of metrics, and all of them; just one when all are featured.
+    Labelled in the active language (a family's name is marked for translation where the preset names it)."""
     if all(c.featured for c in columns):
-        return [ColumnGroup(ALL, "All metrics", len(columns))]
+        return [ColumnGroup(ALL, gettext("All metrics"), len(columns))]
     families = list(dict.fromkeys(c.group for c in columns))
     return (
-        [ColumnGroup(FEATURED, "Main metrics", sum(c.featured for c in columns))]
-        + [ColumnGroup(f, f, sum(c.group == f for c in columns)) for f in families]
-        + [ColumnGroup(ALL, "All metrics", len(columns))]
+        [ColumnGroup(FEATURED, gettext("Main metrics"), sum(c.featured for c in columns))]
+        + [ColumnGroup(f, gettext(f), sum(c.group == f for c in columns)) for f in families]
+        + [ColumnGroup(ALL, gettext("All metrics"), len(columns))]
     )
 
 

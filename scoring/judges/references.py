@@ -78,7 +78,7 @@ class Reference:
     def as_dict(self, value_names=None, annotator_names=None) -> dict:
         """``kind``, ``label`` (the constant's values joined by " / ", the held-out annotator's name) and the
         test's summary."""
-        label = None
+        label: str | int | None = None
         if self.kind == CONSTANT:
             label = " / ".join(str(value_names[v]) if value_names is not None else str(v) for v in self.values)
         elif self.kind == HELD_OUT:

@@ -20,7 +20,15 @@ from tests.fixtures.collections import (
     write_nlpcc_xlsx,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "an import writes through COPY on PostgreSQL and multi-row INSERTs on SQLite "
+            "(annotator.services.imports.copy_rows)"
+        )
+    ),
+]
 
 
 def test_utterance_blocks_are_maximal_runs_of_one_speaker():

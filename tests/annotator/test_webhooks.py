@@ -85,12 +85,18 @@ def hanging_save_is_acknowledged(receiver, slug):
     assert body["data"]["annotator"] == work.annotators[0].username
 
 
+@pytest.mark.both_databases(
+    reason="the embedded default delivers on a thread of the web process, beside saves on SQLite's one writer"
+)
 @pytest.mark.django_db(transaction=True)
 def test_in_process_a_save_never_waits_for_a_hanging_endpoint(receiver):
     # the embedded set-up (no broker): deliveries run on a thread of their own
     hanging_save_is_acknowledged(receiver, "hook-eager")
 
 
+@pytest.mark.both_databases(
+    reason="the embedded default delivers on a thread of the web process, beside saves on SQLite's one writer"
+)
 @pytest.mark.django_db(transaction=True)
 def test_in_process_a_500_is_retried_with_the_same_signed_body(receiver):
     work = project_with_work("dbdc", slug="hook-retry", annotators=1)

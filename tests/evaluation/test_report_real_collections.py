@@ -10,7 +10,6 @@ import json
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotator.services.imports import dialogues_import
 from evaluation.services.report.content import project_report
@@ -31,6 +30,8 @@ def _assert_interval(figure, value):
 
 
 def test_stc3_chinese_report_names_its_19_annotators_agreement_with_intervals(stc3_dir, make_project):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     project = make_project("stc3", slug="stc3-cn", name="STC-3 Chinese training set")
     path = stc3_dir / "train_data_cn.json"
     dialogues_import(project=project, paths=[path])
@@ -70,6 +71,8 @@ def test_stc3_chinese_report_names_its_19_annotators_agreement_with_intervals(st
 
 
 def test_dbdc3_english_report_gives_the_3_way_and_merged_kappas(dbdc_dir, make_project):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     project = make_project("dbdc", slug="dbdc3-en", name="DBDC3 English evaluation set")
     dialogues_import(project=project, paths=[dbdc_dir / "eval"])
     statistics_recompute(project_id=project.pk)

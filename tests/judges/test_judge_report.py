@@ -9,7 +9,6 @@ from io import StringIO
 import numpy as np
 import pytest
 from django.core.management import call_command
-from sklearn.metrics import cohen_kappa_score
 
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.judgements import judgements_save
@@ -35,6 +34,8 @@ def _rated_project_with_judge(slug: str):
 
 
 def test_report_matches_the_library_on_the_same_arrays():
+    from sklearn.metrics import cohen_kappa_score
+
     work, judge, humans = _rated_project_with_judge("judge-report")
     report = judge_report(work.project, judge, resamples=200)
     json.dumps(report)  # JSON-ready

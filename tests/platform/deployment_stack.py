@@ -21,6 +21,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from services import Services, free_ports  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
+from tests.live_servers import collect_static
+
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-long-random-secret-key-for-the-deployment-test-0123456789-abcdefghij"
 QUEUES = ("interactive", "heavy", "exports")
@@ -98,7 +100,7 @@ class Stack:
             WORKER_NICENESS="10",
             **self.extra_env,
         )
-        self.manage("collectstatic", "--noinput")
+        collect_static(self.env)  # into the checkout's STATIC_ROOT, shared with the other test processes
         self.manage("migrate", "--noinput")
         self.start_process("web")
         for queue in QUEUES:
