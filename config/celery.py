@@ -11,7 +11,7 @@ from pathlib import Path
 from celery import Celery
 from celery.signals import worker_init
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")  # DEBUG off unless asked by name
 
 
 app = Celery("dialeval", task_cls="annotator.job_task:JobTask")  # (named: this module imports no app)

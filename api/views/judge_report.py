@@ -16,23 +16,29 @@ from api.job_responses import job_pending_response
 from api.schema_docs import documented
 from config.throttling import job_start_allowed
 from evaluation.services.lead_jobs import lead_job_ask
-from scoring.judges.alt_test import EPSILON
 
 
 class _Epsilon(serializers.Serializer):
-    epsilon = serializers.FloatField(min_value=0.0, max_value=1.0, default=EPSILON)
+    epsilon = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=None, allow_null=True)
 
 
 class JudgeReport(APIView):
-    """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``;
-    ``?epsilon=`` sets the alt-test's margin (default 0.2). Computed on a worker: while no report of the current
-    judgements is stored the answer is 202 with the job at work (ask again after ``Retry-After``), 429 when you
-    started too many jobs in the last minute."""
+    """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``, the alt-test
+    with its verdict against the reference judges; ``?epsilon=`` sets the alt-test's margin (default: from who
+    annotated, ``alt_test.margin``). Computed on a worker: while no report of the current judgements is stored the
+    answer is 202 with the job at work (ask again after ``Retry-After``), 429 when you started too many jobs in the
+    last minute."""
 
     permission_classes = [IsProjectLead]
 
     @documented(
-        parameters=[OpenApiParameter("epsilon", OpenApiTypes.FLOAT, description="The alt-test's margin.")],
+        parameters=[
+            OpenApiParameter(
+                "epsilon",
+                OpenApiTypes.FLOAT,
+                description="The alt-test's margin; default from who annotated (experts 0.2, skilled 0.15, crowd 0.1).",
+            )
+        ],
         responses={
             200: OpenApiTypes.OBJECT,
             202: OpenApiTypes.OBJECT,

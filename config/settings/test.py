@@ -7,12 +7,21 @@ import tempfile
 
 # The files jobs write (MEDIA_ROOT) and the embedded broker's folder: a temporary folder of this test run, which the
 # servers and workers the tests start inherit with the environment; never the developer's media/ nor the folder of
-# their serve.sh's broker (a worker of theirs would take the tests' messages).
+# their serve.sh's broker (a worker of theirs would take the tests' messages). Under pytest-xdist each test process
+# has its own (as it has its own database): another process's worker would take its messages, and job ids repeat
+# across the processes' databases. The processes pytest-xdist starts inherit the controller's environment, so a
+# test process sets its own folders once (DIALEVAL_TEST_FILES_OF); what it starts inherits them.
 if "DIALEVAL_TEST_FILES" not in os.environ:
     os.environ["DIALEVAL_TEST_FILES"] = tempfile.mkdtemp(prefix="dialeval-test-files-")
     atexit.register(shutil.rmtree, os.environ["DIALEVAL_TEST_FILES"], True)
-os.environ.setdefault("MEDIA_ROOT", os.path.join(os.environ["DIALEVAL_TEST_FILES"], "media"))
-os.environ.setdefault("EMBEDDED_BROKER_DIR", os.path.join(os.environ["DIALEVAL_TEST_FILES"], "broker"))
+if os.environ.get("DIALEVAL_TEST_FILES_OF") != os.environ.get("PYTEST_XDIST_WORKER", "main"):
+    os.environ["DIALEVAL_TEST_FILES_OF"] = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    os.environ["MEDIA_ROOT"] = os.path.join(
+        os.environ["DIALEVAL_TEST_FILES"], os.environ["DIALEVAL_TEST_FILES_OF"], "media"
+    )
+    os.environ["EMBEDDED_BROKER_DIR"] = os.path.join(
+        os.environ["DIALEVAL_TEST_FILES"], os.environ["DIALEVAL_TEST_FILES_OF"], "broker"
+    )
 
 from .base import *  # noqa: F403
 

@@ -46,12 +46,12 @@ def lead_job_key(kind: str, project: Project, params: dict) -> str:
 
 def lead_job_fingerprint(kind: str, project: Project, params: dict) -> str:
     """The version of what the job reads: the judgements' fingerprint, and per kind what else it depends on (a
-    judge's labels; the stored statistics for the report; for the archive the dialogues, items (drafts too), members,
-    runs and judges, by count, last id and the items' versions)."""
+    judge's labels and who annotated; the stored statistics for the report; for the archive the dialogues, items
+    (drafts too), members, runs and judges, by count, last id and the items' versions)."""
     parts = [judgements_fingerprint(project)]
-    if kind == "judge_report":
+    if kind == "judge_report":  # the judge's labels, and who annotated (the margin's default)
         labels = JudgeLabel.objects.filter(judge_id=params["judge"]).aggregate(n=Count("pk"), last=Max("pk"))
-        parts.append(f"{labels['n']}:{labels['last']}")
+        parts.append(f"{labels['n']}:{labels['last']}:{project.annotators_are}")
     if kind == "study_report":
         parts.append(str(ProjectStatistics.objects.filter(project=project).values_list("computed_at").first()))
     if kind == "archive":  # what it holds besides the judgements that count: drafts, members, runs, judges
@@ -100,15 +100,17 @@ def _power(*, job_id: int, project: Project, params: dict) -> dict:
 
 
 def _judge_report(*, job_id: int, project: Project, params: dict) -> dict:
-    """The judge's report (``judge_report_cached``) and the comparison of the project's judges."""
+    """The judge's report (``judge_report_cached``; ``params["epsilon"]`` None: the margin of who annotated) and the
+    comparison of the project's judges beside the report's reference judges."""
     from annotator.selectors.judges import judges_of
     from evaluation.services.judges.cached import judge_report_cached, judges_comparison
 
     judge = Judge.objects.get(pk=params["judge"], project=project)
-    epsilon = float(params["epsilon"])
+    epsilon = None if params["epsilon"] is None else float(params["epsilon"])
     report = judge_report_cached(project, judge, epsilon)
     job_progress(job_id=job_id, done=1, total=2)
-    return {"result": {"report": report, "comparison": judges_comparison(project, judges_of(project), epsilon)}}
+    comparison = judges_comparison(project, judges_of(project), epsilon, references=report)
+    return {"result": {"report": report, "comparison": comparison}}
 
 
 def _study_report(*, job_id: int, project: Project, params: dict) -> dict:

@@ -12,17 +12,18 @@ from django.utils.translation import gettext
 from annotator.access import lead_project
 from annotator.selectors.judges import judge_of
 from config.throttling import job_start_allowed
+from evaluation.services.judges.wording import criterion_sentences, margin_sentence, verdict_sentences
 from evaluation.services.lead_jobs import lead_job_ask, shown
 from evaluation.views.judge_plots import alt_test_plot, ppi_plot, reliability_plot
-from scoring.judges.alt_test import EPSILON
 
 
-def _epsilon(request) -> float:
+def _epsilon(request) -> float | None:
+    """The margin given in the page's field; None (from who annotated) when absent or not a number in [0, 1]."""
     try:
-        value = float(request.GET.get("epsilon", EPSILON))
-    except ValueError:
-        return EPSILON
-    return value if 0 <= value <= 1 else EPSILON
+        value = float(request.GET["epsilon"])
+    except (KeyError, ValueError):
+        return None
+    return value if 0 <= value <= 1 else None
 
 
 @login_required
@@ -42,14 +43,21 @@ def judge_page(request, slug: str, name: str):
             may_start=job_start_allowed(request),
         )
     )
-    context = {"project": project, "judge": judge, "epsilon": epsilon, "shown": state, "report": None}
+    context = {
+        "project": project,
+        "judge": judge,
+        "epsilon": epsilon if epsilon is not None else "",
+        "epsilon_given": epsilon is not None,
+        "shown": state,
+        "report": None,
+    }
     if state.result:
-        context.update(_figures(project, state.result["report"], epsilon))
+        context.update(_figures(project, state.result["report"]))
         context["comparison"] = state.result["comparison"]
     return render(request, "evaluation/judge_report.html", context)
 
 
-def _figures(project, report: dict, epsilon: float) -> dict:
+def _figures(project, report: dict) -> dict:
     criteria = {c.key: c.label for c in project.criteria.all()}
     calibration = [
         {"key": key, "label": criteria.get(key, key), **c, "plot": reliability_plot(c["bins"])}
@@ -58,9 +66,17 @@ def _figures(project, report: dict, epsilon: float) -> dict:
     ]
     return {
         "report": report,
+        "epsilon": report["alt_test"]["epsilon"],
+        "verdict_head": verdict_sentences(report["alt_test"])[0],
+        "margin_text": margin_sentence(report["alt_test"]["margin"]),
+        "criterion_verdicts": [
+            {"key": key, "label": criteria.get(key, key), **c, "sentences": criterion_sentences(key, c)}
+            for key, c in report["alt_test"]["criteria"].items()
+            if "verdict" in c
+        ],
         "agreement": [{"key": k, "label": criteria.get(k, k), **a} for k, a in report["agreement"].items()],
         "calibration": calibration,
         "verbosity": [{"key": k, "label": criteria.get(k, k), **v} for k, v in report["bias"]["verbosity"].items()],
-        "alt_plot": alt_test_plot(report["alt_test"]["per_annotator"], epsilon),
+        "alt_plot": alt_test_plot(report["alt_test"]["per_annotator"], report["alt_test"]["epsilon"]),
         "ppi_plot": ppi_plot(report["ppi"]["systems"]),
     }

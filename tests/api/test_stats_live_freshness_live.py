@@ -21,7 +21,16 @@ from tests.factories import breakdown_project, submit_all
 from tests.live_servers import running, start_runserver
 from tests.waiting import wait_for
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.worker,
+    pytest.mark.both_databases(
+        reason=(
+            "the embedded default as serve.sh runs it: the live figures rebuilt by its worker on the filesystem "
+            "broker beside the server's requests, SQLite's one writer"
+        )
+    ),
+]
 
 
 def _built_project(tmp_path):

@@ -31,6 +31,10 @@ def _body(response) -> bytes:
 
 
 @pytest.mark.worker
+@pytest.mark.both_databases(
+    reason="the embedded default: the file written by its worker on the filesystem broker (no result store) while "
+    "the web process reads the job's row on SQLite's one writer"
+)
 def test_an_export_answers_202_then_its_file_then_serves_it_again_until_the_judgements_change(
     celery_worker_process, transactional_db
 ):

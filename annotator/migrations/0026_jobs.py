@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0021_adaptive_budget'),
+        ('annotator', '0025_quality_settings_bounds'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
