@@ -69,9 +69,9 @@ def test_runs_carry_the_fingerprint_of_the_gold_they_were_scored_against(board):
     }
 
 
+@pytest.mark.eager_tasks(reason="the re-scoring the statistics' recomputation sends, run where the test reads it")
 def test_an_exclusion_rescores_every_run_in_the_background(board):
-    """Tasks run in-process here (no broker in this lane, or the workers of the PostgreSQL lane's
-    settings run them eagerly): the statistics' recomputation finds the new gold and sends the re-scoring."""
+    """The statistics' recomputation finds the new gold and sends the re-scoring (run here, in the caller)."""
     before = scores_of(board.project)
     old = judgements_fingerprint(board.project)
     statistics_recompute(project_id=board.project.pk)
