@@ -43,7 +43,7 @@ def redis_databases_of_this_process() -> None:
     from django.conf import settings
 
     index, count = xdist_slot()
-    if count == 1 or not settings.CELERY_BROKER_URL:
+    if count == 1 or settings.EMBEDDED_BROKER:  # the embedded broker: a folder per process (config.settings.test)
         return
     for name, number in (("CELERY_BROKER_URL", 2 * index), ("CELERY_RESULT_BACKEND", 2 * index + 1)):
         url = urlunsplit(urlsplit(getattr(settings, name))._replace(path=f"/{number}"))
