@@ -138,7 +138,7 @@ def test_pages_in_japanese_and_chinese_fit_and_wrap(live_server, browser, langua
         sign_in(page, live_server.url, *DEMO_LEAD)
         # the live figures settled first: a dashboard whose figures are being rebuilt reloads itself when they are
         status = f"{live_server.url}/projects/demo-stc3/dashboard/live-status/"
-        assert wait_for(lambda: not page.request.get(status).json()["stale"], 120)
+        assert wait_for(lambda page=page, status=status: not page.request.get(status).json()["stale"], 120)
         page.goto(f"{live_server.url}/projects/demo-stc3/dashboard/")
         assert words["dashboard"] in page.locator("#agreement-heading").inner_text()
         page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('agreement-chart'))")
