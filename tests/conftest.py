@@ -346,8 +346,9 @@ def start_worker(
     """A real Celery worker process on the test database and the Redis the test command started; started once
     it answers a ping, or (``busy_at_start``: a solo worker that takes a redelivered task at once answers no
     ping until the task is done) once its log says it is ready."""
-    from config.celery import app
+    from config.celery import app, embedded_broker_prepare
 
+    embedded_broker_prepare()  # the filesystem broker's folders, which the ping below declares its queue in
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.test", **(env or {}))
     with open(log, "w") as out:
         process = subprocess.Popen(

@@ -12,7 +12,7 @@ from numpy.random import default_rng as rng
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.population import gold_judgements
 from evaluation.models import ProjectStatistics, StatisticsJob
-from evaluation.services.statistics import statistics_recompute
+from evaluation.services.jobs import statistics_job_run
 from tests.conftest import database_url
 from tests.factories import breakdown_project, random_values, submit_all
 from tests.live_servers import running, start_runserver
@@ -22,7 +22,8 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.both_databases(
         reason=(
-            "the embedded default as serve.sh runs it: the recomputation on a thread of the server, SQLite's one writer"
+            "the embedded default as serve.sh runs it: the recomputation on its worker beside the server, SQLite's one "
+            "writer"
         )
     ),
 ]
@@ -33,7 +34,7 @@ def test_a_submission_is_answered_before_the_recomputation_which_follows_on_the_
     work = breakdown_project(tmp_path, dialogues=3, annotators=2, k=2, slug="in-background")
     project, first, second = work.project, work.annotators[0], work.annotators[1]
     submit_all(first, project, lambda a, key, unit: "O")
-    statistics_recompute(project_id=project.pk)
+    statistics_job_run(project_id=project.pk)  # what a worker runs for the recomputation these submissions asked for
     before = ProjectStatistics.objects.get(project=project).computed_at
     item = Assignment.objects.filter(annotator=second, dialogue__project=project).first()
     values = [{"criterion": g.criterion, "unit": g.unit, "value": g.value} for g in random_values(item, rng(0))]
