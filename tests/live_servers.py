@@ -83,6 +83,10 @@ def seed() -> dict:
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     judge = judge_copying(stc3, ann1.pk, "smoke-judge")
     job = job_send("evaluation.tasks.compute_study_report", stc3.pk, {"language": "en"}, project_id=stc3.pk, send=False)
+    from evaluation.services.jobs import statistics_job_run
+
+    for project in Project.objects.all():  # what a worker runs for the recomputations the seeding asked for
+        statistics_job_run(project_id=project.pk)
     return {
         "slug": stc3.slug,
         "slugs": sorted(Project.objects.values_list("slug", flat=True)),
