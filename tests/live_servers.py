@@ -258,10 +258,11 @@ def _beside(env: dict, log: Path, with_worker: bool) -> subprocess.Popen | None:
     server's tasks wait in that broker (on the PostgreSQL lane the suite's worker, when started, takes them)."""
     if not with_worker:
         return None
-    # the latent-truth models' automatic estimate (EM over every annotator: minutes on a busy machine) as serve.sh
-    # spaces it, not after the test run's second: the worker's two processes would be busy with the estimates of
-    # every project the test makes while the pages wait for their jobs
-    env["MODEL_ESTIMATE_DELAY_SECONDS"] = "120"
+    # the latent-truth models' automatic estimate (EM over every annotator: minutes on a busy machine) an hour away,
+    # not after the test run's second nor serve.sh's two minutes: the worker's two processes would be busy with the
+    # estimates of every project the test makes while the pages wait for their jobs (no test of a live server with
+    # this worker reads an estimate)
+    env["MODEL_ESTIMATE_DELAY_SECONDS"] = "3600"
     with open(log.with_suffix(".worker.log"), "w") as out:
         return subprocess.Popen(embedded_worker_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
 
