@@ -2,7 +2,7 @@
 
 A collection's annotator ids, and the people a restored archive names whom the import may not make
 members (``annotator.services.accounts.accounts_addable``), get an account of their own that nobody
-can log in to (``<project>.imported.<name>``, without a usable password) and an imported membership
+can log in to (``<project>.imported.<name>``, inactive, without a usable password) and an imported membership
 that keeps the name (``source_key``): exports show their judgements under it.
 """
 
@@ -38,7 +38,9 @@ def imported_annotators_create(*, project: Project, keys: list[str], first_rank:
             username = f"{wanted[key]}-{suffix}"
             suffix += 1
         taken.add(username)
-        users.append(User(username=username, password=make_password(None), first_name=f"Imported {key}"[:150]))
+        users.append(
+            User(username=username, password=make_password(None), is_active=False, first_name=f"Imported {key}"[:150])
+        )
     created = User.objects.bulk_create(users)
     if any(u.pk is None for u in created):  # backends that cannot return ids from bulk inserts
         by_name = dict(User.objects.filter(username__in=[u.username for u in users]).values_list("username", "pk"))
