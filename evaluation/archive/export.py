@@ -222,7 +222,7 @@ def project_archive_data(project: Project, *, lazy: bool = False) -> dict:
             "active": m["active"],
         }
         for m in Membership.objects.filter(project=project)
-        .order_by("rank", "user__username")
+        .order_by("user_id")  # the accounts' order: a restore creates them in it, and figures list people so
         .values("user__username", "role", "imported", "source_key", "rank", "active")
     ]
     external_of = dict(project.dialogues.values_list("pk", "external_id"))

@@ -20,14 +20,16 @@ What those names become depends on who restores it:
   - a name that holds no work gets nothing: no account is created for it.
 
 - Either way, **no account is ever created under a reserved name** (``annotator.usernames``): such a person
-  becomes an imported annotator; and each study participant gets a new participant account (a fresh random
-  name, as a study's first visit makes one), bound to the restored participant.
+  becomes an imported annotator; and each study participant gets a new participant account of their own, bound
+  to the restored participant, under the archived name when it is a participant's name (``study<n>-<16 hex>``)
+  no account has yet, else a fresh one.
 
 Whatever a restore did not grant is said in its notes (``People.notes``).
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass, field
 
@@ -38,7 +40,7 @@ from django.utils.translation import gettext, ngettext
 
 from annotator.models import Membership, Project, Role
 from annotator.services.accounts import accounts_addable
-from annotator.services.imports.annotators import imported_annotators_create
+from annotator.services.imports.annotators import accounts_create, imported_accounts
 from annotator.usernames import username_reserved
 from scoring.input import Record
 
@@ -127,9 +129,7 @@ def people_restore(
             if role == Role.LEAD:
                 not_leads.append(name)
             (imported if name in workers else dropped).append(name)
-    _live_create(project, members, live, existing, people)
-    _participants_create(project, members, participants, people)
-    _imported_create(project, members, imported, people)
+    _accounts_create(project, members, names, participants, set(live), imported, existing, people)
     if trusted:  # the operator and staff may name any account in history fields, as they may add any
         wanted = [n for n in named if n not in people.users]
         people.by = dict(User.objects.filter(username__in=wanted).values_list("username", "pk"))
@@ -150,16 +150,56 @@ def people_restore(
     return people
 
 
-def _live_create(project, members, live, existing, people: People) -> None:
-    """Members under the archived names: existing accounts, and accounts created (without a usable password)."""
+PARTICIPANT_NAME = re.compile(r"study[0-9]+-[0-9a-f]{16}")  # as a study's first visit names its account
+
+
+def _accounts_create(project, members, names, participants, live, imported, existing, people: People) -> None:
+    """The accounts the mapping needs, created in the archive's order of names (so that people keep their order,
+    which figures listing annotators follow), and the memberships:
+
+    - a live name: the existing account, or one created under the name without a usable password;
+    - a participant: an account of their own under the archived name when it is a participant's name no account
+      has (exports name annotators by it), else a fresh one, as a study's first visit makes;
+    - an imported annotator: an inactive account ``<project>.imported.<name>`` (an imported member keeps its
+      source key) with an imported annotator's membership ranked after the archived members.
+    """
     User = get_user_model()
-    missing = [n for n in live if n not in existing]
-    User.objects.bulk_create(User(username=n, password=make_password(None)) for n in missing)
-    existing.update(User.objects.filter(username__in=missing).values_list("username", "pk"))
-    people.users.update({n: existing[n] for n in live})
-    Membership.objects.bulk_create(
-        _membership(members[n], project, existing[n], keep_lead=True) for n in live if n in members
-    )
+
+    def key(name: str) -> str:
+        m = members.get(name)
+        return (m.source_key if m is not None and m.imported and m.source_key else name)[:100]
+
+    keys = {n: key(n) for n in imported}
+    if len(set(keys.values())) < len(keys):
+        keys = {n: n[:100] for n in imported}
+    imported_users = dict(zip(imported, imported_accounts(project=project, keys=list(keys.values()))))
+    new: dict[str, object] = {}
+    for name in names:
+        if name in participants:
+            own = PARTICIPANT_NAME.fullmatch(name) and name not in existing
+            username = name if own else f"study{participants[name]}-{secrets.token_hex(8)}"
+            new[name] = User(username=username, password=make_password(None))
+        elif name in imported_users:
+            new[name] = imported_users[name]
+        elif name in live and name not in existing:
+            new[name] = User(username=name, password=make_password(None))
+    made = dict(zip(new, accounts_create(list(new.values()))))
+    people.users.update({n: existing[n] for n in live if n in existing})
+    people.users.update({n: user.pk for n, user in made.items()})
+    rank = max((m.rank for m in members.values()), default=0) + 1
+    ranks = {name: rank + i for i, name in enumerate(imported)}
+    rows = []
+    for name in names:
+        if name not in people.users:  # dropped: nothing for them
+            continue
+        if name in imported_users:
+            rows.append(Membership(project=project, user_id=people.users[name], role=Role.ANNOTATOR, imported=True,
+                                   source_key=keys[name], rank=ranks[name]))  # fmt: skip
+        elif name in members:
+            rows.append(_membership(members[name], project, people.users[name], keep_lead=name in live))
+        elif name in participants:
+            rows.append(Membership(project=project, user_id=people.users[name], role=Role.ANNOTATOR))
+    Membership.objects.bulk_create(rows)
 
 
 def _membership(archived: Membership, project: Project, user_id: int, *, keep_lead: bool) -> Membership:
@@ -173,42 +213,6 @@ def _membership(archived: Membership, project: Project, user_id: int, *, keep_le
         rank=archived.rank,
         active=archived.active,
     )
-
-
-def _participants_create(project, members, participants: dict[str, int], people: People) -> None:
-    """A new participant account for each participant (a random name, as a study's first visit makes one)."""
-    User = get_user_model()
-    accounts = {
-        name: User(username=f"study{study_id}-{secrets.token_hex(8)}", password=make_password(None))
-        for name, study_id in participants.items()
-    }
-    made = User.objects.bulk_create(accounts.values())
-    if any(u.pk is None for u in made):  # backends that cannot return ids from bulk inserts
-        ids = dict(User.objects.filter(username__in=[u.username for u in made]).values_list("username", "pk"))
-        for u in made:
-            u.pk = ids[u.username]
-    people.users.update({name: user.pk for name, user in accounts.items()})
-    Membership.objects.bulk_create(
-        Membership(project=project, user_id=accounts[name].pk, role=Role.ANNOTATOR)
-        if name not in members
-        else _membership(members[name], project, accounts[name].pk, keep_lead=False)
-        for name in participants
-    )
-
-
-def _imported_create(project, members, imported: list[str], people: People) -> None:
-    """Imported annotators under the archived names (an imported member keeps its source key)."""
-
-    def key(name: str) -> str:
-        m = members.get(name)
-        return (m.source_key if m is not None and m.imported and m.source_key else name)[:100]
-
-    keys = {n: key(n) for n in imported}
-    if len(set(keys.values())) < len(keys):
-        keys = {n: n[:100] for n in imported}
-    rank = max((m.rank for m in members.values()), default=0) + 1
-    ids = imported_annotators_create(project=project, keys=list(keys.values()), first_rank=rank)
-    people.users.update({n: ids[keys[n]] for n in imported})
 
 
 def people_named(r: Record, rows: list, fields: tuple[str, ...], where: str) -> set[str]:
