@@ -10,7 +10,6 @@ import pytest
 from django.utils import timezone
 
 from annotator.models import Assignment, Judgement, Participant, Role
-from annotator.services.accounts import account_language_save
 from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.pairwise_settings import pairwise_settings_save
 from annotator.services.projects import membership_add
@@ -123,7 +122,7 @@ def test_a_question_the_keys_move_to_is_never_under_the_submit_bar(
 
 
 def test_annotators_of_a_project_whose_budget_is_spent_read_that_it_needs_no_more_answers(
-    live_server, page, tmp_path
+    live_server, page, browser, tmp_path
 ):
     work = project_with_work("nlpcc", slug="spent", annotators=2, assign=False)
     adaptive_budget_update(project=work.project, adaptive=True, min_k=1, max_k=2, budget=1)
@@ -138,10 +137,21 @@ def test_annotators_of_a_project_whose_budget_is_spent_read_that_it_needs_no_mor
     assert "Nothing is assigned to you yet" not in text
     assert "needs no more answers" in text
     # in the annotator's language too
-    account_language_save(user=late, language="ja")
-    page.goto(f"{live_server.url}/projects/spent/queue/")
-    text = page.locator("main").inner_text()
-    assert "needs no more answers" not in text and "Nothing is assigned" not in text
+    japanese = browser.new_context(locale="ja-JP").new_page()
+    try:
+        login_ja(japanese, live_server, late.username)
+        japanese.goto(f"{live_server.url}/projects/spent/queue/")
+        assert "回答はこれ以上必要ありません" in japanese.locator("main").inner_text()
+    finally:
+        japanese.context.close()
+
+
+def login_ja(page, live_server, username):
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(PASSWORD)
+    page.get_by_role("button", name="ログイン").click()
+    page.wait_for_url(f"{live_server.url}/")
 
 
 def test_comparisons_whose_vote_budget_is_spent_say_so_too(live_server, page, tmp_path):
@@ -157,6 +167,6 @@ def test_comparisons_whose_vote_budget_is_spent_say_so_too(live_server, page, tm
     late.save()
     membership_add(project=work.project, user=late, role=Role.ANNOTATOR)
     login(page, live_server, late.username)
-    page.goto(f"{live_server.url}/projects/votes/queue/")
+    page.goto(f"{live_server.url}/projects/votes/queue/", timeout=120_000)  # the first comparison loads scipy
     text = page.locator("main").inner_text()
     assert "Nothing is assigned to you yet" not in text and "needs no more answers" in text
