@@ -33,8 +33,8 @@ from annotator.models import Assignment, AssignmentStatus
 from annotator.presets import PRESETS
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.glossary import label_glossary
-from annotator.selectors.qualification import is_training
 from annotator.selectors.hand_out import hand_out_stopped
+from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save

@@ -22,7 +22,6 @@ from evaluation.archive.parts import batches, judges, quality, settings, studies
 from evaluation.models import Run, RunStatus
 from evaluation.selectors.fingerprint import judgements_fingerprint
 
-
 POST_FIELDS = (
     "position", "speaker", "text", "utterance_block", "source_turn_index", "source_annotated", "source_meta",
 )  # fmt: skip
@@ -154,9 +153,7 @@ def _judgements(project: Project, criterion_key: dict[int, str]) -> Iterator[lis
     rows = (
         Judgement.objects.filter(assignment__dialogue__project=project)
         .order_by("pk")
-        .values_list(
-            "assignment_id", "criterion_id", "unit", "value", "extra", "updated_at", "revision", "shown_first"
-        )
+        .values_list("assignment_id", "criterion_id", "unit", "value", "extra", "updated_at", "revision", "shown_first")
         .iterator(chunk_size=ROW_CHUNK)
     )
     while batch := list(islice(rows, ROW_CHUNK)):

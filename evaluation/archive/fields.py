@@ -31,9 +31,7 @@ def plain_fields(model: type[models.Model], *, without: Iterable[str] = ()) -> t
     """The model's concrete fields that are neither its id nor a reference to another row, minus ``without``."""
     left = set(without)
     return tuple(
-        f.name
-        for f in model._meta.concrete_fields
-        if not f.primary_key and not f.is_relation and f.name not in left
+        f.name for f in model._meta.concrete_fields if not f.primary_key and not f.is_relation and f.name not in left
     )
 
 

@@ -9,8 +9,8 @@ What those names become depends on who restores it:
   is created without a usable password (an administrator sets one, or the person resets it).
 - **A lead** (``POST /api/archives/``, the lead's projects page) restores only what the study needs:
 
-  - the lead restoring becomes the project's lead, and no one else does: the archive's other leads are not
-    made members (add them on the members page);
+  - the lead restoring becomes the project's lead, and no one else does: an archived lead becomes an annotator
+    if the lead could add the account, else as anyone else (add leads on the members page);
   - an existing account the lead could add on the members page (its owner agreed to be found by leads, or it
     is a member of a project the lead leads) becomes an annotator or adjudicator as archived; its roles in
     other projects never change;
@@ -123,13 +123,16 @@ def people_restore(
                 imported.append(name)
         elif actor is not None and name == actor.get_username():
             live.append(name)
-        elif name in addable and role != Role.LEAD and not (membership is not None and membership.imported):
-            live.append(name)
+        elif name in addable and not (membership is not None and membership.imported):
+            live.append(name)  # as an annotator if archived as a lead: no one but the lead restoring leads
+            if role == Role.LEAD:
+                not_leads.append(name)
         else:
             if role == Role.LEAD:
                 not_leads.append(name)
             (imported if name in workers else dropped).append(name)
-    _accounts_create(project, members, names, participants, set(live), imported, existing, people)
+    leads = set(live) if trusted else {actor.get_username()}  # who may keep an archived lead's role
+    _accounts_create(project, members, names, participants, set(live), imported, existing, leads, people)
     if trusted:  # the operator and staff may name any account in history fields, as they may add any
         wanted = [n for n in named if n not in people.users]
         people.by = dict(User.objects.filter(username__in=wanted).values_list("username", "pk"))
@@ -153,7 +156,7 @@ def people_restore(
 PARTICIPANT_NAME = re.compile(r"study[0-9]+-[0-9a-f]{16}")  # as a study's first visit names its account
 
 
-def _accounts_create(project, members, names, participants, live, imported, existing, people: People) -> None:
+def _accounts_create(project, members, names, participants, live, imported, existing, leads, people: People) -> None:
     """The accounts the mapping needs, created in the archive's order of names (so that people keep their order,
     which figures listing annotators follow), and the memberships:
 
@@ -196,7 +199,7 @@ def _accounts_create(project, members, names, participants, live, imported, exis
             rows.append(Membership(project=project, user_id=people.users[name], role=Role.ANNOTATOR, imported=True,
                                    source_key=keys[name], rank=ranks[name]))  # fmt: skip
         elif name in members:
-            rows.append(_membership(members[name], project, people.users[name], keep_lead=name in live))
+            rows.append(_membership(members[name], project, people.users[name], keep_lead=name in leads))
         elif name in participants:
             rows.append(Membership(project=project, user_id=people.users[name], role=Role.ANNOTATOR))
     Membership.objects.bulk_create(rows)
@@ -224,4 +227,3 @@ def people_named(r: Record, rows: list, fields: tuple[str, ...], where: str) -> 
             if value:
                 named.add(value)
     return named
-

@@ -43,10 +43,9 @@ from annotator.presets import PRESETS
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.projects import membership_add
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
 from evaluation.archive import ARCHIVE_MEMBER
 from evaluation.archive.context import Restoring
-from evaluation.archive.fields import fields_restore, plain_fields
+from evaluation.archive.fields import fields_restore
 from evaluation.archive.parts import batches, judges, quality, settings, studies, webhooks
 from evaluation.archive.people import people_named, people_restore
 from evaluation.archive.reader import archive_document
@@ -109,7 +108,9 @@ def _project(r: Record, document: dict, slug: str | None, actor: AbstractBaseUse
     if preset not in PRESETS:
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
-    values = fields_restore(r, meta, Project, ("name", "guidelines", "annotators_per_dialogue", "created_at"), "project")
+    values = fields_restore(
+        r, meta, Project, ("name", "guidelines", "annotators_per_dialogue", "created_at"), "project"
+    )
     newer = [n for n in ("wordings", "sso_groups") if n in meta or document.get("version", 1) >= 2]
     values |= fields_restore(r, meta, Project, newer, "project")
     notes = []

@@ -19,7 +19,11 @@ UNFINISHED = (ImportStatus.PENDING, ImportStatus.RUNNING)
 
 
 def export(names: Names) -> dict:
-    rows = list(ImportBatch.objects.filter(project=names.project).order_by("pk").values("pk", *FIELDS, "created_by_id", "removed_by_id"))
+    rows = list(
+        ImportBatch.objects.filter(project=names.project)
+        .order_by("pk")
+        .values("pk", *FIELDS, "created_by_id", "removed_by_id")
+    )
     usernames = names.usernames(row[f"{p}_id"] for row in rows for p in PEOPLE)
     names.batch_index = {row["pk"]: i for i, row in enumerate(rows)}
     return {

@@ -17,10 +17,14 @@ ADJUDICATION = plain_fields(Adjudication, without=["unit", "value"])
 
 def export(names: Names) -> dict:
     project = names.project
-    items = list(QualityItem.objects.filter(dialogue__project=project).order_by("pk").values("pk", "dialogue_id", *ITEM))
+    items = list(
+        QualityItem.objects.filter(dialogue__project=project).order_by("pk").values("pk", "dialogue_id", *ITEM)
+    )
     answers: dict[int, list] = {}
-    for a in ExpectedAnswer.objects.filter(item__dialogue__project=project).order_by("pk").values(
-        "item_id", "criterion_id", "unit", "value", *ANSWER
+    for a in (
+        ExpectedAnswer.objects.filter(item__dialogue__project=project)
+        .order_by("pk")
+        .values("item_id", "criterion_id", "unit", "value", *ANSWER)
     ):
         answers.setdefault(a["item_id"], []).append(
             fields_export(a, ANSWER) | {"criterion": names.criterion_key[a["criterion_id"]], "unit": a["unit"],
@@ -29,7 +33,9 @@ def export(names: Names) -> dict:
     qualifications = list(Qualification.objects.filter(project=project).order_by("pk").values(
         "user_id", "admitted_by_id", *QUALIFICATION))  # fmt: skip
     exclusions = list(
-        AnnotatorExclusion.objects.filter(project=project).order_by("pk").values("user_id", "excluded_by_id", *EXCLUSION)
+        AnnotatorExclusion.objects.filter(project=project)
+        .order_by("pk")
+        .values("user_id", "excluded_by_id", *EXCLUSION)
     )
     adjudications = list(Adjudication.objects.filter(dialogue__project=project).order_by("pk").values(
         "dialogue_id", "criterion_id", "unit", "value", "adjudicator_id", *ADJUDICATION))  # fmt: skip
@@ -40,20 +46,23 @@ def export(names: Names) -> dict:
     )
     return {
         "quality_items": [
-            fields_export(i, ITEM) | {"dialogue": names.external_of[i["dialogue_id"]], "answers": answers.get(i["pk"], [])}
+            fields_export(i, ITEM)
+            | {"dialogue": names.external_of[i["dialogue_id"]], "answers": answers.get(i["pk"], [])}
             for i in items
         ],
         "qualifications": [
-            fields_export(q, QUALIFICATION) | {"user": usernames[q["user_id"]],
-                                               "admitted_by": usernames.get(q["admitted_by_id"])}
+            fields_export(q, QUALIFICATION)
+            | {"user": usernames[q["user_id"]], "admitted_by": usernames.get(q["admitted_by_id"])}
             for q in qualifications
-        ],  # fmt: skip
+        ],
         "exclusions": [
-            fields_export(e, EXCLUSION) | {"user": usernames[e["user_id"]], "excluded_by": usernames.get(e["excluded_by_id"])}
+            fields_export(e, EXCLUSION)
+            | {"user": usernames[e["user_id"]], "excluded_by": usernames.get(e["excluded_by_id"])}
             for e in exclusions
         ],
         "adjudications": [
-            fields_export(a, ADJUDICATION) | {
+            fields_export(a, ADJUDICATION)
+            | {
                 "dialogue": names.external_of[a["dialogue_id"]],
                 "criterion": names.criterion_key[a["criterion_id"]],
                 "unit": a["unit"],

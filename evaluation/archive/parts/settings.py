@@ -9,7 +9,11 @@ from annotator.models import AdaptiveBudget, PairwiseSettings, QualitySettings
 from evaluation.archive.context import Names, Restoring
 from evaluation.archive.fields import fields_export, fields_restore, plain_fields, rows_create
 
-SETTINGS = {"quality_settings": QualitySettings, "pairwise_settings": PairwiseSettings, "adaptive_budget": AdaptiveBudget}
+SETTINGS = {
+    "quality_settings": QualitySettings,
+    "pairwise_settings": PairwiseSettings,
+    "adaptive_budget": AdaptiveBudget,
+}
 
 
 def export(names: Names) -> dict:

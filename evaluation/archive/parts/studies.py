@@ -27,11 +27,15 @@ TOKEN = re.compile(r"[A-Za-z0-9_-]{32,64}")  # a link no one can guess, as study
 def export(names: Names) -> dict:
     studies = list(Study.objects.filter(project=names.project).order_by("pk").values("pk", *STUDY))
     participants = list(
-        Participant.objects.filter(study__project=names.project).order_by("pk").values("pk", "study_id", "user_id", *PARTICIPANT)
+        Participant.objects.filter(study__project=names.project)
+        .order_by("pk")
+        .values("pk", "study_id", "user_id", *PARTICIPANT)
     )
     released: dict[int, list] = {}
-    for item in ReleasedItem.objects.filter(participant__study__project=names.project).order_by("pk").values(
-        "participant_id", "dialogue_id", *RELEASED
+    for item in (
+        ReleasedItem.objects.filter(participant__study__project=names.project)
+        .order_by("pk")
+        .values("participant_id", "dialogue_id", *RELEASED)
     ):
         released.setdefault(item["participant_id"], []).append(
             fields_export(item, RELEASED) | {"dialogue": names.external_of[item["dialogue_id"]]}
@@ -40,7 +44,8 @@ def export(names: Names) -> dict:
     of_study: dict[int, list] = {}
     for p in participants:
         of_study.setdefault(p["study_id"], []).append(
-            fields_export(p, PARTICIPANT) | {"user": usernames[p["user_id"]], "released_items": released.get(p["pk"], [])}
+            fields_export(p, PARTICIPANT)
+            | {"user": usernames[p["user_id"]], "released_items": released.get(p["pk"], [])}
         )
     return {"studies": [fields_export(s, STUDY) | {"participants": of_study.get(s["pk"], [])} for s in studies]}
 

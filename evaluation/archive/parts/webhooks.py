@@ -48,5 +48,3 @@ def restore(restoring: Restoring) -> None:
             )
             % {"count": len(rows)}
         )
-
-
