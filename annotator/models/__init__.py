@@ -18,15 +18,34 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
-from annotator.models.adaptive import AdaptiveBudget, StopRuleKind
+from annotator.models.adaptive import (
+    DELTA_MAX,
+    DELTA_MIN,
+    GOLD_DISTRIBUTION,
+    GOLD_LABEL,
+    AdaptiveBudget,
+    StopRuleKind,
+)
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
 from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
-from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
+from annotator.models.projects import (
+    K_MAX,
+    K_MIN,
+    AccountSettings,
+    AnnotatorsAre,
+    Criterion,
+    Level,
+    Membership,
+    Project,
+    Role,
+    Unit,
+)
 from annotator.models.quality import (
+    QUALITY_BOUNDS,
     Adjudication,
     AnnotatorExclusion,
     ExpectedAnswer,
@@ -40,12 +59,18 @@ from annotator.models.studies import Participant, ReleasedItem, Study
 from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 
 __all__ = [
+    "DELTA_MAX",
+    "DELTA_MIN",
+    "GOLD_DISTRIBUTION",
+    "GOLD_LABEL",
     "K_MAX",
     "K_MIN",
+    "QUALITY_BOUNDS",
     "AccountSettings",
     "AdaptiveBudget",
     "Adjudication",
     "AnnotatorExclusion",
+    "AnnotatorsAre",
     "Assignment",
     "AssignmentStatus",
     "Candidate",

@@ -37,7 +37,7 @@ class MultipleFileField(forms.FileField):
 
 
 # The DBDC3 evaluation script's -t option, in its own words (prog/eval/README.md of dbd-challenge/dbdc3).
-THRESHOLD_HELP = (
+THRESHOLD_HELP = gettext_lazy(
     "Gold label threshold t, the DBDC3 evaluation script's -t: a turn's gold label is its most frequent "
     "label (NB, PB or B; the merged labels for the lenient metrics) if that label's share of the "
     "annotators is at least t, otherwise NB. 0 (the default) is the plain majority."
@@ -61,10 +61,10 @@ class RunUploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         if scheme == RunScheme.DBDC:
             del self.fields["alpha"]
-            self.fields["files"].help_text = "DBDC *.labels.json files, or a zip of them."
+            self.fields["files"].help_text = gettext_lazy("DBDC *.labels.json files, or a zip of them.")
         else:
             del self.fields["threshold"]
-            self.fields["files"].help_text = "An STC-3 / DialEval submission JSON."
+            self.fields["files"].help_text = gettext_lazy("An STC-3 / DialEval submission JSON.")
 
 
 def _uploads_runs(scheme: RunScheme | None) -> bool:
