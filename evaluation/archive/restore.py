@@ -45,7 +45,7 @@ from annotator.services.blocks import utterance_blocks
 from annotator.services.projects import membership_add
 from evaluation.archive import ARCHIVE_MEMBER
 from evaluation.archive.context import Restoring
-from evaluation.archive.fields import fields_restore
+from evaluation.archive.fields import fields_restore, plain_fields
 from evaluation.archive.parts import batches, judges, quality, settings, studies, webhooks
 from evaluation.archive.people import people_named, people_restore
 from evaluation.archive.reader import archive_document
@@ -101,6 +101,10 @@ def _slug(r: Record, meta: dict, slug: str | None) -> str:
     return slug
 
 
+# the project's fields every archive has held (version 1 wrote these and the slug and preset)
+PROJECT_V1 = ("name", "guidelines", "annotators_per_dialogue", "created_at")
+
+
 def _project(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser | None) -> tuple[Project, list]:
     meta = r.field(document, "project", dict)
     slug = _slug(r, meta, slug)
@@ -108,10 +112,10 @@ def _project(r: Record, document: dict, slug: str | None, actor: AbstractBaseUse
     if preset not in PRESETS:
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
-    values = fields_restore(
-        r, meta, Project, ("name", "guidelines", "annotators_per_dialogue", "created_at"), "project"
-    )
-    newer = [n for n in ("wordings", "sso_groups") if n in meta or document.get("version", 1) >= 2]
+    values = fields_restore(r, meta, Project, PROJECT_V1, "project")
+    # every other field: required from version 2 on (the export writes every one), kept where a version 1 has it
+    newer = [n for n in plain_fields(Project, without=("slug", "preset", *PROJECT_V1))
+             if n in meta or document.get("version", 1) >= 2]  # fmt: skip
     values |= fields_restore(r, meta, Project, newer, "project")
     notes = []
     groups = values.get("sso_groups") or {}

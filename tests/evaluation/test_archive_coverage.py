@@ -102,3 +102,41 @@ def test_every_field_of_an_archived_model_is_in_the_archive(tmp_path):
             if ARCHIVE_KEYS.get(label, {}).get(field.name, field.name) not in row:
                 missing.append(f"{label}.{field.name}")
     assert not missing, f"not in the archive: {', '.join(missing)} (archive them, or name them in coverage)"
+
+
+# the one-row settings of a project, with the full project of a preset that has the row
+SETTINGS_ROWS = {
+    "annotator.Project": ("stc3", lambda d: d["project"]),
+    "annotator.QualitySettings": ("stc3", lambda d: d["quality_settings"]),
+    "annotator.AdaptiveBudget": ("stc3", lambda d: d["adaptive_budget"]),
+    "annotator.PairwiseSettings": ("pairwise", lambda d: d["pairwise_settings"]),
+}
+AT_DEFAULT = {  # settings the full project leaves at their default, with the reason
+    "annotator.Project": {"preset": "no default", "slug": "no default"},
+    "annotator.AdaptiveBudget": {"adaptive": "adaptive hand-outs would change the work the full project does"},
+    "annotator.PairwiseSettings": {
+        "active_pairs": "active pairs would change the work the full project does",
+    },
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("preset", sorted({preset for preset, _row in SETTINGS_ROWS.values()}))
+def test_the_full_project_sets_every_setting_away_from_its_default(preset, tmp_path):
+    """A setting left at its default round-trips even when a restore drops it: the full project the round-trip
+    test restores sets every one (a new setting fails here until the fixture sets it, or it is named above)."""
+    project, _lead = full_project(preset, tmp_path)
+    document = project_archive_data(project)
+    at_default = []
+    for label, (of_preset, row_of) in SETTINGS_ROWS.items():
+        if of_preset != preset:
+            continue
+        row = row_of(document)
+        for field in apps.get_model(label)._meta.concrete_fields:
+            if field.primary_key or field.is_relation or field.name in AT_DEFAULT.get(label, {}):
+                continue
+            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+                continue
+            if field.has_default() and row[field.name] == field.get_default():
+                at_default.append(f"{label}.{field.name}")
+    assert not at_default, f"at their default in tests/fixtures/full_project.py: {', '.join(at_default)}"
