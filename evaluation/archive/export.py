@@ -1,7 +1,10 @@
 """Writing a project's archive (the selector side: it reads the database and writes nothing).
 
-The same data gives the same bytes (sorted keys, fixed member timestamp, rows in the order the
-database holds them), so importing an archive and exporting again reproduces it exactly. Large
+The same data gives the same bytes (keys in the order the code writes them, and a JSON column's in the order
+the database keeps them; fixed member timestamp; rows in the order the database holds them), so importing an
+archive and exporting again reproduces it exactly. Keys are not sorted: a JSON column's object (a post's source
+metadata...) keeps its order through a restore where the database keeps it (SQLite stores the text; PostgreSQL's
+jsonb has an order of its own), so the files written from it (the DBDC gold) come back byte for byte. Large
 parts are read a chunk of rows at a time as the zip is streamed (``project_archive_chunks``).
 """
 
@@ -243,7 +246,7 @@ def project_archive_data(project: Project, *, lazy: bool = False) -> dict:
     return document
 
 
-ARCHIVE_JSON = {"ensure_ascii": False, "sort_keys": True, "separators": (",", ":"), "allow_nan": False}
+ARCHIVE_JSON = {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}
 
 
 def project_archive_chunks(project: Project) -> Iterator[bytes]:
