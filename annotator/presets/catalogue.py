@@ -13,23 +13,20 @@ from django.utils.translation import gettext_noop as N_
 
 from annotator.presets.spec import (
     CUSTOMER,
+    DBDC_RUNS,
     FIVE_POINT,
     HELPDESK,
+    REORDERING_RUNS,
+    STC3_RUNS,
     THREE_POINT,
     YES_NO,
     Comparison,
     CriterionSpec,
     PresetSpec,
-    RunScheme,
     Summary,
     UnitRule,
-    breakdown_columns,
-    metric_columns,
     pgettext_noop,
     scale_of,
-)
-from scoring.metric_names import (
-    REORDERING_METRICS,
 )
 
 
@@ -66,6 +63,7 @@ DCH1 = PresetSpec(
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
     summaries=(Summary.UCH,),
+    run_scheme=STC3_RUNS,
     criteria=[
         CriterionSpec(
             "TS",
@@ -128,6 +126,7 @@ STC3 = PresetSpec(
     annotators_per_dialogue=3,
     speakers=(CUSTOMER, HELPDESK),
     summaries=(Summary.UCH,),
+    run_scheme=STC3_RUNS,
     formats=("stc3",),
     criteria=[
         CriterionSpec(
@@ -177,8 +176,7 @@ COHERENCE = PresetSpec(
     speakers=(),  # any: coherence is judged of any dialogue
     reordering=True,
     incremental="turn_coherence",
-    run_scheme=RunScheme.REORDERING,
-    leaderboard=metric_columns("reordering", REORDERING_METRICS),
+    run_scheme=REORDERING_RUNS,
     criteria=[
         CriterionSpec(
             "overall",
@@ -252,8 +250,7 @@ DBDC = PresetSpec(
     incremental="breakdown",
     # the system turns DBDC3 annotates: not the opening prompt, which responds to nobody
     units=UnitRule.RESPONSES,
-    run_scheme=RunScheme.DBDC,
-    leaderboard=breakdown_columns(),
+    run_scheme=DBDC_RUNS,
 )
 
 # NLPCC 2019 task 3: yes/no questions per reply, two per aspect; the xlsx column of each.

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -12,6 +12,7 @@ from django.utils.translation import gettext_noop as N_
 
 from scoring.metric_names import (
     BREAKDOWN_METRICS,
+    REORDERING_METRICS,
     STC3_NUGGET_METRICS,
     STC3_QUALITY_METRICS,
     lower_is_better,
@@ -57,12 +58,23 @@ class CriterionSpec:
     speaker: str = ""
 
 
-class RunScheme(StrEnum):
-    """How a project's system runs are read and scored (``evaluation.services.runs.scoring``)."""
+@dataclass(frozen=True)
+class RunScheme:
+    """How a project's system runs are read and scored: the one object the upload (page, API, command), the
+    scorer (``evaluation.services.runs.scoring.SCORERS``, keyed by ``key``) and the leaderboard ask.
 
-    STC3 = "stc3"  # an STC-3/DialEval submission: quality distributions per dialogue, nuggets per turn
-    DBDC = "dbdc"  # DBDC ``*.labels.json``: a label and a distribution per annotated system turn
-    REORDERING = "reordering"  # no file: the annotators' own reorderings are scored
+    ``uploads``: a lead uploads run files (STC-3, DBDC); otherwise the annotators' own judgements are the
+    runs (coherence: their reorderings). ``options``: the upload options that apply (the rest are refused).
+    """
+
+    key: str  # also the stored ``Run.kind``
+    uploads: bool
+    options: tuple[str, ...]
+    files_help: str
+    columns: Callable[[Sequence[CriterionSpec]], tuple[LeaderboardColumn, ...]]
+
+    def __str__(self) -> str:
+        return self.key
 
 
 class UnitRule(StrEnum):
@@ -171,8 +183,7 @@ class PresetSpec:
     incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
     merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
     summaries: tuple[Summary, ...] = ()
-    run_scheme: RunScheme | None = RunScheme.STC3
-    leaderboard: tuple[LeaderboardColumn, ...] = ()
+    run_scheme: RunScheme | None = None  # ``RUN_SCHEMES``; None: no system runs are scored
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
     units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
     formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
@@ -181,11 +192,14 @@ class PresetSpec:
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
         object.__setattr__(self, "aspects", MappingProxyType(dict(self.aspects)))
-        if self.run_scheme == RunScheme.STC3 and not self.leaderboard:
-            object.__setattr__(self, "leaderboard", stc3_leaderboard(self.criteria))
+
+    @property
+    def leaderboard(self) -> tuple[LeaderboardColumn, ...]:
+        """The leaderboard's columns for the preset's own criteria (a project's come from its criteria)."""
+        return self.run_scheme.columns(self.criteria) if self.run_scheme else ()
 
 
-def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
+def stc3_leaderboard(criteria: Sequence[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
     """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
     (DialEval's published figures) in a group of their own."""
     columns = [
@@ -197,3 +211,27 @@ def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, 
     plain = [c for c in columns if not c.key.endswith("_neglog2")]
     logs = [replace(c, group="-log2 forms", featured=False) for c in columns if c.key.endswith("_neglog2")]
     return tuple(plain + logs)
+
+
+STC3_RUNS = RunScheme(
+    "stc3",
+    uploads=True,
+    options=("alpha", "strict"),
+    files_help=N_("An STC-3 / DialEval submission JSON."),
+    columns=stc3_leaderboard,
+)
+DBDC_RUNS = RunScheme(
+    "dbdc",
+    uploads=True,
+    options=("threshold", "strict"),
+    files_help=N_("DBDC *.labels.json files, or a zip of them."),
+    columns=lambda _criteria: breakdown_columns(),
+)
+REORDERING_RUNS = RunScheme(
+    "reordering",
+    uploads=False,
+    options=(),
+    files_help="",
+    columns=lambda _criteria: metric_columns("reordering", REORDERING_METRICS),
+)
+RUN_SCHEMES: dict[str, RunScheme] = {r.key: r for r in (STC3_RUNS, DBDC_RUNS, REORDERING_RUNS)}

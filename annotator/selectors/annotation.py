@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext
 
 from annotator.models import Assignment, Candidate, Criterion, Judgement, PairwiseSettings, Reordering, Unit
-from annotator.presets import A_BETTER, B_BETTER, BOTH_BAD, PRESETS, TIE
+from annotator.presets import A_BETTER, B_BETTER, BOTH_BAD, TIE
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape, dialogue_shape
 from annotator.units import POST_UNITS, ShownFrame, required_units, unit_names
 from annotator.wording import criterion_wording, guidelines_text
@@ -215,7 +216,7 @@ def _reordering(assignment: Assignment, shown: list[BlockView], frame: ShownFram
 def annotation_page(assignment: Assignment) -> AnnotationPage:
     """Build the page of one assignment (a handful of queries, whatever the dialogue's length)."""
     project = assignment.dialogue.project
-    spec = PRESETS[project.preset]
+    spec = project_scheme(project)
     criteria = list(project.criteria.all())
     posts = list(
         assignment.dialogue.posts.order_by("position").values_list(

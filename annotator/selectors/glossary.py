@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext
 
-from annotator.presets import PRESETS
 from annotator.presets.definitions import ASPECT_DEFINITIONS, SEVERE_ERROR_DEFINITION, VALUE_DEFINITIONS
+from annotator.presets.of_project import project_scheme
 
 
 @dataclass
@@ -50,9 +50,9 @@ class Glossary:
 def label_glossary(page) -> Glossary:
     """The page's criteria in the order first asked, each with the values it offers anywhere on the page
     (a customer's and a helpdesk's nugget types together) that need explaining, and the letter keys."""
-    spec = PRESETS.get(page.assignment.dialogue.project.preset)
-    aspects = spec.aspects if spec else {}
-    preset_values = {(c.key, v["value"]) for c in spec.criteria for v in c.values} if spec else set()
+    spec = project_scheme(page.assignment.dialogue.project)
+    aspects = spec.aspects
+    preset_values = {(c.key, v["value"]) for c in spec.criteria for v in c.values}
     found: dict[str, GlossaryCriterion] = {}
     seen: dict[str, set[str]] = {}
     letters: dict[str, str] = {}
@@ -62,7 +62,7 @@ def label_glossary(page) -> Glossary:
             definition = ""
             if key in aspects:
                 definition = gettext(ASPECT_DEFINITIONS[aspects[key]])
-            elif spec is not None and spec.aspects and key == "severe_error":
+            elif spec.aspects and key == "severe_error":
                 definition = gettext(SEVERE_ERROR_DEFINITION)
             found[key] = GlossaryCriterion(label=q.label, question=q.question, definition=definition)
             seen[key] = set()

@@ -11,13 +11,13 @@ from django.utils.translation import gettext
 
 from annotator.models import Criterion, PairwiseSettings, Project
 from annotator.models.pairwise import TieModel
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 
 CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
 def _comparison(project: Project):
-    comparison = PRESETS[project.preset].comparison
+    comparison = project_scheme(project).comparison
     if comparison is None:
         raise ValueError(gettext("%(slug)s is not a comparison project") % {"slug": project.slug})
     return comparison

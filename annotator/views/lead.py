@@ -18,7 +18,7 @@ from annotator.exporters.parquet import ParquetUnavailable, parquet_check
 from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership, StopRuleKind
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_settings
 from annotator.selectors.imports import (
     import_batch_contents,
@@ -81,7 +81,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filters": filters,
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
-        "pairwise": pairwise_settings_of(project) if PRESETS[project.preset].comparison else None,
+        "pairwise": pairwise_settings_of(project) if project_scheme(project).comparison else None,
         "adaptive": adaptive_settings(project),
         "stop_rules": StopRuleKind.choices,
         **_exports(project),

@@ -44,6 +44,7 @@ from annotator.models import (
     Unit,
 )
 from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.accounts import accounts_addable
 from annotator.services.blocks import utterance_blocks
@@ -110,7 +111,7 @@ def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser
     Project.objects.filter(pk=project.pk).update(created_at=project.created_at)
     criteria = _criteria(r, document, project)
     users = _members(r, document, project, actor)
-    dialogues, shapes = _dialogues(r, document, project, comparison=PRESETS[preset].comparison is not None)
+    dialogues, shapes = _dialogues(r, document, project, comparison=project_scheme(project).comparison is not None)
     assignments = _assignments(r, document, dialogues, users)
     _judgements(r, document, assignments, criteria, shapes)
     _gold_counts(r, document, dialogues, criteria, shapes)

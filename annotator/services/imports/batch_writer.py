@@ -19,7 +19,7 @@ from annotator.models import (
     Post,
     Project,
 )
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.import_fit import dialogue_fit_check
@@ -34,7 +34,7 @@ class BatchWriter:
 
     def __init__(self, project: Project, *, format_chosen: bool = True, batch: ImportBatch | None = None):
         self.project, self.batch, self.format_chosen = project, batch, format_chosen
-        self.spec = PRESETS[project.preset]
+        self.spec = project_scheme(project)
         self.criteria: dict[str, Criterion] = {c.key: c for c in project.criteria.all()}
         self.seen_ids: set[str] = set(project.dialogues.values_list("external_id", flat=True))
         self.seen_new = 0

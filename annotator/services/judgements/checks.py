@@ -13,7 +13,7 @@ from annotator.models import (
     Assignment,
     Criterion,
 )
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.judgements.errors import Conflict, ConflictError, Given, SubmissionError
 from annotator.units import (
@@ -159,7 +159,7 @@ def check_complete(
                 "names_list": names_list([names[u] for u in units]),
             }
         )
-    if PRESETS[assignment.dialogue.project.preset].reordering and reordering is None and stored_order is None:
+    if project_scheme(assignment.dialogue.project).reordering and reordering is None and stored_order is None:
         missing.append("reordering")
         problems.append(gettext("the reordering is missing"))
     if problems:

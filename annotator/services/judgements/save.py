@@ -18,7 +18,7 @@ from annotator.models import (
     AssignmentStatus,
     Reordering,
 )
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.selectors.studies import saves_end, time_over_message
@@ -105,7 +105,7 @@ def judgements_save(
         read = checked or submit or assignment.status == AssignmentStatus.SUBMITTED
         if read:
             stored, revisions = stored_values(assignment, criteria)
-        if reordering is not None or (read and PRESETS[project.preset].reordering):
+        if reordering is not None or (read and project_scheme(project).reordering):
             order_row = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", "revision")
             stored_order, order_revision = order_row.first() or (None, 0)
         if assignment.status == AssignmentStatus.SUBMITTED:
