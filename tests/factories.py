@@ -25,7 +25,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add, project_create
 from annotator.services.quality_items import Expected
-from annotator.units import required_units, unit_rule
+from annotator.units import required_units
 
 DEMO_FILES = {preset: files for _slug, preset, _name, files in DEMO_PROJECTS}
 PASSWORD = "pw-for-tests-1"
@@ -162,8 +162,7 @@ def breakdown_project(tmp_path: Path, *, dialogues: int = 12, annotators: int = 
 
 def units_of(dialogue_id: int, project) -> list[tuple[str, int]]:
     shape = dialogue_shape(dialogue_id)
-    rule = PRESETS[project.preset].units
-    return [(c.key, u) for c in project.criteria.all() for u in required_units(c, shape, rule=rule)]
+    return [(c.key, u) for c in project.criteria.all() for u in required_units(c, shape)]
 
 
 def expected_all(dialogue: Dialogue, value: str = "X", tolerance: int = 0) -> list[Expected]:
@@ -215,10 +214,9 @@ def random_values(assignment, rng) -> list[Given]:
 def _values_for_units(assignment, pick) -> list[Given]:
     """A value for every unit of every criterion, ``pick``ed from those allowed for the unit's speaker."""
     shape = dialogue_shape(assignment.dialogue_id)
-    rule = unit_rule(assignment.dialogue.project.preset)
     given = []
     for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape, rule=rule):
+        for unit in required_units(criterion, shape):
             if criterion.unit == "dialogue":
                 speaker = None
             elif criterion.unit == "turn":

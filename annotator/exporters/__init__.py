@@ -24,7 +24,7 @@ EXPORT_FORMATS = {
     "pairwise": (export_pairwise_chunks, "application/jsonl", "jsonl"),
     "preference-pairs": (export_preference_pairs_chunks, "application/jsonl", "jsonl"),
 }
-# formats exported only from projects that take another format as their own (``PresetSpec.formats``)
+# formats exported only from projects that take another format as their own (``Scheme.formats``)
 EXPORTED_WITH = {"preference-pairs": "pairwise"}
 
 
@@ -38,7 +38,7 @@ class ExportFormatMismatch(ValueError):
 
 def export_formats_of(project: Project) -> list[str]:
     """The formats that fit the project: the distributions always, a community format (``stc3``, ``dbdc``,
-    ``pairwise``) when the preset takes it as its own (``PresetSpec.formats``, the formats *Detect* imports as
+    ``pairwise``) when the preset takes it as its own (``Scheme.formats``, the formats *Detect* imports as
     it), and the preference pairs with ``pairwise``."""
     own = project_scheme(project).formats
     return [f for f in EXPORT_FORMATS if f in DISTRIBUTION_FORMATS or EXPORTED_WITH.get(f, f) in own]

@@ -25,7 +25,18 @@ from annotator.models.invitations import Invitation
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
 from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
-from annotator.models.projects import K_MAX, K_MIN, AccountSettings, Criterion, Level, Membership, Project, Role, Unit
+from annotator.models.projects import (
+    K_MAX,
+    K_MIN,
+    AccountSettings,
+    AppliesTo,
+    Criterion,
+    Level,
+    Membership,
+    Project,
+    Role,
+    Unit,
+)
 from annotator.models.quality import (
     Adjudication,
     AnnotatorExclusion,
@@ -63,6 +74,7 @@ __all__ = [
     "JudgeLabel",
     "JudgeStatus",
     "Judgement",
+    "AppliesTo",
     "Level",
     "Membership",
     "PairwiseSettings",

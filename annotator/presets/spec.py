@@ -1,10 +1,11 @@
-"""What a preset is: its criteria and scales (``CriterionSpec``), its typed capabilities (``RunScheme``,
-``UnitRule``, ``Summary``, leaderboard columns) and the ``PresetSpec`` that holds them."""
+"""What a scheme is: its criteria and scales (``CriterionSpec``), its typed capabilities (``RunScheme``,
+``UnitRule``, ``Summary``, leaderboard columns) and the ``Scheme`` that holds them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from enum import StrEnum
 from types import MappingProxyType
 
@@ -18,37 +19,22 @@ from scoring.metric_names import (
     lower_is_better,
 )
 
-CUSTOMER, HELPDESK = "customer", "helpdesk"
-
-
-def pgettext_noop(context: str, message: str) -> str:
-    """Marks ``message`` for the catalogues under ``context`` and returns it unchanged (``N_`` with a context).
-
-    The context is ``"<preset key> preset"`` where a preset's text is translated otherwise than the same
-    English elsewhere (``annotator.wording`` looks there first); ``makemessages`` collects it
-    (``--keyword=pgettext_noop:1c,2``).
-    """
-    return message
-
-
 def scale_of(pairs: list[tuple[str, str]], speaker: str | None = None) -> list[dict]:
     return [dict(value=v, label=lab, **({"speaker": speaker} if speaker else {})) for v, lab in pairs]
 
 
-# Value labels keep their code before ": ": the page shows it as the choice's short name.
-THREE_POINT = [("-1", N_("-1: no")), ("0", N_("0: partly")), ("1", N_("1: yes"))]
-FIVE_POINT = [
-    ("-2", N_("-2: very poor")),
-    ("-1", N_("-1: poor")),
-    ("0", N_("0: neutral")),
-    ("1", N_("1: good")),
-    ("2", N_("2: very good")),
-]
-YES_NO = [("yes", N_("Yes")), ("no", N_("No"))]
-
-
 @dataclass(frozen=True)
 class CriterionSpec:
+    """One criterion of a scheme, as its file describes it (``annotator.presets.document``).
+
+    ``values``: the scale, ``{"value", "label"}`` with an optional ``"speaker"`` (values that apply to that
+    speaker's units only) and ``"key"`` (the keyboard key that chooses it). ``applies_to``: which of the
+    units of the criterion's kind (and speaker) are asked about (``UnitRule``). ``not_applicable``: the
+    answer "does not apply" (``{"value", "label"}``, optional ``"key"``), stored as its own value and left
+    out of agreement and gold. ``wordings``: the translations (``{"ja": {"label": ..., "question": ...,
+    "values": {value: label}, ...}}``).
+    """
+
     key: str
     label: str
     question: str
@@ -56,6 +42,17 @@ class CriterionSpec:
     values: list[dict]
     level: str
     speaker: str = ""
+    applies_to: str = "every"
+    not_applicable: Mapping | None = None
+    description: str = ""  # what the criterion means, for the page's glossary
+    value_descriptions: Mapping[str, str] = field(default_factory=dict)  # value -> what it means (the glossary)
+    merges: Mapping[str, list[list[str]]] = field(default_factory=dict)  # name -> groups of values merged
+    aspect: str = ""  # the NLPCC aspect the criterion asks about (``Summary.NLPCC``)
+    wordings: Mapping[str, Mapping] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("value_descriptions", "merges", "wordings"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
 
 @dataclass(frozen=True)
@@ -78,7 +75,8 @@ class RunScheme:
 
 
 class UnitRule(StrEnum):
-    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``).
+    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``;
+    ``Criterion.applies_to``).
 
     Applied after the criterion's own unit kind and speaker; dialogue-level criteria ask about the
     dialogue whatever the rule.
@@ -92,6 +90,9 @@ class UnitRule(StrEnum):
     # logs); in a new collection (JSON lines, logs without labels), every turn that follows at
     # least one turn by another speaker (for breakdown: each system turn after the first user turn).
     RESPONSES = "responses"
+    # the last of the units of the criterion's kind (and speaker): the response a context leads to (FED's
+    # turn-level qualities, a chatbot's last reply)
+    LAST = "last"
 
 
 class Summary(StrEnum):
@@ -127,6 +128,7 @@ class Comparison:
     def criterion(self, key: str, label: str, question: str) -> CriterionSpec:
         """A criterion of the comparison: the item as a whole, the four outcomes (nominal)."""
         return CriterionSpec(key, label, question, "dialogue", scale_of(PAIR_OUTCOMES), "nominal")
+
 
 
 @dataclass(frozen=True)
@@ -166,11 +168,13 @@ def breakdown_columns() -> tuple[LeaderboardColumn, ...]:
 
 
 @dataclass(frozen=True)
-class PresetSpec:
-    """An annotation scheme and everything that behaves differently for it.
+class Scheme:
+    """An annotation scheme and everything that behaves differently for it: a scheme file
+    (``annotator.presets.document``), one of the presets shipped in ``files/`` or a lead's own.
 
-    A new preset is one ``PresetSpec`` added to ``PRESETS``: the pages, assignment, statistics,
-    run scoring and the leaderboard read these fields instead of testing the preset's key.
+    A project keeps the document of its scheme (``Project.scheme``) and is asked what it does through
+    ``project_scheme``: the pages, assignment, statistics, run scoring and the leaderboard read these fields,
+    never a preset's key.
     """
 
     key: str
@@ -185,13 +189,46 @@ class PresetSpec:
     summaries: tuple[Summary, ...] = ()
     run_scheme: RunScheme | None = None  # ``RUN_SCHEMES``; None: no system runs are scored
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
-    units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
-    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
+    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this scheme's own (JSON lines always)
     comparison: Comparison | None = None  # items are two candidate responses compared (the pairwise preset)
+    k_reason: str = ""  # why the default K is what it is (said where a project keeps it and lacks annotators)
+    wordings: Mapping[str, Mapping] = field(default_factory=dict)  # language -> label, guidelines, k_reason
 
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
         object.__setattr__(self, "aspects", MappingProxyType(dict(self.aspects)))
+        object.__setattr__(self, "wordings", MappingProxyType(dict(self.wordings)))
+
+    def criterion(self, key: str) -> CriterionSpec | None:
+        return next((c for c in self.criteria if c.key == key), None)
+
+    @cached_property
+    def translations(self) -> Mapping[str, Mapping[str, str]]:
+        """language -> the scheme's English texts -> their translation in it (``annotator.wording``)."""
+        table: dict[str, dict[str, str]] = {}
+        for language, entry in self.wordings.items():
+            own = table.setdefault(language, {})
+            for name in ("label", "guidelines", "k_reason"):
+                if entry.get(name):
+                    own[getattr(self, name)] = entry[name]
+        for c in self.criteria:
+            for language, entry in c.wordings.items():
+                own = table.setdefault(language, {})
+                for name in ("label", "question", "description"):
+                    if entry.get(name):
+                        own[getattr(c, name)] = entry[name]
+                if c.not_applicable and entry.get("not_applicable"):
+                    own[c.not_applicable["label"]] = entry["not_applicable"]
+                for v in c.values:
+                    if v["value"] in entry.get("values", {}):
+                        own[v["label"]] = entry["values"][v["value"]]
+                    if v["value"] in entry.get("value_descriptions", {}):
+                        own[c.value_descriptions[v["value"]]] = entry["value_descriptions"][v["value"]]
+        return MappingProxyType({k: MappingProxyType(v) for k, v in table.items()})
+
+    def text(self, english: str, language: str) -> str:
+        """``english`` (one of the scheme's texts) in ``language`` when the scheme translates it; else as it is."""
+        return self.translations.get(language, {}).get(english, english) if english else english
 
     @property
     def leaderboard(self) -> tuple[LeaderboardColumn, ...]:

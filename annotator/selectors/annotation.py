@@ -240,7 +240,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     )
     blocks, post_views = _blocks(posts, frame)
     for criterion in criteria:
-        units = required_units(criterion, shape, rule=spec.units)
+        units = required_units(criterion, shape)
         if criterion.unit in POST_UNITS:
             for position in units:
                 post, speaker = post_views[position]

@@ -16,8 +16,8 @@ from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils.translation import gettext, ngettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Project, Role
-from annotator.presets.definitions import K_REASONS
 from annotator.presets.of_project import project_scheme
+from annotator.wording import wording_language
 
 ITEMS_PER_PAGE = 50
 
@@ -40,7 +40,7 @@ class Shortfall:
     dialogues: int
     short: int  # dialogues with fewer than K annotators once unfinished work of removed annotators is handed back
     reordering: bool  # coherence projects: permutation sets, K does not apply
-    k_reason: str = ""  # why the scheme's default K is what it is (when the project keeps it), untranslated
+    k_reason: str = ""  # why the scheme's default K is what it is (when the project keeps it), in the reader's words
 
     @property
     def too_few_annotators(self) -> bool:
@@ -67,8 +67,7 @@ class Shortfall:
                 missing,
             ) % {"missing": missing}
             where = gettext("K is set under “Guidelines and annotators per dialogue”.")
-            reason = gettext(self.k_reason) if self.k_reason else ""
-            return " ".join(part for part in (has, add, reason, where) if part)
+            return " ".join(part for part in (has, add, self.k_reason, where) if part)
         if self.short:
             return gettext(
                 "%(short)s of %(dialogues)s dialogues have fewer than K = %(k)s annotators; "
@@ -92,7 +91,7 @@ def assignment_shortfall(*, project: Project) -> Shortfall:
         dialogues=Count("pk"), short=Count("pk", filter=Q(kept__lt=k))
     )
     scheme = project_scheme(project)
-    k_reason = K_REASONS.get(project.preset, "") if scheme.annotators_per_dialogue == k else ""
+    k_reason = scheme.text(scheme.k_reason, wording_language()) if scheme.annotators_per_dialogue == k else ""
     return Shortfall(k, len(active), counts["dialogues"], counts["short"], scheme.reordering, k_reason)
 
 

@@ -10,7 +10,7 @@ from django.http import Http404
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, Post, Project, Role, Unit
 from annotator.presets.of_project import project_scheme
 from annotator.units import ShownFrame
-from annotator.wording import preset_label
+from annotator.wording import scheme_label
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def projects_for_user(*, user) -> list[ProjectRow]:
         ProjectRow(
             slug=p.slug,
             name=p.name,
-            preset_label=preset_label(p.preset),
+            preset_label=scheme_label(p),
             role=roles.get(p.pk, ""),
             role_label=Role(roles[p.pk]).label if roles.get(p.pk) in Role.values else "",
             is_lead=roles.get(p.pk) == Role.LEAD,

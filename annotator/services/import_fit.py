@@ -2,8 +2,8 @@
 
 A dialogue fits its project's preset when every criterion has at least one unit in it (a
 breakdown project needs a system turn, an NLPCC project a reply) and every speaker is one the
-preset labels (``PresetSpec.speakers``; empty: any). With "Detect", a dialogue of a community
-format the preset does not take as its own (``PresetSpec.formats``; JSON lines always fit) is
+preset labels (``Scheme.speakers``; empty: any). With "Detect", a dialogue of a community
+format the preset does not take as its own (``Scheme.formats``; JSON lines always fit) is
 refused with a message saying how to import it anyway: a format chosen by name is the
 person's decision. Messages speak to a person and say what the preset needs.
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from annotator.importers import ParsedDialogue
 from annotator.models import Criterion, Unit
-from annotator.presets import PresetSpec, UnitRule
+from annotator.presets import Scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.units import required_units
 from scoring.errors import N_
@@ -48,21 +48,19 @@ def _either(names: Sequence[str]) -> str:
 def dialogue_fit_check(
     parsed: ParsedDialogue,
     *,
-    spec: PresetSpec,
+    spec: Scheme,
     criteria: Sequence[Criterion],
     shape: DialogueShape,
-    rule: UnitRule,
     format_chosen: bool,
 ) -> None:
     """Raise ``InputError`` (naming the file and the dialogue) unless ``parsed`` fits the preset.
 
     Checked in this order: a unit for every criterion, the speakers, then (with "Detect") the
-    format. ``shape`` is the dialogue's speakers, utterance blocks and source annotation marks; ``rule``
-    the preset's units rule.
+    format. ``shape`` is the dialogue's speakers, utterance blocks and source annotation marks.
     """
     present = list(dict.fromkeys(shape.speakers))
     for criterion in criteria:
-        if required_units(criterion, shape, rule=rule):
+        if required_units(criterion, shape):
             continue
         noun, nouns = UNIT_NOUNS.get(criterion.unit, (criterion.unit, f"{criterion.unit}s"))
         params = {"noun": noun, "nouns": nouns, "present": _either(present), "preset": spec.label}

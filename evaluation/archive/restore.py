@@ -49,7 +49,7 @@ from annotator.selectors.structure import DialogueShape
 from annotator.services.accounts import accounts_addable
 from annotator.services.blocks import utterance_blocks
 from annotator.services.imports.annotators import imported_annotators_create
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_speaker
 from evaluation.archive import ARCHIVE_MEMBER
 from evaluation.archive.reader import archive_document
 from evaluation.models import Run, RunKind, RunStatus
@@ -334,7 +334,7 @@ def _assignments(r: Record, document: dict, dialogues: dict[str, Dialogue], user
 
 def _check_unit(at: Record, criterion: Criterion, unit: int, value: str, shape, field: str) -> None:
     try:
-        check_value(criterion, unit_speaker(criterion, unit, shape, rule=unit_rule(criterion.project.preset)), value)
+        check_value(criterion, unit_speaker(criterion, unit, shape), value)
     except UnitError as exc:
         raise at.error(str(exc), field) from None
 

@@ -63,6 +63,8 @@ def agreement_summary(
     if level != "nominal":
         alpha["ordinal"] = krippendorff_alpha_from_counts(pairable, "ordinal")
         alpha["interval"] = krippendorff_alpha_from_counts(pairable, "interval", values)
+    if level == "ratio":
+        alpha["ratio"] = krippendorff_alpha_from_counts(pairable, "ratio", values)
     return {
         "n_units": len(pairable),
         "fleiss_kappa": fleiss_kappa(pairable),

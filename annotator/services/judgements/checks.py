@@ -22,7 +22,6 @@ from annotator.units import (
     required_units,
     shown_rank,
     unit_names,
-    unit_rule,
 )
 from annotator.wording import criterion_wording, speaker_name
 
@@ -143,8 +142,7 @@ def check_complete(
     problems: list[str] = []
     missing: list[str] = []
     for criterion in criteria.values():
-        rule = unit_rule(assignment.dialogue.project.preset)
-        units = [u for u in required_units(criterion, shape, rule=rule) if (criterion.key, u) not in answered]
+        units = [u for u in required_units(criterion, shape) if (criterion.key, u) not in answered]
         if not units:
             continue
         rank = shown_rank(criterion.unit, shape.blocks, assignment.shown_order)

@@ -31,7 +31,6 @@ from annotator.units import (
     ShownFrame,
     UnitError,
     check_value,
-    unit_rule,
     unit_speaker,
 )
 
@@ -71,7 +70,6 @@ def judgements_save(
         project = assignment.dialogue.project
         criteria = project_criteria(project.pk)
         shape = dialogue_shape(assignment.dialogue_id)
-        rule = unit_rule(project.preset)
         frame = ShownFrame.of(shape.blocks, assignment.shown_order)
         problems: list[str] = []
         given: dict[tuple[str, int], Given] = {}
@@ -82,7 +80,7 @@ def judgements_save(
                 continue
             try:
                 unit = frame.to_source(criterion.unit, v.unit)
-                speaker = unit_speaker(criterion, unit, shape, rule=rule)
+                speaker = unit_speaker(criterion, unit, shape)
                 if v.value != "":
                     check_value(criterion, speaker, v.value)
             except UnitError as exc:
