@@ -45,13 +45,16 @@ class UploadForm(forms.Form):
         ("dbdc", "DBDC3 *.log.json or zip"),
         ("nlpcc", "NLPCC xlsx"),
         ("jsonl", "JSON lines"),
+        ("chat", "Chat transcripts (OpenAI messages, ShareGPT)"),
         ("pairwise", "Pairwise JSON lines"),
     ]
     file = forms.FileField()
     format = forms.ChoiceField(
         choices=FORMATS,
         initial="auto",
-        help_text=gettext_lazy("Detect imports the file only if its format is this project's own or JSON lines."),
+        help_text=gettext_lazy(
+            "Detect imports the file only if its format is this project's own, JSON lines or chat transcripts."
+        ),
     )
 
 

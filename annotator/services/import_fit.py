@@ -24,8 +24,10 @@ FORMAT_NAMES = {
     "dbdc": "DBDC3 log",
     "nlpcc": "NLPCC xlsx",
     "jsonl": "JSON lines",
+    "chat": "chat transcripts",
     "pairwise": "pairwise JSON lines",
 }
+ALWAYS_FIT = ("jsonl", "chat")  # the new collections' formats, of any scheme
 UNIT_NOUNS = {  # singular, plural
     Unit.DIALOGUE: ("dialogue", "dialogues"),
     Unit.POST: ("post", "posts"),
@@ -87,8 +89,8 @@ def dialogue_fit_check(
                 params={"unknown": _either(unknown), "preset": spec.label, "speakers": _either(spec.speakers)},
             )
     source = parsed.source_meta.get("format", "")
-    if not format_chosen and source in FORMAT_NAMES and source != "jsonl" and source not in spec.formats:
-        takes = _either([FORMAT_NAMES[f] for f in (*spec.formats, "jsonl")])
+    if not format_chosen and source in FORMAT_NAMES and source not in ALWAYS_FIT and source not in spec.formats:
+        takes = _either([FORMAT_NAMES[f] for f in (*spec.formats, *ALWAYS_FIT)])
         raise parsed.fail(
             N_(
                 "is a dialogue of the %(format)s format, and %(preset)s projects take %(takes)s; "
