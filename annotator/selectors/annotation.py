@@ -109,22 +109,31 @@ def comparison_candidates(assignment: Assignment) -> list[CandidateView]:
 
 
 def choice_hotkeys(choices: list[dict], shown_labels: dict[str, str] | None = None) -> list[dict]:
-    """The choices with their keys: ``key`` is the number key (1-9, in the order shown) and ``letter``
-    the first letter of the short label (``y``/``n`` for Yes/No, ``n``/``p``/``b`` for NB/PB/B) when
-    those letters tell every choice apart and none is a navigation key. Keys come from the English
-    labels; ``shown_labels`` (value -> label in the reader's language) replaces what is shown.
+    """The choices with their keys: ``key`` is the key the scheme gives the choice, else the number key (1-9,
+    in the order shown, skipping numbers the scheme gives others), and ``letter`` the first letter of the
+    short label (``y``/``n`` for Yes/No, ``n``/``p``/``b`` for NB/PB/B) when those letters tell every choice
+    apart and none is a navigation key or another choice's key. Keys come from the English labels;
+    ``shown_labels`` (value -> label in the reader's language) replaces what is shown.
 
     >>> yes_no = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
     >>> [(c["key"], c["letter"]) for c in choice_hotkeys(yes_no)]
     [('1', 'y'), ('2', 'n')]
     >>> [c["letter"] for c in choice_hotkeys([{"value": "-1", "label": "-1: no"}, {"value": "0", "label": "0: ok"}])]
     ['', '']
+    >>> na = {"value": "n/a", "label": "Not applicable", "key": "0"}
+    >>> [(c["key"], c["letter"]) for c in choice_hotkeys([*yes_no, na])]
+    [('1', ''), ('2', ''), ('0', '')]
     """
+    given = {c["key"] for c in choices if c.get("key")}
+    numbers = iter(str(n) for n in range(1, 10) if str(n) not in given)
+    keys = [c.get("key") or next(numbers, "") for c in choices]
     shorts = [c["label"].split(":", 1)[0].strip() or c["value"] for c in choices]
     letters = [s[0].lower() if s[:1].isalpha() else "" for s in shorts]
-    usable = all(letters) and len(set(letters)) == len(letters) and not NAVIGATION_KEYS & set(letters)
+    usable = (
+        all(letters) and len(set(letters)) == len(letters) and not (NAVIGATION_KEYS | given) & set(letters)
+    )
     hotkeys = [
-        dict(c, key=str(i + 1) if i < 9 else "", letter=letters[i] if usable else "", short=shorts[i])
+        dict(c, key=keys[i], letter=letters[i] if usable and not c.get("key") else "", short=shorts[i])
         for i, c in enumerate(choices)
     ]
     for choice in hotkeys if shown_labels else ():
@@ -156,6 +165,8 @@ class _Questions:
     def of(self, criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
         """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
+        if criterion.not_applicable:  # an answer of its own, after the scale
+            choices = [*choices, criterion.not_applicable]
         if criterion.unit not in self.names:
             self.names[criterion.unit] = unit_names(
                 criterion.unit, self.shape.speakers, self.shape.blocks, self.shown_order

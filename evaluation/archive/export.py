@@ -185,7 +185,7 @@ def project_archive_data(project: Project, *, lazy: bool = False) -> dict:
     rows = LazyList if lazy else list
     criteria = list(
         project.criteria.order_by("position", "key").values(
-            "key", "label", "question", "unit", "values", "level", "speaker", "position"
+            "key", "label", "question", "unit", "values", "level", "speaker", "applies_to", "not_applicable", "position"
         )
     )
     criterion_key = dict(Criterion.objects.filter(project=project).values_list("pk", "key"))
@@ -217,6 +217,8 @@ def project_archive_data(project: Project, *, lazy: bool = False) -> dict:
             "preset": project.preset,
             "guidelines": project.guidelines,
             "annotators_per_dialogue": project.annotators_per_dialogue,
+            "scheme": project.scheme,
+            "scheme_version": project.scheme_version,
             "created_at": _time(project.created_at),
         },
         "criteria": criteria,

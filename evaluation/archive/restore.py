@@ -29,6 +29,7 @@ from django.db import DatabaseError, connection, transaction
 
 from annotator.models import (
     Assignment,
+    AppliesTo,
     AssignmentStatus,
     Candidate,
     Criterion,
@@ -43,7 +44,8 @@ from annotator.models import (
     Role,
     Unit,
 )
-from annotator.presets import PRESETS
+from annotator.presets import CUSTOM, PRESETS
+from annotator.presets.document import scheme_document, scheme_from_document
 from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.accounts import accounts_addable
@@ -97,12 +99,21 @@ def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser
     meta = r.field(document, "project", dict)
     slug = _slug(r, meta, slug)
     preset = r.field(meta, "preset", str, "project")
-    if preset not in PRESETS:
+    document = r.json(meta, "scheme", "project", dict, optional=True) or {}
+    if document:
+        try:
+            scheme_from_document(document, display=r.file)
+        except InputError as exc:
+            raise r.error(N_("%(problem)s"), "project.scheme" + (f".{exc.field}" if exc.field else ""),
+                          problem=exc.message) from None  # fmt: skip
+    if preset not in PRESETS and not (preset == CUSTOM and document):
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
     project = Project.objects.create(
         slug=slug,
         preset=preset,
+        scheme=document or scheme_document(PRESETS[preset]),
+        scheme_version=r.integer(meta, "scheme_version", "project", bounds=INT32, optional=True) or 1,
         name=r.text(meta, "name", "project", max_length=_max(Project, "name")),
         guidelines=r.text(meta, "guidelines", "project"),
         annotators_per_dialogue=r.integer(meta, "annotators_per_dialogue", "project", bounds=SMALL),
@@ -136,12 +147,30 @@ def _criteria(r: Record, document: dict, project: Project) -> dict[str, Criterio
                 values=values,
                 level=r.choice(c, "level", Level.values, where),
                 speaker=r.text(c, "speaker", where, max_length=_max(Criterion, "speaker")),
+                applies_to=_applies_to(r, c, where, project),
+                not_applicable=_not_applicable(r, c, where),
                 position=r.integer(c, "position", where, bounds=SMALL),
             )
         )
     if len({c.key for c in rows}) != len(rows):
         raise r.error(N_("two criteria share a key"), "criteria")
     return {c.key: c for c in Criterion.objects.bulk_create(rows)}
+
+
+def _applies_to(r: Record, c: dict, where: str, project: Project) -> str:
+    """The criterion's unit rule; an archive written before criteria had one takes its scheme's."""
+    if "applies_to" in c:
+        return r.choice(c, "applies_to", AppliesTo.values, where)
+    spec = project_scheme(project).criterion(c.get("key"))
+    return spec.applies_to if spec is not None else AppliesTo.EVERY
+
+
+def _not_applicable(r: Record, c: dict, where: str) -> dict | None:
+    na = r.json(c, "not_applicable", where, dict, optional=True)
+    if na is not None:
+        r.text(na, "value", f"{where}.not_applicable", max_length=_max(Judgement, "value"), non_empty=True)
+        r.text(na, "label", f"{where}.not_applicable")
+    return na
 
 
 def _members(r: Record, document: dict, project: Project, actor: AbstractBaseUser | None) -> dict[str, int]:

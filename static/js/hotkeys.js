@@ -75,7 +75,7 @@
   }
 
   function choose(stop, index) {
-    if (readOnly || !stop || stop.id === "reorder-list") return false;
+    if (readOnly || !stop || stop.id === "reorder-list" || index < 0) return false;
     const select = stop.querySelector("select");
     let control;
     if (select) {
@@ -96,11 +96,16 @@
     return true;
   }
 
-  function letterIndex(stop, letter) {
+  // The choice a key chooses: the one whose keys (aria-keyshortcuts; data-key on a list's options) name it.
+  function keyIndex(stop, key) {
+    if (!stop) return -1;
+    const select = stop.querySelector("select");
+    if (select) {
+      return Array.from(select.options).slice(1).findIndex(function (option) { return option.dataset.key === key; });
+    }
     const radios = Array.from(stop.querySelectorAll("input[type=radio]"));
     return radios.findIndex(function (radio) {
-      const keys = (radio.getAttribute("aria-keyshortcuts") || "").split(" ");
-      return keys.length > 1 && keys.indexOf(letter) > 0;
+      return (radio.getAttribute("aria-keyshortcuts") || "").split(" ").indexOf(key) >= 0;
     });
   }
 
@@ -131,10 +136,11 @@
     else if (key === "Enter") {
       if (target.closest && target.closest("button, a, summary, dialog, #signin-panel")) return;
       nextOrSubmit();
-    } else if (/^[1-9]$/.test(key)) {
-      if (!choose(stop, Number(key) - 1)) return;
+    } else if (/^[0-9]$/.test(key)) {
+      const index = keyIndex(stop, key);
+      if (!choose(stop, index === -1 ? Number(key) - 1 : index)) return;
     } else if (/^[a-z]$/.test(key) && stop && stop.id !== "reorder-list" && !readOnly) {
-      const index = letterIndex(stop, key);
+      const index = keyIndex(stop, key);
       if (index === -1) return;
       choose(stop, index);
     } else {
