@@ -56,8 +56,10 @@ def project_with_work(
     paths: list | None = None,
     lead_name: str | None = None,
     annotator_names: list[str] | None = None,
+    scheme=None,
 ) -> ProjectWithWork:
-    """A ``preset`` project with dialogues, a lead, ``annotators`` annotators and K = ``k`` (default: all of them).
+    """A ``preset`` project with dialogues, a lead, ``annotators`` annotators and K = ``k`` (default: all of them);
+    with ``scheme`` (a ``Scheme``), a project following it (the demo's files of the preset named ``preset``).
 
     The dialogues come from ``paths`` (default: the demo's files for the preset). Usernames are
     ``lead_name`` and ``annotator_names`` if given, else ``{prefix}-lead`` and ``{prefix}-ann1``...
@@ -66,7 +68,8 @@ def project_with_work(
     slug = slug or f"{preset}-work"
     prefix = prefix or slug
     names = annotator_names or [f"{prefix}-ann{i + 1}" for i in range(annotators)]
-    project = project_create(slug=slug, preset=preset, annotators_per_dialogue=k or len(names))
+    source = {"preset": preset} if scheme is None else {"scheme": scheme}
+    project = project_create(slug=slug, annotators_per_dialogue=k or len(names), **source)
     dialogues_import(project=project, paths=paths or [DEMO_DIR / f for f in DEMO_FILES[preset]], language="en")
     lead = user_make(lead_name or f"{prefix}-lead")
     membership_add(project=project, user=lead, role=Role.LEAD)

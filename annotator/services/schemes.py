@@ -38,27 +38,42 @@ class SchemeChangeRefused(ValueError):
     """A change that would reinterpret stored answers; the message names the criterion and the field."""
 
 
+def _worded(translated: str, english: str, stored: str | None) -> bool:
+    """Whether a text's translation is one to keep: it says something else than the English, or it is the one the
+    scheme gives (a name such as "STC-3 / DialEval" is the same in every language)."""
+    return bool(translated) and (translated != english or translated == stored)
+
+
 def _criterion_now(project: Project, row: Criterion) -> CriterionSpec:
     """A criterion row with every wording annotators see of it, in the three languages."""
     english = criterion_wording(project, row, "en")
+    stored = project_scheme(project).criterion(row.key)
     wordings: dict[str, dict] = {}
     for language in FILE_LANGUAGES.values():
         w = criterion_wording(project, row, language)
+        base = stored.wordings.get(language, {}) if stored is not None else {}
         entry: dict = {}
         for name in ("label", "question", "description"):
-            if getattr(w, name) and getattr(w, name) != getattr(english, name):
+            if _worded(getattr(w, name), getattr(english, name), base.get(name)):
                 entry[name] = getattr(w, name)
-        values = {v: t for v, t in w.values.items() if t != english.values.get(v) and v in row.allowed_values()}
+        scale = row.allowed_values()
+        values = {
+            v: t for v, t in w.values.items() if v in scale and _worded(t, english.values[v], base.get("values", {}).get(v))
+        }
         if values:
             entry["values"] = values
-        if row.not_applicable and w.values.get(row.not_applicable_value) != row.not_applicable["label"]:
-            entry["not_applicable"] = w.values[row.not_applicable_value]
-        described = {v: t for v, t in w.value_descriptions.items() if t != english.value_descriptions.get(v)}
+        na = row.not_applicable_value
+        if na is not None and _worded(w.values[na], english.values[na], base.get("not_applicable")):
+            entry["not_applicable"] = w.values[na]
+        described = {
+            v: t
+            for v, t in w.value_descriptions.items()
+            if _worded(t, english.value_descriptions.get(v, ""), base.get("value_descriptions", {}).get(v))
+        }
         if described:
             entry["value_descriptions"] = described
         if entry:
             wordings[language] = entry
-    stored = project_scheme(project).criterion(row.key)
     return CriterionSpec(
         key=row.key,
         label=row.label,
@@ -78,25 +93,25 @@ def _criterion_now(project: Project, row: Criterion) -> CriterionSpec:
 
 
 def scheme_current(project: Project) -> Scheme:
-    """What the project asks today, as a scheme (its rows, guidelines, K and the wording annotators see)."""
+    """What the project asks today, as a scheme (its rows, guidelines and the wording annotators see); its default
+    K is the scheme's (the project's own K is a setting of the project, not of its scheme)."""
     stored = project_scheme(project)
     criteria = [_criterion_now(project, row) for row in project.criteria.order_by("position", "pk")]
     wordings: dict[str, dict] = {}
     for language in FILE_LANGUAGES.values():
         entry = {}
+        base = stored.wordings.get(language, {})
         guidelines = guidelines_text(project, language)
-        if guidelines and guidelines != project.guidelines:
+        if _worded(guidelines, project.guidelines, base.get("guidelines")):
             entry["guidelines"] = guidelines
         for name in ("label", "k_reason"):
-            text = stored.text(getattr(stored, name), language)
-            if text and text != getattr(stored, name):
-                entry[name] = text
+            if base.get(name):
+                entry[name] = base[name]
         if entry:
             wordings[language] = entry
     return replace(
         stored,
         guidelines=project.guidelines,
-        annotators_per_dialogue=project.annotators_per_dialogue,
         criteria=criteria,
         merges={c.key: c.merges for c in criteria if c.merges},
         aspects={c.key: c.aspect for c in criteria if c.aspect},
