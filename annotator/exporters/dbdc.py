@@ -49,9 +49,7 @@ def dbdc_record_stream(project: Project) -> Iterator[tuple[str, dict]]:
         )
         for dialogue_id, unit, annotator_id, value, extra, criterion_id in rows:  # one chunk: a plain cursor
             if (criterion_id, dialogue_id) not in asked:
-                asked[(criterion_id, dialogue_id)] = set(
-                    required_units(criteria[criterion_id], shapes[dialogue_id])
-                )
+                asked[(criterion_id, dialogue_id)] = set(required_units(criteria[criterion_id], shapes[dialogue_id]))
             if unit not in asked[(criterion_id, dialogue_id)]:
                 continue
             annotator = names.get(annotator_id, (0, str(annotator_id)))[1]

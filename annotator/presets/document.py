@@ -144,11 +144,20 @@ class _Reader:
         key, values = needed
         found = by_key.get(key)
         if found is None or found.unit == "dialogue":
-            raise self.error("runs", N_("%(runs)s runs are scored against a turn-level criterion %(key)s"),
-                             runs=run_scheme.key, key=key)  # fmt: skip
+            raise self.error(
+                "runs",
+                N_("%(runs)s runs are scored against a turn-level criterion %(key)s"),
+                runs=run_scheme.key,
+                key=key,
+            )
         if values is not None and [v["value"] for v in found.values] != values:
-            raise self.error("runs", N_("%(runs)s runs read criterion %(key)s with the values %(values)s"),
-                             runs=run_scheme.key, key=key, values=", ".join(values))  # fmt: skip
+            raise self.error(
+                "runs",
+                N_("%(runs)s runs read criterion %(key)s with the values %(values)s"),
+                runs=run_scheme.key,
+                key=key,
+                values=", ".join(values),
+            )
 
     def criterion(self, doc: dict, where: str, speakers: tuple[str, ...], comparison) -> CriterionSpec:
         wordings: dict[str, dict] = {}
@@ -159,10 +168,16 @@ class _Reader:
         speaker = doc.get("speaker", "")
         applies_to = doc.get("applies_to", UnitRule.EVERY.value)
         if unit == "dialogue" and (speaker or applies_to != UnitRule.EVERY):
-            raise self.error(f"{where}.unit", N_("a dialogue-level criterion has no speaker and applies to every dialogue"))
+            raise self.error(
+                f"{where}.unit", N_("a dialogue-level criterion has no speaker and applies to every dialogue")
+            )
         if speaker and speakers and speaker not in speakers:
-            raise self.error(f"{where}.speaker", N_("%(speaker)s is not one of the scheme's speakers (%(speakers)s)"),
-                             speaker=speaker, speakers=", ".join(speakers))  # fmt: skip
+            raise self.error(
+                f"{where}.speaker",
+                N_("%(speaker)s is not one of the scheme's speakers (%(speakers)s)"),
+                speaker=speaker,
+                speakers=", ".join(speakers),
+            )
         values, descriptions = [], {}
         seen: set[tuple[str, str]] = set()
         used_keys: set[str] = set()
@@ -173,8 +188,12 @@ class _Reader:
                 raise self.error(f"{at}.value", N_("value %(value)s is on the scale twice"), value=v["value"])
             seen.add((v["value"], value_speaker))
             if value_speaker and speakers and value_speaker not in speakers:
-                raise self.error(f"{at}.speaker", N_("%(speaker)s is not one of the scheme's speakers (%(speakers)s)"),
-                                 speaker=value_speaker, speakers=", ".join(speakers))  # fmt: skip
+                raise self.error(
+                    f"{at}.speaker",
+                    N_("%(speaker)s is not one of the scheme's speakers (%(speakers)s)"),
+                    speaker=value_speaker,
+                    speakers=", ".join(speakers),
+                )
             self.hotkey(v.get("key"), used_keys, f"{at}.key")
             entry = {"value": v["value"], "label": _text(v["label"], ("values", v["value"]), wordings)}
             if value_speaker:
@@ -189,15 +208,18 @@ class _Reader:
                 number = _number(v["value"])
                 if number is None or (level == "ratio" and number < 0):
                     kind = N_("a number") if level == "interval" else N_("a number at least 0 (a ratio scale)")
-                    raise self.error(f"{where}.values[{i}].value", N_("%(value)s is not %(kind)s"),
-                                     value=v["value"], kind=kind)  # fmt: skip
+                    raise self.error(
+                        f"{where}.values[{i}].value", N_("%(value)s is not %(kind)s"), value=v["value"], kind=kind
+                    )
         not_applicable = None
         if doc.get("not_applicable"):
             na = doc["not_applicable"]
             if any(v["value"] == na["value"] for v in values):
-                raise self.error(f"{where}.not_applicable.value",
-                                 N_("%(value)s is a value of the scale; not applicable needs a value of its own"),
-                                 value=na["value"])  # fmt: skip
+                raise self.error(
+                    f"{where}.not_applicable.value",
+                    N_("%(value)s is a value of the scale; not applicable needs a value of its own"),
+                    value=na["value"],
+                )
             self.hotkey(na.get("key"), used_keys, f"{where}.not_applicable.key")
             not_applicable = {"value": na["value"], "label": _text(na["label"], "not_applicable", wordings)}
             if na.get("key"):
@@ -212,8 +234,11 @@ class _Reader:
             unit != "dialogue" or level != "nominal" or [v["value"] for v in values] != list(comparison.outcomes)
         ):
             outcomes = ", ".join(comparison.outcomes)
-            raise self.error(where, N_("a comparison's criteria are nominal, of the dialogue, with the values %(outcomes)s"),
-                             outcomes=outcomes)  # fmt: skip
+            raise self.error(
+                where,
+                N_("a comparison's criteria are nominal, of the dialogue, with the values %(outcomes)s"),
+                outcomes=outcomes,
+            )
         return CriterionSpec(
             key=doc["key"],
             label=label,
@@ -294,9 +319,7 @@ def criterion_document(c: CriterionSpec) -> dict:
             if v.get(optional):
                 entry[optional] = v[optional]
         if v["value"] in c.value_descriptions:
-            entry["description"] = _doc_text(
-                c.value_descriptions[v["value"]], w, ("value_descriptions", v["value"])
-            )
+            entry["description"] = _doc_text(c.value_descriptions[v["value"]], w, ("value_descriptions", v["value"]))
         values.append(entry)
     doc["values"] = values
     if c.not_applicable:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 
 from django.utils.translation import gettext_noop as N_
@@ -18,6 +18,7 @@ from scoring.metric_names import (
     STC3_QUALITY_METRICS,
     lower_is_better,
 )
+
 
 def scale_of(pairs: list[tuple[str, str]], speaker: str | None = None) -> list[dict]:
     return [dict(value=v, label=lab, **({"speaker": speaker} if speaker else {})) for v, lab in pairs]
@@ -128,7 +129,6 @@ class Comparison:
     def criterion(self, key: str, label: str, question: str) -> CriterionSpec:
         """A criterion of the comparison: the item as a whole, the four outcomes (nominal)."""
         return CriterionSpec(key, label, question, "dialogue", scale_of(PAIR_OUTCOMES), "nominal")
-
 
 
 @dataclass(frozen=True)

@@ -129,9 +129,7 @@ def choice_hotkeys(choices: list[dict], shown_labels: dict[str, str] | None = No
     keys = [c.get("key") or next(numbers, "") for c in choices]
     shorts = [c["label"].split(":", 1)[0].strip() or c["value"] for c in choices]
     letters = [s[0].lower() if s[:1].isalpha() else "" for s in shorts]
-    usable = (
-        all(letters) and len(set(letters)) == len(letters) and not (NAVIGATION_KEYS | given) & set(letters)
-    )
+    usable = all(letters) and len(set(letters)) == len(letters) and not (NAVIGATION_KEYS | given) & set(letters)
     hotkeys = [
         dict(c, key=keys[i], letter=letters[i] if usable and not c.get("key") else "", short=shorts[i])
         for i, c in enumerate(choices)

@@ -37,9 +37,7 @@ def adjudication_record(
     if found is None:
         raise AdjudicationError(gettext("unknown criterion %(criterion)s") % {"criterion": repr(criterion)})
     try:
-        check_value(
-            found, unit_speaker(found, unit, dialogue_shape(dialogue.pk)), value
-        )
+        check_value(found, unit_speaker(found, unit, dialogue_shape(dialogue.pk)), value)
     except UnitError as exc:
         raise AdjudicationError(str(exc)) from None
     record, _created = Adjudication.objects.update_or_create(

@@ -58,7 +58,9 @@ def _criterion_now(project: Project, row: Criterion) -> CriterionSpec:
                 entry[name] = getattr(w, name)
         scale = row.allowed_values()
         values = {
-            v: t for v, t in w.values.items() if v in scale and _worded(t, english.values[v], base.get("values", {}).get(v))
+            v: t
+            for v, t in w.values.items()
+            if v in scale and _worded(t, english.values[v], base.get("values", {}).get(v))
         }
         if values:
             entry["values"] = values
@@ -169,7 +171,9 @@ def scheme_change_problems(project: Project, scheme: Scheme) -> list[str]:
             if (getattr(scheme, name) is None) != (getattr(stored, name) is None) or (
                 isinstance(getattr(stored, name), (bool, str)) and getattr(scheme, name) != getattr(stored, name)
             ):
-                problems.append(gettext("the project has answers: the scheme's %(field)s cannot change") % {"field": name})
+                problems.append(
+                    gettext("the project has answers: the scheme's %(field)s cannot change") % {"field": name}
+                )
     return problems
 
 

@@ -28,8 +28,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, connection, transaction
 
 from annotator.models import (
-    Assignment,
     AppliesTo,
+    Assignment,
     AssignmentStatus,
     Candidate,
     Criterion,
@@ -104,8 +104,9 @@ def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser
         try:
             scheme_from_document(document, display=r.file)
         except InputError as exc:
-            raise r.error(N_("%(problem)s"), "project.scheme" + (f".{exc.field}" if exc.field else ""),
-                          problem=exc.message) from None  # fmt: skip
+            raise r.error(
+                N_("%(problem)s"), "project.scheme" + (f".{exc.field}" if exc.field else ""), problem=exc.message
+            ) from None
     if preset not in PRESETS and not (preset == CUSTOM and document):
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
@@ -207,8 +208,10 @@ def _members(r: Record, document: dict, project: Project, actor: AbstractBaseUse
     Membership.objects.bulk_create(m for name, m in members.items() if name in live)
     # the others: imported annotators under the archived name (an imported member keeps its source key)
     kept = [n for n in names if n not in live]
-    keys = {n: (members[n].source_key if n in members and members[n].imported and members[n].source_key else n)[:100]
-            for n in kept}  # fmt: skip
+    keys = {
+        n: (members[n].source_key if n in members and members[n].imported and members[n].source_key else n)[:100]
+        for n in kept
+    }
     if len(set(keys.values())) < len(keys):
         keys = {n: n[:100] for n in kept}
     rank = max((m.rank for m in members.values()), default=0) + 1
@@ -438,8 +441,16 @@ def _gold_counts(r: Record, document: dict, dialogues, criteria, shapes) -> None
         value = at.value(value, str, f"{where}[3]")
         _check_unit(at, criterion, unit, value, shapes[external_id], where)
         counts = [at.check_int(at.value(x, int, f"{where}[{4 + k}]"), where, INT32) for k, x in enumerate((count, n))]
-        rows.append(GoldCount(dialogue=dialogues[external_id], criterion=criterion, unit=unit, value=value,
-                              count=counts[0], n_annotators=counts[1]))  # fmt: skip
+        rows.append(
+            GoldCount(
+                dialogue=dialogues[external_id],
+                criterion=criterion,
+                unit=unit,
+                value=value,
+                count=counts[0],
+                n_annotators=counts[1],
+            )
+        )
     GoldCount.objects.bulk_create(rows, batch_size=2000)
 
 

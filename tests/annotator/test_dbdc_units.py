@@ -35,7 +35,6 @@ from tests.reference_dbdc3_eval import OURS, evaluate
 pytestmark = pytest.mark.django_db
 
 
-
 def breakdown(project) -> Criterion:
     return Criterion.objects.get(project=project, key="breakdown")
 

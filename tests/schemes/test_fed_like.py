@@ -70,8 +70,12 @@ criteria:
     not_applicable: {value: N/A, label: "Not applicable (the system says too little)", key: "0"}
 """
 LEVELS = {"interesting": "ordinal", "understandable": "nominal", "coherent": "interval", "consistent": "nominal"}
-SCALES = {"interesting": ["0", "1", "2"], "understandable": ["yes", "no"], "coherent": ["1", "2", "3"],
-          "consistent": ["yes", "no"]}  # fmt: skip
+SCALES = {
+    "interesting": ["0", "1", "2"],
+    "understandable": ["yes", "no"],
+    "coherent": ["1", "2", "3"],
+    "consistent": ["yes", "no"],
+}
 RATERS = [f"r{i}" for i in range(1, 8)]
 
 
@@ -109,7 +113,9 @@ def _ratings(transcripts: list[dict]) -> list[dict]:
                 if rng.random() < 0.08:
                     continue  # this rater left the quality out
                 scale = SCALES[key]
-                value = scale[min(len(scale) - 1, int(rng.integers(0, len(scale))) + int(bias) * (key != "understandable"))]
+                value = scale[
+                    min(len(scale) - 1, int(rng.integers(0, len(scale))) + int(bias) * (key != "understandable"))
+                ]
                 if key == "consistent" and turns <= 2 and rng.random() < 0.6:
                     value = "N/A"
                 unit = 0 if key in ("coherent", "consistent") else last
@@ -212,5 +218,9 @@ def test_a_bad_rating_names_the_file_the_line_and_the_field_and_imports_nothing(
         call_command("import_annotations", "fed2", _jsonl(tmp_path / "r.jsonl", [good, good]))
     call_command("import_annotations", "fed2", _jsonl(tmp_path / "r.jsonl", [good]), stdout=io.StringIO())
     with pytest.raises(CommandError, match="r1 already has answers on c0"):
-        call_command("import_annotations", "fed2", _jsonl(tmp_path / "r.jsonl", [{**good, "criterion": "consistent", "value": "N/A"}]))
+        call_command(
+            "import_annotations",
+            "fed2",
+            _jsonl(tmp_path / "r.jsonl", [{**good, "criterion": "consistent", "value": "N/A"}]),
+        )
     assert Judgement.objects.filter(assignment__dialogue__project__slug="fed2").count() == 1

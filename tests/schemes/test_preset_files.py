@@ -53,8 +53,10 @@ def _reimported(project: Project, slug: str, tmp_path) -> Project:
 def _same_project(original: Project, again: Project) -> None:
     assert again.scheme == original.scheme and again.preset == original.preset
     assert (again.guidelines, again.annotators_per_dialogue) == (original.guidelines, original.annotators_per_dialogue)
-    rows = [list(Criterion.objects.filter(project=p).order_by("position").values(*CRITERION_FIELDS)) for p in
-            (original, again)]  # fmt: skip
+    rows = [
+        list(Criterion.objects.filter(project=p).order_by("position").values(*CRITERION_FIELDS))
+        for p in (original, again)
+    ]
     assert rows[0] == rows[1]
 
 
@@ -64,20 +66,22 @@ def _page(assignment, language: str) -> dict:
     with translation.override(language):
         page = annotation_page(assignment)
         questions = [
-            q
-            for block in page.blocks
-            for q in [*block.questions, *(q for post in block.posts for q in post.questions)]
+            q for block in page.blocks for q in [*block.questions, *(q for post in block.posts for q in post.questions)]
         ] + page.dialogue_questions
         glossary = label_glossary(page)
         return {
-            "questions": [(q.name, q.label, q.question, q.widget, q.where, q.choices, q.incremental) for q in questions],
+            "questions": [
+                (q.name, q.label, q.question, q.widget, q.where, q.choices, q.incremental) for q in questions
+            ],
             "guidelines": page.guidelines,
             "left": page.left_speaker,
             "progress": page.progress_noun,
             "reorder": page.reorder_turns is not None,
             "candidates": page.candidates is not None,
-            "glossary": [(c.label, c.question, c.definition, [(v.label, v.definition, v.letter) for v in c.values])
-                         for c in glossary.criteria],  # fmt: skip
+            "glossary": [
+                (c.label, c.question, c.definition, [(v.label, v.definition, v.letter) for v in c.values])
+                for c in glossary.criteria
+            ],
             "letters": glossary.letters,
         }
 
@@ -124,7 +128,9 @@ def test_a_preset_s_exported_scheme_gives_the_same_project(preset, tmp_path):
 def _export(project: Project, fmt: str) -> dict[str, bytes]:
     """An export's files (a zip's members) with the project's slug, which the usernames start with, as SLUG."""
     raw = export_gold(project=project, fmt=fmt)
-    files = {n: z.read(n) for z in [zipfile.ZipFile(io.BytesIO(raw))] for n in z.namelist()} if fmt == "dbdc" else {"": raw}
+    files = (
+        {n: z.read(n) for z in [zipfile.ZipFile(io.BytesIO(raw))] for n in z.namelist()} if fmt == "dbdc" else {"": raw}
+    )
     return {name: body.replace(project.slug.encode(), b"SLUG") for name, body in files.items()}
 
 

@@ -44,4 +44,6 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         criteria = ", ".join(project.criteria.values_list("key", flat=True))
         led = f"; lead {lead}" if lead else ""
-        self.stdout.write(f"created project {project.slug} ({(given or PRESETS.get(preset)).label}) with criteria {criteria}{led}")
+        self.stdout.write(
+            f"created project {project.slug} ({(given or PRESETS.get(preset)).label}) with criteria {criteria}{led}"
+        )

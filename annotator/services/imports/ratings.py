@@ -46,9 +46,10 @@ class _Checker:
             Membership.objects.filter(project=project, imported=True).values_list("source_key", "user_id")
         )
         self.judged: set[tuple[int, int]] = set(
-            Assignment.objects.filter(dialogue__project=project, annotator_id__in=list(self.members.values()))
-            .values_list("annotator_id", "dialogue_id")
-        )  # fmt: skip
+            Assignment.objects.filter(
+                dialogue__project=project, annotator_id__in=list(self.members.values())
+            ).values_list("annotator_id", "dialogue_id")
+        )
         self.seen: set[tuple[str, str, str, int]] = set()
 
     def check(self, r: ParsedRating) -> tuple[int, int]:
