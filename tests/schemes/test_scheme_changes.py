@@ -130,7 +130,7 @@ def test_changes_that_reinterpret_answers_are_refused_and_wording_is_not(tmp_pat
     assert rows[1].label == "Politeness" and rows[1].not_applicable_value == "n/a"
     assert rows[0].pk == fluent_answers.pk and rows[0].allowed_values() == ["1", "2", "3", "4"]
     assert rows[1].judgements.count() == 1  # the answer stays the answer of the same criterion
-    exported = scheme_export(project=project)
+    exported = scheme_export(project=changed)
     assert exported["criteria"][1]["label"] == {"en": "Politeness", "ja": "丁寧さ", "zh": "礼貌"}
 
     # and the command line says the same
