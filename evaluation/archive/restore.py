@@ -99,21 +99,21 @@ def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser
     meta = r.field(document, "project", dict)
     slug = _slug(r, meta, slug)
     preset = r.field(meta, "preset", str, "project")
-    document = r.json(meta, "scheme", "project", dict, optional=True) or {}
-    if document:
+    kept = r.json(meta, "scheme", "project", dict, optional=True) or {}
+    if kept:
         try:
-            scheme_from_document(document, display=r.file)
+            scheme_from_document(kept, display=r.file)
         except InputError as exc:
             raise r.error(
                 N_("%(problem)s"), "project.scheme" + (f".{exc.field}" if exc.field else ""), problem=exc.message
             ) from None
-    if preset not in PRESETS and not (preset == CUSTOM and document):
+    if preset not in PRESETS and not (preset == CUSTOM and kept):
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
     project = Project.objects.create(
         slug=slug,
         preset=preset,
-        scheme=document or scheme_document(PRESETS[preset]),
+        scheme=kept or scheme_document(PRESETS[preset]),
         scheme_version=r.integer(meta, "scheme_version", "project", bounds=INT32, optional=True) or 1,
         name=r.text(meta, "name", "project", max_length=_max(Project, "name")),
         guidelines=r.text(meta, "guidelines", "project"),

@@ -49,21 +49,56 @@ def _with(change) -> dict:
 BAD = [
     (lambda d: d.pop("criteria"), None, "'criteria' is a required property"),
     (lambda d: d["criteria"][1].update(unit="sentence"), "criteria[1].unit", "'sentence' is not one of"),
-    (lambda d: d["criteria"][1].update(level="interval", values=[{"value": "a", "label": "A"}] * 2), "criteria[1].values[1].value", "twice"),
-    (lambda d: d["criteria"][1].update(level="interval", values=[{"value": "a", "label": "A"}, {"value": "b", "label": "B"}]), "criteria[1].values[0].value", "is not a number"),
-    (lambda d: d["criteria"][1].update(level="ratio", values=[{"value": "-1", "label": "A"}, {"value": "1", "label": "B"}]), "criteria[1].values[0].value", "at least 0"),
-    (lambda d: d["criteria"][0].update(not_applicable={"value": "no", "label": "N/A"}), "criteria[0].not_applicable.value", "needs a value of its own"),
+    (
+        lambda d: d["criteria"][1].update(level="interval", values=[{"value": "a", "label": "A"}] * 2),
+        "criteria[1].values[1].value",
+        "twice",
+    ),
+    (
+        lambda d: d["criteria"][1].update(
+            level="interval", values=[{"value": "a", "label": "A"}, {"value": "b", "label": "B"}]
+        ),
+        "criteria[1].values[0].value",
+        "is not a number",
+    ),
+    (
+        lambda d: d["criteria"][1].update(
+            level="ratio", values=[{"value": "-1", "label": "A"}, {"value": "1", "label": "B"}]
+        ),
+        "criteria[1].values[0].value",
+        "at least 0",
+    ),
+    (
+        lambda d: d["criteria"][0].update(not_applicable={"value": "no", "label": "N/A"}),
+        "criteria[0].not_applicable.value",
+        "needs a value of its own",
+    ),
     (lambda d: d["criteria"][0]["values"][0].update(key="j"), "criteria[0].values[0].key", "does not match"),
-    (lambda d: d["criteria"][0].update(not_applicable={"value": "n/a", "label": "N/A", "key": "1"}, values=[{"value": "yes", "label": "Yes", "key": "1"}, {"value": "no", "label": "No"}]), "criteria[0].not_applicable.key", "chooses two answers"),
+    (
+        lambda d: d["criteria"][0].update(
+            not_applicable={"value": "n/a", "label": "N/A", "key": "1"},
+            values=[{"value": "yes", "label": "Yes", "key": "1"}, {"value": "no", "label": "No"}],
+        ),
+        "criteria[0].not_applicable.key",
+        "chooses two answers",
+    ),
     (lambda d: d["criteria"].append(dict(d["criteria"][0])), "criteria[2].key", "defined twice"),
     (lambda d: d["criteria"][0].update(speaker="bot"), "criteria[0].unit", "has no speaker"),
-    (lambda d: d.update(speakers=["user", "bot"]) or d["criteria"][1].update(speaker="system"), "criteria[1].speaker", "not one of the scheme's speakers"),
+    (
+        lambda d: d.update(speakers=["user", "bot"]) or d["criteria"][1].update(speaker="system"),
+        "criteria[1].speaker",
+        "not one of the scheme's speakers",
+    ),
     (lambda d: d.update(incremental="polite"), "incremental", "no turn-level criterion"),
     (lambda d: d.update(runs="dbdc"), "runs", "breakdown"),
     (lambda d: d.update(comparison=True), "criteria[0]", "a comparison's criteria"),
-    (lambda d: d["criteria"][1].update(merges={"low,high": [["1"], ["3"]]}), "criteria[1].merges.low,high", "every value"),
-    (lambda d: d["label"].__class__ and d.update(label={"ja": "小"}), "label", "is not valid under any of the given schemas"),
-]  # fmt: skip
+    (
+        lambda d: d["criteria"][1].update(merges={"low,high": [["1"], ["3"]]}),
+        "criteria[1].merges.low,high",
+        "every value",
+    ),
+    (lambda d: d.update(label={"ja": "小"}), "label", "is not valid under any of the given schemas"),
+]
 
 
 @pytest.mark.parametrize(("change", "field", "message"), BAD)
@@ -120,8 +155,15 @@ def test_changes_that_reinterpret_answers_are_refused_and_wording_is_not(tmp_pat
         d["criteria"][0]["not_applicable"] = {"value": "n/a", "label": "Cannot tell", "key": "0"}
         d["criteria"][1]["values"].append({"value": "4", "label": "4"})
         d["criteria"].reverse()
-        d["criteria"].append({"key": "kind", "label": "Kind", "unit": "dialogue", "level": "nominal",
-                              "values": [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]})
+        d["criteria"].append(
+            {
+                "key": "kind",
+                "label": "Kind",
+                "unit": "dialogue",
+                "level": "nominal",
+                "values": [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}],
+            }
+        )
 
     changed = scheme_change(project=project, scheme=scheme_from_document(_with(allowed)))
     assert changed.scheme_version == 2
