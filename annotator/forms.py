@@ -16,6 +16,13 @@ class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=80, help_text=gettext_lazy("Short name used in URLs and commands."))
     preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
+    scheme_file = forms.FileField(
+        required=False,
+        label=gettext_lazy("Or a scheme file"),
+        help_text=gettext_lazy(
+            "YAML or JSON (see the documentation); given, it is the project's scheme instead of the preset."
+        ),
+    )
     annotators_per_dialogue = annotators_per_dialogue_field(
         required=False, help_text=gettext_lazy("Leave empty for the preset's default.")
     )

@@ -322,3 +322,29 @@ def removed_answers(removed: dict[str, int]) -> list[tuple[str, str, int, int]]:
         )
     }
     return [(*named[c], u, r) for c, u, r in pairs if c in named]
+
+
+def scheme_preview(project) -> list[Question]:
+    """Each criterion's question as the annotation page asks it (its choices, keys and wording in the reader's
+    language), for the lead's scheme page."""
+    comparison = project_scheme(project).comparison is not None
+    questions = []
+    for criterion in project.criteria.all():
+        wording = criterion_wording(project, criterion)
+        compared = comparison and criterion.unit == Unit.DIALOGUE
+        choices = [*criterion.values, *([criterion.not_applicable] if criterion.not_applicable else [])]
+        questions.append(
+            Question(
+                criterion=criterion,
+                unit=0,
+                name=f"preview:{criterion.key}",
+                choices=choice_hotkeys(comparison_choices("a"))
+                if compared
+                else choice_hotkeys(choices, wording.values),
+                value=None,
+                widget="radio" if compared else _widget(criterion),
+                label=wording.label,
+                question=wording.question,
+            )
+        )
+    return questions

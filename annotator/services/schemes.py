@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Criterion, Project
 from annotator.presets import CriterionSpec, Scheme
-from annotator.presets.document import FILE_LANGUAGES, scheme_document
+from annotator.presets.document import FILE_LANGUAGES, scheme_document, scheme_from_document, scheme_read
 from annotator.presets.of_project import project_scheme
 from annotator.services.projects import criterion_rows
 from annotator.wording import criterion_wording, guidelines_text
@@ -204,3 +204,47 @@ def scheme_change(*, project: Project, scheme: Scheme) -> Project:
     project.scheme_version += 1
     project.save(update_fields=["scheme", "guidelines", "wordings", "scheme_version"])
     return project
+
+
+def _changed(project: Project, change) -> Project:
+    """``change`` applied to the document of the project's scheme as it is today, then made its scheme (the
+    document is read as a scheme file is: ``InputError`` naming the field when the change makes it invalid)."""
+    document = scheme_export(project=project)
+    change(document)
+    return scheme_change(project=project, scheme=scheme_from_document(document, display="scheme"))
+
+
+def scheme_criterion_save(*, project: Project, criterion: dict, replacing: str | None = None) -> Project:
+    """Save one criterion (its document, as a scheme file holds it): replacing the criterion ``replacing`` in its
+    place, or added after the others."""
+
+    def change(document):
+        keys = [c["key"] for c in document["criteria"]]
+        if replacing is None:
+            document["criteria"].append(criterion)
+        else:
+            document["criteria"][keys.index(replacing)] = criterion
+
+    return _changed(project, change)
+
+
+def scheme_criterion_move(*, project: Project, key: str, offset: int) -> Project:
+    """Move a criterion ``offset`` places (-1: up, 1: down) in the order the page asks them."""
+
+    def change(document):
+        criteria = document["criteria"]
+        i = [c["key"] for c in criteria].index(key)
+        j = min(max(i + offset, 0), len(criteria) - 1)
+        criteria.insert(j, criteria.pop(i))
+
+    return _changed(project, change)
+
+
+def scheme_criterion_remove(*, project: Project, key: str) -> Project:
+    """Remove a criterion (refused while it has answers)."""
+    return _changed(project, lambda d: d.update(criteria=[c for c in d["criteria"] if c["key"] != key]))
+
+
+def scheme_file_apply(*, project: Project, raw: bytes, name: str) -> Project:
+    """Make an uploaded scheme file the project's scheme (``InputError`` naming the file and the field)."""
+    return scheme_change(project=project, scheme=scheme_read(raw, name))
