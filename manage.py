@@ -15,7 +15,9 @@ def main() -> None:
     # of every command (``check`` loads numpy with the views). A command's numeric work is elementwise and gains
     # little from them; the environment's own value wins. Web processes and workers do not run this file.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    # safe unless asked otherwise: the production settings (DEBUG off, SECRET_KEY required); the single-person
+    # set-up names config.settings.local (scripts/serve.sh), the tests config.settings.test (pytest.ini)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
     from config.cli_help import Utility  # Django's, with the platform's commands grouped in `help`
 
     Utility(sys.argv).execute()

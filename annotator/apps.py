@@ -8,6 +8,7 @@ class AnnotatorConfig(AppConfig):
 
     def ready(self) -> None:
         import annotator.language  # noqa: F401  (the stored interface language, applied at login)
+        import config.outbound.policy  # noqa: F401  (the check of the hosts and URLs the operator named)
         from annotator.models import Criterion, Post
         from annotator.selectors.structure import structure_cache_clear
 

@@ -1,4 +1,6 @@
 from django import forms
+from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.sites.shortcuts import get_current_site
 from django.utils.translation import gettext, gettext_lazy
 
 from annotator.models import K_MAX, K_MIN, Project, Role
@@ -41,8 +43,16 @@ class GuidelinesForm(forms.ModelForm):
 
     class Meta:
         model = Project
-        fields = ["guidelines", "annotators_per_dialogue"]
+        fields = ["guidelines", "annotators_per_dialogue", "annotators_are"]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 6})}
+        labels = {"annotators_are": gettext_lazy("Who annotated")}
+        help_texts = {
+            "annotators_are": gettext_lazy(
+                "Sets the margin of the judges' alternative annotator test: 0.2 for experts, 0.15 for skilled "
+                "annotators, 0.1 for crowd workers (Calderon et al. 2025). Crowd study participants count as crowd "
+                "workers when this is not stated."
+            )
+        }
 
 
 class UploadForm(forms.Form):
@@ -101,3 +111,19 @@ class InvitationAcceptForm(forms.Form):
         if data.get("password1") and data.get("password1") != data.get("password2"):
             self.add_error("password2", gettext_lazy("The two passwords differ."))
         return data
+
+
+class PasswordResetEveryAddressForm(PasswordResetForm):
+    """Django's reset form, except that an address without an account gets a mail too, saying so: the request does
+    the same work either way (a rendered message, one mail sent), so how long it takes tells nobody whether the
+    address has an account, and the page already answers alike."""
+
+    def save(self, **kwargs) -> None:
+        email = self.cleaned_data["email"]
+        if next(iter(self.get_users(email)), None) is not None:
+            return super().save(**kwargs)
+        domain = kwargs.get("domain_override") or get_current_site(kwargs.get("request")).domain
+        context = {"email": email, "domain": domain, "protocol": "https" if kwargs.get("use_https") else "http"}
+        subject = kwargs.get("subject_template_name", "registration/password_reset_subject.txt")
+        self.send_mail(subject, "registration/password_reset_no_account.txt", context, kwargs.get("from_email"), email)
+        return None

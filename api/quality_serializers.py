@@ -3,17 +3,23 @@
 from rest_framework import serializers
 
 from annotator.importers import FORMATS
-from annotator.models import QualityItemKind, SourceFilter
+from annotator.models import QUALITY_BOUNDS, QualityItemKind, SourceFilter
 
 MAX_INT = 2**31 - 1
 
 
+def _bounded(field: type[serializers.Field], name: str) -> serializers.Field:
+    """A setting's field with the model's range (``QUALITY_BOUNDS``)."""
+    low, high = QUALITY_BOUNDS[name]
+    return field(min_value=low, max_value=high, required=False)
+
+
 class QualitySettingsIO(serializers.Serializer):
-    control_rate = serializers.FloatField(min_value=0, max_value=0.5, required=False)
-    default_tolerance = serializers.IntegerField(min_value=0, max_value=10, required=False)
-    pass_mark = serializers.FloatField(min_value=0, max_value=1, required=False)
-    too_fast_seconds = serializers.IntegerField(min_value=0, max_value=3600, required=False)
-    control_accuracy_flag = serializers.FloatField(min_value=0, max_value=1, required=False)
+    control_rate = _bounded(serializers.FloatField, "control_rate")
+    default_tolerance = _bounded(serializers.IntegerField, "default_tolerance")
+    pass_mark = _bounded(serializers.FloatField, "pass_mark")
+    too_fast_seconds = _bounded(serializers.IntegerField, "too_fast_seconds")
+    control_accuracy_flag = _bounded(serializers.FloatField, "control_accuracy_flag")
     source = serializers.ChoiceField(choices=SourceFilter.choices, required=False)
 
 

@@ -31,7 +31,17 @@ class ProjectOut(serializers.ModelSerializer):
 
     class Meta:
         model = Project
-        fields = ["slug", "name", "preset", "guidelines", "annotators_per_dialogue", "role", "criteria", "created_at"]
+        fields = [
+            "slug",
+            "name",
+            "preset",
+            "guidelines",
+            "annotators_per_dialogue",
+            "annotators_are",
+            "role",
+            "criteria",
+            "created_at",
+        ]
 
 
 class PostOut(serializers.ModelSerializer):
@@ -245,10 +255,16 @@ class SaveRefusedOut(serializers.Serializer):
 
 class RunOut(serializers.ModelSerializer):
     """A run; ``stale`` when its scores were computed against an earlier gold than the current one (they are
-    being scored again; the comparisons leave it out meanwhile), with the reason in ``stale_reason``."""
+    being scored again; the comparisons leave it out meanwhile), with the reason in ``stale_reason``;
+    ``coverage`` the share of the gold it was scored on (``complete`` false: fewer dialogues than the gold)."""
 
     stale = serializers.SerializerMethodField()
     stale_reason = serializers.SerializerMethodField()
+    coverage = serializers.SerializerMethodField(
+        help_text="The gold the run was scored on: {dialogues, gold_dialogues, complete, missing (the first 20 "
+        "ids), n_missing} (DBDC: turns and gold_turns too); null for a run not scored yet or scored before "
+        "coverage was recorded."
+    )
 
     class Meta:
         model = Run
@@ -266,7 +282,11 @@ class RunOut(serializers.ModelSerializer):
             "scored_at",
             "stale",
             "stale_reason",
+            "coverage",
         ]
+
+    def get_coverage(self, run: Run) -> dict | None:
+        return (run.scores or {}).get("coverage")
 
     def _reason(self, run: Run) -> str | None:
         if "gold_fingerprint" not in self.context:  # once per response, also for a list

@@ -27,7 +27,9 @@ class DeliveryOut(serializers.Serializer):
     status = serializers.ChoiceField(choices=DeliveryStatus.choices)
     attempts = serializers.IntegerField()
     status_code = serializers.IntegerField(allow_null=True, help_text="The last attempt's HTTP status.")
-    response_excerpt = serializers.CharField(help_text="The start of the last answer's body, or the error.")
+    response_excerpt = serializers.CharField(
+        help_text='The last answer\'s status line ("500 Internal Server Error"; never its body), or the error.'
+    )
     created_at = serializers.DateTimeField()
     last_attempt_at = serializers.DateTimeField(allow_null=True)
     next_attempt_at = serializers.DateTimeField(allow_null=True, help_text="When the next retry is due.")

@@ -22,6 +22,20 @@ criteria) are of the labels each policy collected.
 
     .venv/bin/python bench/adaptive_replay.py --data ../shared/data            # the figures (about 9 minutes)
     .venv/bin/python bench/adaptive_replay.py --collections dbdc3-en --items 600 --replays 3   # the suite's slice
+
+Label gold (``--gold label``): the gold of a DBDC3 system turn is its majority label under the DBDC3 rule
+(``scoring.adaptive.majority_labels``, ``--label-threshold`` t, ties to O, then T, then X) among its 30
+annotators. The six collections (English dev and eval, Japanese eval, each in the original and the
+revised release) are replayed in random annotator order under ``scoring.adaptive.LabelStopRule`` (at
+least ``--min-k``, at most 30, stopping once the probability that the turn's label at 30 differs from
+its label now is at most ``--delta``; the rule's prior refitted to the counts collected so far before
+every round, as the platform fits it to a project's labels), and each line says how often the stopped
+label agrees with the full 30's (error rate = 1 - agreement) and the judgements saved against K = 30.
+A judgement is one annotator labelling one turn, and a turn stops on its own (``per_dialogue``: the
+same when an annotator is given a whole dialogue and a dialogue stops when its last turn does). The
+last line pools the six collections.
+
+    .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --replays 20
 """
 
 from __future__ import annotations
@@ -36,7 +50,7 @@ from pathlib import Path
 import _setup  # puts the project on sys.path (and names the shared data)
 import numpy as np
 
-from scoring.adaptive import StopRule, allocation_priority
+from scoring.adaptive import LabelStopRule, StopRule, allocation_priority, label_change_probability, majority_labels
 from scoring.adaptive.states import items_stable
 from scoring.adaptive.stop_rules import jsd_rows
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts
@@ -126,6 +140,40 @@ READERS = {
     "stc3-en": lambda data: read_stc3(data, "en"),
     "dbdc3-en": read_dbdc3_en,
 }
+
+# label gold's collections: name -> the folder of DBDC3.zip holding its dialogues
+DBDC3_COLLECTIONS = {
+    "dbdc3-en-dev": "dbdc3/en/dev",
+    "dbdc3-en-eval": "dbdc3/en/eval",
+    "dbdc3-ja-eval": "dbdc3/ja/eval",
+    "dbdc3-revised-en-dev": "dbdc3_revised/en/dev",
+    "dbdc3-revised-en-eval": "dbdc3_revised/en/eval",
+    "dbdc3-revised-ja-eval": "dbdc3_revised/ja/eval",
+}
+LABEL_K = 30  # DBDC3's annotators per system turn: fixed K, and K_max of the label rule
+
+
+def read_dbdc3_turns(data: Path, folder: str, name: str) -> tuple[Collection, np.ndarray]:
+    """One DBDC3 collection with each system turn an item, and each turn's dialogue (in file order)."""
+    rows, dialogue = [], []
+    with zipfile.ZipFile(data / "dbdc3.zip") as archive:
+        names = sorted(n for n in archive.namelist() if n.startswith(f"DBDC3/{folder}/") and n.endswith(".log.json"))
+        for d, member in enumerate(names):
+            for turn in json.loads(archive.read(member))["turns"]:
+                labels = [
+                    DBDC_LABELS.index(a["breakdown"]) for a in turn["annotations"] if a["breakdown"] in DBDC_LABELS
+                ]
+                if labels:
+                    rows.append(labels[:LABEL_K])
+                    dialogue.append(d)
+    if not rows:
+        sys.exit(f"{data / 'dbdc3.zip'} has no annotated turn under DBDC3/{folder}/")
+    labels = np.full((len(rows), LABEL_K), -1)
+    for u, r in enumerate(rows):
+        labels[u, : len(r)] = r
+    items = np.arange(len(rows))
+    annotators = np.array([len(r) for r in rows])
+    return Collection(name, {"breakdown": Criterion(labels, items, 3)}, annotators), np.array(dialogue)
 
 
 class Replay:
@@ -329,11 +377,111 @@ def run(collection: Collection, args) -> dict:
     }
 
 
+def label_replay(collection: Collection, rule: LabelStopRule, rng: np.random.Generator) -> dict:
+    """One replay of label gold: judgements taken, agreement with the full annotators' label, e(c) at the stops."""
+    replay = Replay(collection, rng)
+    taken = adaptive(replay, rule)
+    counts = replay.counts(taken)["breakdown"]
+    got = majority_labels(counts, rule.threshold)
+    full = majority_labels(replay.full()["breakdown"], rule.threshold)
+    alpha = rule.bound(counts).alpha
+    expected = label_change_probability(counts, alpha, rule.max_k, rule.threshold)
+    return {"taken": taken, "agreement": float((got == full).mean()), "expected_error": float(expected.mean())}
+
+
+def label_run(collection: Collection, dialogue: np.ndarray, args) -> dict:
+    """One collection's line for ``--gold label`` (see the module docstring), with the per-turn replays' taken."""
+    rule = LabelStopRule(delta=args.delta, min_k=args.min_k, max_k=LABEL_K, threshold=args.label_threshold)
+    fixed_judgements = int(np.minimum(LABEL_K, collection.annotators).sum())
+    _, dialogue = np.unique(dialogue, return_inverse=True)
+    annotators = np.zeros(dialogue.max() + 1, dtype=int)
+    np.maximum.at(annotators, dialogue, collection.annotators)
+    by_dialogue = Collection(
+        collection.name, {"breakdown": Criterion(collection.criteria["breakdown"].labels, dialogue, 3)}, annotators
+    )
+    turns_of = np.bincount(dialogue)
+    replays, dialogue_judgements = [], []
+    for r in range(args.replays):
+        replays.append(label_replay(collection, rule, np.random.default_rng(args.seed + r)))
+        # a dialogue given whole: the same rule, an annotator labels all its turns, it stops with its last turn
+        taken = adaptive(Replay(by_dialogue, np.random.default_rng(args.seed + r)), rule)
+        dialogue_judgements.append(float((taken * turns_of).sum()))
+    judgements = [float(r["taken"].sum()) for r in replays]
+    agreement = [r["agreement"] for r in replays]
+    return {
+        "bench": "adaptive_replay",
+        "collection": collection.name,
+        "gold": "label",
+        "delta": args.delta,
+        "items": len(collection.annotators),
+        "replays": args.replays,
+        "rule": {"min_k": args.min_k, "max_k": LABEL_K, "label_threshold": args.label_threshold},
+        "fixed": {"k": LABEL_K, "judgements": fixed_judgements},
+        "adaptive": {
+            "judgements": summary(judgements),
+            "labels_per_turn": round(float(np.mean(judgements)) / len(collection.annotators), 3),
+            "agreement_with_full": summary(agreement),
+            "error_rate": summary([1 - a for a in agreement]),
+            "expected_error": summary([r["expected_error"] for r in replays]),
+        },
+        "saving": summary([1 - j / fixed_judgements for j in judgements]),
+        "per_dialogue": {
+            "judgements": summary(dialogue_judgements),
+            "saving": summary([1 - j / fixed_judgements for j in dialogue_judgements]),
+        },
+    }
+
+
+def pooled(lines: list[dict]) -> dict:
+    """The collections taken together: judgements and errors summed over them (means of the replays)."""
+    items = sum(line["items"] for line in lines)
+    fixed_judgements = sum(line["fixed"]["judgements"] for line in lines)
+    judgements = sum(line["adaptive"]["judgements"]["mean"] for line in lines)
+    errors = sum(line["adaptive"]["error_rate"]["mean"] * line["items"] for line in lines)
+    return {
+        "bench": "adaptive_replay",
+        "collection": "all",
+        "collections": [line["collection"] for line in lines],
+        "gold": "label",
+        "delta": lines[0]["delta"],
+        "items": items,
+        "fixed": {"k": LABEL_K, "judgements": fixed_judgements},
+        "adaptive": {"judgements": round(judgements, 1), "error_rate": round(errors / items, 6)},
+        "saving": round(1 - judgements / fixed_judgements, 6),
+    }
+
+
+def main_label(args) -> None:
+    names = args.collections or list(DBDC3_COLLECTIONS)
+    unknown = sorted(set(names) - set(DBDC3_COLLECTIONS))
+    if unknown:
+        sys.exit(f"label gold replays the DBDC3 collections ({', '.join(DBDC3_COLLECTIONS)}), not {', '.join(unknown)}")
+    lines = []
+    for name in names:
+        collection, dialogue = read_dbdc3_turns(args.data, DBDC3_COLLECTIONS[name], name)
+        if args.items:
+            keep = np.arange(min(args.items, len(collection.annotators)))
+            collection, dialogue = collection.subset(keep), dialogue[keep]
+        lines.append(label_run(collection, dialogue, args))
+        print(json.dumps(lines[-1]), flush=True)
+    if len(lines) > 1:
+        print(json.dumps(pooled(lines)), flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=_setup.SHARED_DATA)
     parser.add_argument("--replays", type=int, default=20)
-    parser.add_argument("--collections", nargs="+", default=list(READERS), choices=list(READERS))
+    parser.add_argument("--gold", choices=["distribution", "label"], default="distribution")
+    parser.add_argument("--delta", type=float, default=0.02, help="label gold: the stop rule's error rate")
+    parser.add_argument("--label-threshold", type=float, default=0.0, help="label gold: the majority's threshold t")
+    parser.add_argument(
+        "--collections",
+        nargs="+",
+        default=None,
+        choices=[*READERS, *DBDC3_COLLECTIONS],
+        help="default: STC-3 CN, EN and DBDC3 EN (distribution gold); the six DBDC3 collections (label gold)",
+    )
     parser.add_argument("--items", type=int, default=None, help="only the first N items (the suite's slice)")
     parser.add_argument("--rule", default="expected_change", choices=["expected_change", "interval_width"])
     parser.add_argument("--min-k", type=int, default=3)
@@ -347,7 +495,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         sys.exit(f"needs {args.data} (the real collections beside the repository)")
-    for name in args.collections:
+    if args.gold == "label":
+        return main_label(args)
+    for name in args.collections or list(READERS):
         collection = READERS[name](args.data)
         if args.items:
             collection = collection.subset(np.arange(min(args.items, len(collection.annotators))))

@@ -5,7 +5,7 @@ import os
 from celery import Celery
 from celery.signals import worker_init
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")  # DEBUG off unless asked by name
 
 app = Celery("dialeval")
 app.config_from_object("django.conf:settings", namespace="CELERY")

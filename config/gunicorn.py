@@ -10,6 +10,13 @@ front waits as long. Forwarded headers are trusted from ``TRUSTED_PROXIES`` only
 
 import os
 
+import gunicorn.http.wsgi
+
+# gunicorn names itself in every answer's Server header and no setting changes it; the proxy drops the header
+# (deploy/Caddyfile), and a gunicorn reached directly names no software either. The workers, forked from the
+# process that reads this file, inherit the value.
+gunicorn.http.wsgi.SERVER = "dialeval"
+
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", "4"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "300"))

@@ -8,6 +8,7 @@ Redis was down). The address is ``config.client_address``'s: behind the proxy, t
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 from rest_framework.throttling import SimpleRateThrottle
@@ -40,3 +41,33 @@ class ClientRateThrottle(SimpleRateThrottle):
         except cache_errors() as exc:
             log.warning("rate limit %s not applied: the cache is unreachable (%s)", self.scope, exc)
             return True
+
+
+class CountedRate(ClientRateThrottle):
+    """``rate`` (DRF's syntax, ``"5/hour"``) of ``scope``, counted per ``key`` (a study, a hashed email address),
+    or per client address when no key is given; allows when the cache is down, as every limit here."""
+
+    def __init__(self, scope: str, rate: str, key: str | None = None) -> None:
+        self.scope, self.rate, self.key = scope, rate, key
+        super().__init__()
+
+    def get_ident(self, request) -> str:
+        return self.key if self.key is not None else super().get_ident(request)
+
+
+def address_key(email: str) -> str:
+    """An email address as a counting key: case and spaces aside, hashed (the cache never holds addresses).
+
+    >>> address_key(" Ada@Example.org") == address_key("ada@example.org")
+    True
+    """
+    return hashlib.sha256(email.strip().lower().encode()).hexdigest()
+
+
+def rates_wait(request, limits: list[CountedRate]) -> float | None:
+    """None when ``request`` is within every limit (each one counting it, in order, until one refuses); else the
+    seconds until the limit that refused lets a request through again."""
+    for limit in limits:
+        if not limit.allow_request(request, None):
+            return max(1.0, limit.wait() or 60.0)
+    return None

@@ -5,7 +5,7 @@ import os
 import django
 from django.urls import get_resolver
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")  # DEBUG off unless asked by name
 django.setup(set_prefix=False)  # as django.core.wsgi.get_wsgi_application
 from config.handlers import Handler  # noqa: E402  (after set-up: it reads the settings)
 

@@ -174,23 +174,28 @@ def _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter
     if method == "dawid-skene":
         from crowdkit.aggregation import DawidSkene
 
-        model = DawidSkene(n_iter=n_iter).fit(frame)
-        seen = sorted(model.errors_.columns)
-        workers = model.errors_.index.get_level_values(0).unique()
+        dawid_skene = DawidSkene(n_iter=n_iter).fit(frame)
+        errors, probas = dawid_skene.errors_, dawid_skene.probas_
+        if errors is None:
+            raise RuntimeError("crowd-kit's Dawid-Skene model was fitted without confusion matrices")
+        seen = sorted(errors.columns)
+        workers = errors.index.get_level_values(0).unique()
         confusion = np.stack(
-            [model.errors_.loc[w].reindex(index=seen, columns=seen, fill_value=0.0).to_numpy().T for w in workers]
+            [errors.loc[w].reindex(index=seen, columns=seen, fill_value=0.0).to_numpy().T for w in workers]
         )
         reliability[workers.to_numpy(dtype=np.int64)] = spammer_score(confusion)
     elif method == "glad":
         from crowdkit.aggregation import GLAD
 
-        model = GLAD(n_iter=n_iter).fit(frame)
-        reliability[model.alphas_.index.to_numpy(dtype=np.int64)] = model.alphas_.to_numpy(dtype=float)
+        glad = GLAD(n_iter=n_iter).fit(frame)
+        probas = glad.probas_
+        reliability[glad.alphas_.index.to_numpy(dtype=np.int64)] = glad.alphas_.to_numpy(dtype=float)
     else:
         import pandas as pd
         from crowdkit.aggregation import MACE
 
-        model = MACE(n_iter=n_iter, n_restarts=3, random_state=seed).fit(frame)
+        mace = MACE(n_iter=n_iter, n_restarts=3, random_state=seed).fit(frame)
+        probas = mace.probas_
         _codes, names = pd.factorize(frame["worker"])
-        reliability[np.asarray(names, dtype=np.int64)] = model.spamming_[:, 1]
-    return Aggregation(method, _posteriors(model.probas_, n_units, n_values), reliability, RELIABILITY[method])
+        reliability[np.asarray(names, dtype=np.int64)] = mace.spamming_[:, 1]
+    return Aggregation(method, _posteriors(probas, n_units, n_values), reliability, RELIABILITY[method])

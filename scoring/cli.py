@@ -128,12 +128,18 @@ def stc3_scores(
         helpdesk_labels=NUGGET_LABELS["helpdesk"],
         strict=strict,
     )
-    nugget_gold = tuple(
-        gold.nugget_counts(run.dialogues, rows, speaker)
-        for rows, speaker in ((run.customer, "customer"), (run.helpdesk, "helpdesk"))
+    nugget_gold = (
+        gold.nugget_counts(run.dialogues, run.customer, "customer"),
+        gold.nugget_counts(run.dialogues, run.helpdesk, "helpdesk"),
     )
+    gold_dialogues = set(gold.speakers).union(*(counts.keys() for counts in gold.quality.values()))
     scores, _per_dialogue = stc3_run_scores(
-        run, source=str(run_path), quality_gold=gold.quality, nugget_gold=nugget_gold, alpha=alpha
+        run,
+        source=str(run_path),
+        quality_gold=gold.quality,
+        nugget_gold=nugget_gold,
+        alpha=alpha,
+        gold_dialogues=gold_dialogues,
     )
     return scores
 
@@ -170,8 +176,15 @@ def text_lines(scores: dict, title: str) -> list[str]:
     ['run x', '  note: one run file', '  quality.A: rsnod 0.2500']
     """
     lines = [title] + [f"  note: {note}" for note in scores.get("notes", [])]
+    coverage = scores.get("coverage")
+    if coverage and not coverage["complete"]:
+        lines.append(
+            f"  note: scored on {coverage['dialogues']} of the gold's {coverage['gold_dialogues']} dialogues"
+            + (f" (missing: {', '.join(coverage['missing'][:5])}{', ...' if coverage['n_missing'] > 5 else ''})"
+               if coverage["n_missing"] else f", {coverage.get('turns')} of its {coverage.get('gold_turns')} turns")
+        )  # fmt: skip
     for group, metrics in scores.items():
-        if not isinstance(metrics, dict) or group == "per_assignment":
+        if not isinstance(metrics, dict) or group in ("per_assignment", "coverage"):
             continue
         for metric, value in metrics.items():
             if isinstance(value, dict):

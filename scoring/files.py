@@ -1,4 +1,5 @@
-"""Walking the files of a source: one file, every file of a folder, or every member of a zip.
+"""Walking the files of a source: one file, every file of a folder, every member of a zip, or what a gzipped
+file holds.
 
 Collections (DBDC logs) and system runs (DBDC label files, STC-3 submissions) arrive the same
 ways, so the importers and the run readers share this walker. Each file comes back as a
@@ -183,7 +184,11 @@ def walk_path(path: Path | str, limits: ArchiveLimits = DEFAULT_LIMITS) -> Itera
     elif path.name.lower().endswith(".zip"):
         yield from _zip_members(path, str(path), limits)
     else:
-        yield SourceFile(str(path), path.name, path.read_bytes())
+        raw = path.read_bytes()
+        if is_gzip(raw):
+            yield from _gunzipped(str(path), raw, limits)
+        else:
+            yield SourceFile(str(path), path.name, raw)
 
 
 def is_zip(raw: bytes) -> bool:
@@ -193,17 +198,120 @@ def is_zip(raw: bytes) -> bool:
         return False
 
 
+def is_gzip(raw: bytes) -> bool:
+    """Whether ``raw`` starts as a gzip stream does (RFC 1952: 1f 8b, then deflate)."""
+    return raw[:3] == b"\x1f\x8b\x08"
+
+
+def _gzip_name(raw: bytes) -> str | None:
+    """The original file name a gzip header records (FNAME), if any (RFC 1952, section 2.3)."""
+    flags, at = raw[3] if len(raw) > 3 else 0, 10
+    if flags & 4:  # FEXTRA: two bytes of length, then that many
+        if len(raw) < at + 2:
+            return None
+        at += 2 + int.from_bytes(raw[at : at + 2], "little")
+    if not flags & 8:
+        return None
+    end = raw.find(b"\0", at)
+    return raw[at:end].decode("latin-1") if end > at else None
+
+
+def gunzip(raw: bytes, display: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> bytes:
+    """A gzip file's content (every member of a multi-member file), expanded no further than the limits allow:
+    a total above ``max_total_bytes``, or a ratio above ``max_ratio`` once past ``ratio_floor``, is refused
+    before more is expanded (a gzip bomb costs at most the limit).
+
+    >>> import gzip
+    >>> gunzip(gzip.compress(b'[{"id": "d1"}]'), "run.json.gz")
+    b'[{"id": "d1"}]'
+    >>> gunzip(bytes.fromhex("1f8b08") + b"not gzip", "run.json.gz")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    scoring.errors.InputError: run.json.gz: not a readable gzip file: ...
+    """
+    out, size, rest = [], 0, raw
+    try:
+        while rest:
+            stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            while True:
+                chunk = stream.decompress(rest, max(limits.max_total_bytes - size + 1, 1))
+                out.append(chunk)
+                size += len(chunk)
+                _check_expanded(size, len(raw), display, limits)
+                rest = stream.unconsumed_tail
+                if stream.eof or not rest:
+                    break
+            if not stream.eof:
+                raise EOFError("the compressed stream ends early")
+            rest = stream.unused_data.lstrip(b"\0")  # the next member, or padding
+    except InputError:
+        raise
+    except ZIP_ERRORS as exc:
+        raise InputError(display, N_("not a readable gzip file: %(exc)s"), params={"exc": exc}) from None
+    return b"".join(out)
+
+
+def check_gzip(raw: bytes, display: str, limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+    """Refuse a gzip file whose trailer (ISIZE: the size it expands to, modulo 2^32) exceeds ``limits``, without
+    expanding it, as ``check_listing`` does for a zip; ``gunzip`` enforces the limits again as it expands
+    (the trailer of a crafted file may lie).
+
+    >>> import gzip
+    >>> check_gzip(gzip.compress(b"0" * 5_000_000), "run.json.gz")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    scoring.errors.InputError: run.json.gz: compresses more than 100:1 (a gzip bomb?)
+    """
+    _check_expanded(int.from_bytes(raw[-4:], "little") if len(raw) >= 18 else 0, len(raw), display, limits)
+
+
+def _check_expanded(size: int, compressed: int, display: str, limits: ArchiveLimits) -> None:
+    """Refuse ``size`` expanded bytes from ``compressed`` beyond ``limits`` (total, then ratio)."""
+    if size > limits.max_total_bytes:
+        raise InputError(
+            display,
+            N_("expands to more than %(max_total_bytes)s bytes; at most that is accepted"),
+            params={"max_total_bytes": format(limits.max_total_bytes, ",")},
+        )
+    if size > limits.ratio_floor and size > limits.max_ratio * max(compressed, 1):
+        raise InputError(
+            display,
+            N_("compresses more than %(max_ratio)s:1 (a gzip bomb?)"),
+            params={"max_ratio": format(limits.max_ratio, ",.0f")},
+        )
+
+
+def _gunzipped(name: str, raw: bytes, limits: ArchiveLimits) -> Iterator[SourceFile]:
+    """A gzip file's content as the file it holds: ``run.json.gz`` is ``run.json`` (or the name its header
+    records); a zip inside is expanded; a tar is refused with a reason, as the reader would not see one."""
+    content = gunzip(raw, name, limits)
+    if is_zip(content):
+        yield from _zip_members(io.BytesIO(content), name, limits)
+        return
+    if content[257:262] == b"ustar":
+        raise InputError(name, N_("is a tar archive; send a zip, or the files themselves (gzipped or not)"))
+    inner = Path(name).name
+    if inner.lower().endswith(".gz"):
+        inner = inner[: -len(".gz")]
+    if "." not in inner:
+        inner = Path(_gzip_name(raw) or inner).name
+    yield SourceFile(name, inner, content)
+
+
 def expand_archives(files: Iterable[tuple[str, bytes]], limits: ArchiveLimits = DEFAULT_LIMITS) -> Iterator[SourceFile]:
-    """Uploaded files as given, with every zip among them replaced by its members."""
+    """Uploaded files as given, with every zip among them replaced by its members and every gzipped file by
+    what it holds."""
     for name, raw in files:
         if is_zip(raw):
             yield from _zip_members(io.BytesIO(raw), name, limits)
+        elif is_gzip(raw):
+            yield from _gunzipped(name, raw, limits)
         else:
             yield SourceFile(name, Path(name).name, raw)
 
 
 def check_archives(files: Iterable[tuple[str, bytes]], limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
-    """Check every zip among uploaded files against ``limits`` (before they are stored for later)."""
+    """Check every zip and gzip among uploaded files against ``limits`` (before they are stored for later)."""
     for name, raw in files:
         if is_zip(raw):
             check_archive(io.BytesIO(raw), name, limits)
+        elif is_gzip(raw):
+            check_gzip(raw, name, limits)

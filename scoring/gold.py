@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scoring.checks import label_counts
+
 
 def merge_counts(counts: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndarray:
     """Add up count columns by group: ``groups[g]`` lists the columns that become column ``g``.
@@ -88,9 +90,7 @@ def gold_distribution(counts: np.ndarray, groups: Sequence[Sequence[int]] | None
     >>> gold_distribution(np.array([[2, 1, 1]]), [[0, 1], [2]]).tolist()
     [[0.75, 0.25]]
     """
-    counts = np.asarray(counts, dtype=float)
-    if np.any(counts < 0):
-        raise ValueError("label counts must be non-negative")
+    counts = label_counts(counts, ndim=None)
     if groups is not None:
         counts = merge_counts(counts, groups)
     totals = counts.sum(axis=-1, keepdims=True)

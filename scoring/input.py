@@ -35,6 +35,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, overload
 
 import orjson
 
@@ -70,7 +71,7 @@ def load_json(raw: bytes | str, file: str, *, record: str | None = None):
     except orjson.JSONDecodeError:
         data = _load_standard(raw, file, record)
     else:  # orjson refuses lone surrogates and non-finite numbers itself; a NUL can only be escaped
-        if (b"\\u0000" if isinstance(raw, bytes) else "\\u0000") not in raw:
+        if (b"\\u0000" not in raw) if isinstance(raw, bytes) else ("\\u0000" not in raw):
             return data
     problem = json_problem(data)
     if problem is not None:
@@ -251,6 +252,13 @@ class Record:
         """The same file, another record."""
         return Record(self.file, None if record is None else str(record))
 
+    @property
+    def key(self) -> str:
+        """The record's id, for a reader that named the record with ``at`` (an error if it did not)."""
+        if self.id is None:
+            raise ValueError(f"{self.file}: no record named")
+        return self.id
+
     def error(self, message: str, field: str | None = None, /, **params) -> InputError:
         """An ``InputError`` here: ``message`` is a template marked ``N_``, filled from ``params``."""
         return InputError(self.file, message, record=self.id, field=field, params=params)
@@ -346,6 +354,30 @@ class Record:
                 choices=", ".join(choices),
             )
         return value
+
+    @overload
+    def items(
+        self,
+        obj,
+        key: str,
+        kind: type | tuple[type, ...],
+        path: str = "",
+        *,
+        bounds: tuple[int, int] | None = None,
+        optional: Literal[False] = False,
+    ) -> list: ...
+
+    @overload
+    def items(
+        self,
+        obj,
+        key: str,
+        kind: type | tuple[type, ...],
+        path: str = "",
+        *,
+        bounds: tuple[int, int] | None = None,
+        optional: bool,
+    ) -> list | None: ...
 
     def items(
         self,

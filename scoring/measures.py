@@ -17,36 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def as_distributions(x, name: str = "p") -> np.ndarray:
-    """Normalise ``x`` along the last axis; raise ``ValueError`` naming the first bad row.
-
-    Parameters
-    ----------
-    x : array-like, shape (..., L)
-        Non-negative, finite weights over L bins, not all zero in a row.
-    name : str
-        What ``x`` is called in the error message.
-
-    Examples
-    --------
-    >>> as_distributions([[1, 3], [2, 2]]).tolist()
-    [[0.25, 0.75], [0.5, 0.5]]
-    """
-    x = np.asarray(x, dtype=float)
-    if x.ndim == 0 or x.shape[-1] == 0:
-        raise ValueError(f"{name} needs at least one bin on its last axis")
-    totals = _row_sum(x)[..., None]
-    # NaN fails ">= 0"; an infinite entry makes the total infinite. Checked on the whole array
-    # first (fast), row by row only to name the culprit.
-    if not ((x >= 0).all() and np.isfinite(totals).all() and (totals > 0).all()):
-        bad = ~((x >= 0).all(axis=-1) & np.isfinite(totals[..., 0]) & (totals[..., 0] > 0))
-        row = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
-        raise ValueError(
-            f"{name} row {row if len(row) != 1 else row[0]} is not a distribution: {x[row].tolist()} "
-            "(entries must be finite, non-negative and not all zero)"
-        )
-    return x / totals
+from scoring.checks import as_distributions
 
 
 def _row_sum(x: np.ndarray) -> np.ndarray:
@@ -58,7 +29,8 @@ def _pair(p, q) -> tuple[np.ndarray, np.ndarray]:
     p, q = as_distributions(p, "p"), as_distributions(q, "q")
     if p.shape[-1] != q.shape[-1]:
         raise ValueError(f"p has {p.shape[-1]} bins and q has {q.shape[-1]}")
-    return np.broadcast_arrays(p, q)
+    p, q = np.broadcast_arrays(p, q)
+    return p, q
 
 
 def variational_distance(p, q) -> np.ndarray:

@@ -300,9 +300,9 @@ def random_baseline(
         orders = sample_constrained(speakers, samples, seed)
     else:
         raise ValueError(f"method must be auto, enumerate, exact or monte_carlo, got {method!r}")
-    tau = kendall_tau(orders)
-    b2 = ngram_preservation(orders, 2)
-    b3 = ngram_preservation(orders, 3) if n >= 3 else np.full(len(orders), np.nan)
+    tau = np.asarray(kendall_tau(orders))  # orders is (k, n): arrays of k values
+    b2 = np.asarray(ngram_preservation(orders, 2))
+    b3 = np.asarray(ngram_preservation(orders, 3)) if n >= 3 else np.full(len(orders), np.nan)
     b23 = b2 if n < 3 else (b2 + b3) / 2
     se = float(b23.std(ddof=1) / math.sqrt(len(b23))) if method == "monte_carlo" else 0.0
     return RandomBaseline(float(tau.mean()), float(b2.mean()), float(b3.mean()), float(b23.mean()), method, se)

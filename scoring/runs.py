@@ -13,7 +13,7 @@ as sums of probabilities, JSD and MSE averaged over the annotated system turns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -98,6 +98,42 @@ def _mean(values: np.ndarray) -> float:
     return float(np.nanmean(values)) if len(values) else float("nan")
 
 
+MISSING_LISTED = 20  # the first missing dialogues, by id, kept with the scores
+
+
+def run_coverage(
+    covered: Iterable[str], gold: Iterable[str], *, covered_turns: int | None = None, gold_turns: int | None = None
+) -> dict:
+    """How much of the gold a run covers: ``{"dialogues", "gold_dialogues", "complete", "missing", "n_missing"}``
+    (and ``turns``, ``gold_turns`` where the gold's units are turns). A run that leaves out dialogues is scored
+    on what it gives; this says so, so that it is never shown as complete or ranked beside complete runs
+    without a mark.
+
+    Parameters
+    ----------
+    covered : the ids of the gold dialogues the run scored
+    gold : the ids of every dialogue of the gold
+    covered_turns, gold_turns : the annotated turns the run scored, and the gold's (DBDC)
+
+    Examples
+    --------
+    >>> run_coverage(["a", "b"], ["a", "b", "c"])
+    {'dialogues': 2, 'gold_dialogues': 3, 'complete': False, 'missing': ['c'], 'n_missing': 1}
+    """
+    gold, covered = set(gold), set(covered)
+    missing = sorted(gold - covered)
+    out = {
+        "dialogues": len(gold & covered),
+        "gold_dialogues": len(gold),
+        "complete": not missing and (covered_turns is None or covered_turns == gold_turns),
+        "missing": missing[:MISSING_LISTED],
+        "n_missing": len(missing),
+    }
+    if covered_turns is not None:
+        out.update({"turns": covered_turns, "gold_turns": gold_turns})
+    return out
+
+
 def stc3_run_scores(
     run: STC3Run,
     *,
@@ -105,6 +141,7 @@ def stc3_run_scores(
     quality_gold: dict[str, dict[str, np.ndarray]],
     nugget_gold: tuple[np.ndarray, np.ndarray] | None,
     alpha: float = 0.5,
+    gold_dialogues: Iterable[str] | None = None,
 ) -> tuple[dict, dict[str, dict[str, float]]]:
     """Score an STC-3/DialEval run read by ``scoring.run_files.read_stc3_run``: (scores, per dialogue).
 
@@ -116,9 +153,11 @@ def stc3_run_scores(
     2017, Eqs. 11-13), dialogues without gold turns left out; DialEval's -log2 forms beside each mean.
     Both ``manage.py score_run`` and ``python -m scoring stc3`` score through this function. A run dialogue
     with a quality estimate but no gold for it raises ``InputError`` naming ``source``, the dialogue and the
-    field.
+    field. ``gold_dialogues``: every dialogue of the gold, for ``scores["coverage"]`` (``run_coverage``).
     """
     scores: dict = {"quality": {}, "n_dialogues": len(run.dialogues)}
+    if gold_dialogues is not None:
+        scores["coverage"] = run_coverage(run.dialogues, gold_dialogues)
     per_dialogue: dict[str, dict] = {d: {} for d in run.dialogues}
     for key, (positions, estimates) in run.quality.items():
         if len(positions) == 0:
@@ -239,7 +278,8 @@ def dbdc_run_scores(run: DBDCRun, gold: DBDCGold, threshold: float = 0.0) -> tup
 
     Returns (scores, per dialogue): ``scores["breakdown"]`` holds every metric pooled over the
     annotated system turns; ``n_dialogues``, ``n_turns``, ``threshold``, and ``notes`` (what the
-    reader ignored) describe the scoring.
+    reader ignored) describe the scoring; ``coverage`` the gold's dialogues and annotated turns it covers
+    (``run_coverage``).
     """
     gold_counts = np.array([gold.counts[(d, t)] for d, t in zip(run.dialogue, run.turn.tolist())], dtype=float)
     overall, per_dialogue = breakdown_run_scores(run.label, run.p, gold_counts, run.dialogue, threshold)
@@ -249,5 +289,11 @@ def dbdc_run_scores(run: DBDCRun, gold: DBDCGold, threshold: float = 0.0) -> tup
         "n_turns": len(run.dialogue),
         "threshold": threshold,
         "notes": run.notes,
+        "coverage": run_coverage(
+            run.dialogue,
+            gold.turns,
+            covered_turns=len(run.dialogue),
+            gold_turns=sum(len(turns) for turns in gold.turns.values()),
+        ),
     }
     return scores, per_dialogue

@@ -63,7 +63,7 @@ def nuggets(speakers: Sequence[str], labels: Sequence[str | None], lengths: Sequ
     out: list[Nugget] = []
     start = None
     for i, (speaker, label) in enumerate(zip(speakers, labels)):
-        if label in NOT_NUGGET:
+        if label is None or label in NOT_NUGGET:
             start = None
             continue
         if start is not None and speakers[start] == speaker and labels[start] == label:

@@ -1,19 +1,29 @@
-"""Run the tests in two lanes, or the fast lane alone.
+"""Run the tests: the whole suite on PostgreSQL in parallel, then the tests whose behaviour differs on SQLite.
 
 ``scripts/run_tests.py [pytest args]`` (what ``./scripts/test.sh`` runs):
 
 0. the page's script modules' unit tests, ``node --test tests/js/*.test.mjs`` (Debian's nodejs);
-1. the PostgreSQL lane: throwaway PostgreSQL, Redis, a Celery worker and headless Chromium are started,
-   every test not marked ``sqlite_only`` runs against them, and the services are stopped;
-2. the SQLite lane: every test not marked ``postgres`` runs again on the embedded SQLite default, with
-   tasks in-process and no services.
+1. the PostgreSQL lane: throwaway PostgreSQL, Redis and headless Chromium are started, and every test not marked
+   ``sqlite_only`` runs against them in one pytest-xdist process per core (``TEST_PROCESSES`` overrides). Each
+   process has its own test database (``test_dialeval_gw0``...), its own Redis databases and its own Celery
+   worker (tests/conftest.py), and draws loopback ports from its own share of the range (scripts/services.py);
+   the tests that share a module-scoped fixture (a browser, the deployment stack) stay in one process
+   (``--dist loadgroup``, groups set in tests/conftest.py). The services are stopped at the end;
+2. the SQLite lane: the tests marked ``both_databases`` (what they test differs between the two databases:
+   locking, transactions, raw SQL with a branch per database, JSON columns) or ``sqlite_only`` (the embedded
+   default's own live tests: ``serve.sh``, runserver), on the embedded SQLite default with no services.
 
-``scripts/run_tests.py --fast [pytest args]`` (``./scripts/test.sh --fast``) is the inner loop: the SQLite
-lane only (after the Node unit tests), leaving out the tests marked ``browser``, ``worker``, ``shared_data``
-and ``postgres``; it needs no services and prints its wall time at the end.
+``scripts/run_tests.py --sqlite-all [pytest args]`` (``./scripts/test.sh --sqlite-all``) runs the whole suite on
+SQLite instead (every test not marked ``postgres``, browser tests included, in parallel too), as the suite's
+second lane did before it ran only the tests above.
 
-Extra arguments go to every pytest run (e.g. ``-k import`` or a test file). A test that needs PostgreSQL
-says why with ``@pytest.mark.postgres(reason=...)``; run on SQLite without this script, it skips.
+``scripts/run_tests.py --fast [pytest args]`` (``./scripts/test.sh --fast``) is the inner loop: SQLite only
+(after the Node unit tests), leaving out the tests marked ``browser``, ``worker``, ``shared_data`` and
+``postgres``; it needs no services and prints its wall time at the end.
+
+Extra arguments go to every pytest run (e.g. ``-k import`` or a test file); ``-n 0`` (or ``-p no:xdist``) runs a
+lane in one process. A test that needs PostgreSQL says why with ``@pytest.mark.postgres(reason=...)``; run on
+SQLite without this script, it skips.
 """
 
 from __future__ import annotations
@@ -29,13 +39,31 @@ from services import Services, ensure_node, ensure_oidc_provider, ensure_system_
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-SQLITE_LANE = "not postgres"
+POSTGRES_LANE = "not sqlite_only"
+SQLITE_LANE = "(both_databases or sqlite_only) and not postgres"
+SQLITE_WHOLE = "not postgres"
 FAST_LANE = "not (postgres or browser or worker or shared_data)"
 NOTHING_SELECTED = 5
 
 
-def pytest(args: list[str], env: dict[str, str]) -> int:
-    return subprocess.run([PYTHON, "-m", "pytest", *args], cwd=ROOT, env=env).returncode
+def processes() -> int:
+    """How many test processes a lane runs in: one per core (``TEST_PROCESSES`` overrides)."""
+    return int(os.environ.get("TEST_PROCESSES") or os.cpu_count() or 1)
+
+
+def parallel(extra: list[str]) -> list[str]:
+    """pytest-xdist's options for a lane, unless the arguments choose their own (``-n``, ``-p no:xdist``)."""
+    chosen = any(a in ("-n", "--numprocesses", "no:xdist") or a.startswith(("-n", "--numprocesses=")) for a in extra)
+    if chosen or processes() < 2:
+        return []
+    return ["-n", str(processes()), "--dist", "loadgroup"]
+
+
+def pytest(lane: str, marks: str, args: list[str], env: dict[str, str]) -> int:
+    started = time.monotonic()
+    code = subprocess.run([PYTHON, "-m", "pytest", "-m", marks, *parallel(args), *args], cwd=ROOT, env=env).returncode
+    log(f"{lane} lane exit {code} in {time.monotonic() - started:.0f} s (load {os.getloadavg()[0]:.1f})")
+    return code
 
 
 def environment() -> dict[str, str]:
@@ -63,12 +91,19 @@ def fast(extra: list[str]) -> int:
     started = time.monotonic()
     ensure_node()
     scripts = node_tests()
-    code = pytest(["-m", FAST_LANE, "-p", "no:cacheprovider", *extra], environment()) or scripts
-    log(f"fast lane (SQLite, no services) exit {code} in {time.monotonic() - started:.1f} s")
-    return code
+    code = pytest("fast (SQLite, no services)", FAST_LANE, ["-p", "no:cacheprovider", *extra], environment())
+    log(f"fast lane exit {code} in {time.monotonic() - started:.1f} s")
+    return code or scripts
+
+
+def allowed_empty(code: int, extra: list[str]) -> int:
+    """pytest exits 5 when nothing is selected: the whole suite must select something in each lane, but a chosen
+    file may hold only tests of the other lane."""
+    return 0 if code == NOTHING_SELECTED and extra else code
 
 
 def both_lanes(extra: list[str]) -> int:
+    started = time.monotonic()
     ensure_system_packages()
     ensure_oidc_provider()
     scripts = node_tests()
@@ -76,17 +111,13 @@ def both_lanes(extra: list[str]) -> int:
     services = Services()
     try:
         env = dict(base_env, **services.start())
-        log("PostgreSQL lane: PostgreSQL + Redis + Celery worker + Chromium")
-        first = pytest(["-m", "not sqlite_only", *extra], env)
+        log(f"PostgreSQL lane: PostgreSQL, Redis, Chromium, a Celery worker per test process ({processes()})")
+        first = allowed_empty(pytest("PostgreSQL", POSTGRES_LANE, extra, env), extra)
     finally:
         services.stop()
     log("SQLite lane: the embedded default, in-process tasks")
-    second = pytest(["-m", SQLITE_LANE, "-p", "no:cacheprovider", *extra], base_env)
-    log(f"PostgreSQL lane exit {first}, SQLite lane exit {second}")
-    # pytest exits 5 when nothing is selected: the whole suite must select something in each lane, but a
-    # chosen file may hold only PostgreSQL tests.
-    if second == NOTHING_SELECTED and extra:
-        second = 0
+    second = allowed_empty(pytest("SQLite", SQLITE_LANE, ["-p", "no:cacheprovider", *extra], base_env), extra)
+    log(f"PostgreSQL lane exit {first}, SQLite lane exit {second}; {time.monotonic() - started:.0f} s in all")
     return first or second or scripts
 
 
@@ -94,6 +125,11 @@ def main() -> int:
     args = sys.argv[1:]
     if args[:1] == ["--fast"]:
         return fast(args[1:])
+    if args[:1] == ["--sqlite-all"]:
+        ensure_system_packages()
+        ensure_oidc_provider()
+        code = pytest("SQLite (whole suite)", SQLITE_WHOLE, ["-p", "no:cacheprovider", *args[1:]], environment())
+        return allowed_empty(code, args[1:])
     return both_lanes(args)
 
 

@@ -120,6 +120,15 @@ def _ephemeral_ports() -> range:
     return range(low, high + 1)
 
 
+def xdist_slot() -> tuple[int, int]:
+    """This test process's index and the number of test processes under pytest-xdist (``gw0``, ``gw1``...:
+    scripts/run_tests.py runs the PostgreSQL lane in one process per core); ``(0, 1)`` otherwise."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return 0, 1
+    return int(worker[2:]), max(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), int(worker[2:]) + 1)
+
+
 def free_ports(n: int) -> list[int]:
     """``n`` different loopback ports that are free now, for servers started a moment later.
 
@@ -127,9 +136,13 @@ def free_ports(n: int) -> list[int]:
     (binding port 0) comes from the range it also gives every outgoing connection its local port from, so an
     HTTP, PostgreSQL or Redis client of the tests could take it before the server binds it ("address already
     in use": Caddy's port did so in a whole-suite run), and the kernel may hand the same port out twice.
+    Under pytest-xdist each test process draws from its own share of the range (the ports whose remainder
+    modulo the number of processes is its index), so that two processes of one run never choose the same port.
     """
     ephemeral = _ephemeral_ports()
-    pool = range(20000, ephemeral.start) if ephemeral.start > 21000 else range(ephemeral.stop, 65536)
+    low, high = (20000, ephemeral.start) if ephemeral.start > 21000 else (ephemeral.stop, 65536)
+    index, count = xdist_slot()
+    pool = range(low + (index - low) % count, high, count)
     chosen: list[int] = []
     for _ in range(10_000):
         if len(chosen) == n:

@@ -8,13 +8,14 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.utils import translation
 from hypothesis import settings as hypothesis_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-from services import celery_worker_command
+from services import celery_worker_command, xdist_slot
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -27,31 +28,130 @@ hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
+def pytest_configure(config):
+    redis_databases_of_this_process()
+
+
+def redis_databases_of_this_process() -> None:
+    """Under pytest-xdist each test process sends its tasks to Redis databases of its own (``2n`` and ``2n + 1``
+    of the one redis-server scripts/run_tests.py starts, for process ``gw<n>``), which only its own Celery
+    worker reads: a task is never taken by another process's worker, which works on another test database
+    (pytest-django gives each process its own, suffixed ``_gw<n>``). Set before any test sends a task (the
+    Celery app reads the settings when first used), in the settings and in the environment, which the
+    processes a test starts (workers, live servers, gunicorn with the production settings) inherit."""
+    from django.conf import settings
+
+    index, count = xdist_slot()
+    if count == 1 or not settings.CELERY_BROKER_URL:
+        return
+    for name, number in (("CELERY_BROKER_URL", 2 * index), ("CELERY_RESULT_BACKEND", 2 * index + 1)):
+        url = urlunsplit(urlsplit(getattr(settings, name))._replace(path=f"/{number}"))
+        setattr(settings, name, url)
+        os.environ[name] = url
+    os.environ.pop("REDIS_URL", None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config, report):
+    """A test process of pytest-xdist sends each report to the controller as UTF-8: a lone surrogate in what a test
+    printed or logged (the hostile-input tests log such text on purpose) would crash the process. Such characters
+    are sent escaped (``\\ud800``)."""
+    data = yield
+    return _encodable(data)
+
+
+def _encodable(value):
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_encodable(v) for v in value)
+    return value
+
+
 def pytest_report_header(config):
     from django.conf import settings
 
     return f"database: {settings.DATABASES['default']['ENGINE']}; broker: {settings.CELERY_BROKER_URL or 'in-process'}"
 
 
+def _reason(item, name: str) -> str:
+    marker = item.get_closest_marker(name)
+    reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+    if not reason:
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.{name} needs a reason")
+    return reason
+
+
 def pytest_collection_modifyitems(config, items):
-    """A test runs on the database the settings name unless its marker says it needs the other one.
+    """A test runs on the database the settings name unless its marker says it needs the other one, and the tests
+    that share a module-scoped fixture run in one test process under pytest-xdist.
 
     ``postgres(reason=...)`` must say why; on SQLite such a test skips with that reason (scripts/run_tests.py
-    leaves it out of the SQLite lane with ``-m "not postgres"``). ``sqlite_only`` skips on PostgreSQL.
+    leaves it out of the SQLite lane). ``sqlite_only`` skips on PostgreSQL. ``both_databases(reason=...)``
+    (the SQLite lane runs it too) must say what differs between the two databases.
+
+    Under ``--dist loadgroup`` (scripts/run_tests.py), a test that uses a fixture set up once per module or
+    class (a browser, the deployment stack) joins the group of its module, so that the fixture is set up in one
+    process only; pytest-xdist hands out the groups first (largest first), then single tests in the order here.
     """
     from django.conf import settings
 
     on_sqlite = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
     for item in items:
-        needs = item.get_closest_marker("postgres")
-        if needs is not None:
-            reason = needs.kwargs.get("reason") or (needs.args[0] if needs.args else "")
-            if not reason:
-                raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.postgres needs a reason")
+        if item.get_closest_marker("postgres") is not None:
+            reason = _reason(item, "postgres")
             if on_sqlite:
                 item.add_marker(pytest.mark.skip(reason=f"needs PostgreSQL: {reason}"))
+        if item.get_closest_marker("both_databases") is not None:
+            _reason(item, "both_databases")
         if "sqlite_only" in item.keywords and not on_sqlite:
             item.add_marker(pytest.mark.skip(reason="runs only on SQLite"))
+        if _shares_a_module_fixture(item) and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = _long_modules_first(items)
+
+
+# under pytest-xdist, the modules of tests that start processes or read the real collections go out first (after
+# the groups), so that the run does not end with one process on a long test and the other idle
+LONG_FIRST = ("deployment", "worker", "shared_data", "browser")
+
+
+def _long_modules_first(items: list) -> list:
+    """``items`` with each module's tests kept together and in order, the modules holding a test marked one of
+    ``LONG_FIRST`` first (in that order), the others after them as collected."""
+
+    def rank(item) -> int:
+        return next((i for i, name in enumerate(LONG_FIRST) if item.get_closest_marker(name)), len(LONG_FIRST))
+
+    def module(item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    module_rank: dict[str, int] = {}
+    for item in items:
+        module_rank[module(item)] = min(module_rank.get(module(item), len(LONG_FIRST)), rank(item))
+    order = {name: i for i, name in enumerate(module_rank)}
+    return sorted(items, key=lambda item: (module_rank[module(item)], order[module(item)]))
+
+
+def _shares_a_module_fixture(item) -> bool:
+    """Whether the test uses one of the suite's fixtures set up once for several tests of its module (or class)
+    and torn down after them: ``module``, ``class`` or ``package`` scope (a session fixture is set up once per
+    process anyway; the plugins' own, such as pytest-django's class-scoped unittest support, cost nothing)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:  # a doctest
+        return False
+    return any(
+        d.scope in ("module", "class", "package") and getattr(d.func, "__module__", "").startswith("tests.")
+        for defs in info.name2fixturedefs.values()
+        for d in defs
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -246,6 +346,15 @@ def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
         pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
     with django_db_blocker.unblock():
         url = database_url()
-    process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log")
+    # The receivers the webhook and endpoint-judge tests start listen on 127.0.0.1: the operator names that host
+    # for this worker (OUTBOUND_ALLOWED_HOSTS), as the in-process tests do in their own settings. The refusal of
+    # loopback by workers is tested on workers started without it (tests/platform/test_security_live.py).
+    loopback = {"OUTBOUND_ALLOWED_HOSTS": "127.0.0.1"}
+    from config.celery import app
+
+    # the worker reads the broker this process sends to (redis_databases_of_this_process), not another's
+    assert app.conf.broker_url == settings.CELERY_BROKER_URL == os.environ["CELERY_BROKER_URL"], app.conf.broker_url
+    name = f"test-worker-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+    process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log", name=name, env=loopback)
     yield process
     stop_worker(process)

@@ -260,6 +260,23 @@ def judge_copying(project, annotator: int, name: str, *, confidence: float = 0.8
     return judge
 
 
+def judge_constant(project, value: str, name: str, *, criterion: str | None = None):
+    """A judge that gives ``value`` to every unit the humans judged (of ``criterion``, or of every criterion
+    whose scale has that value)."""
+    from annotator.models import Judge, JudgeKind, JudgeLabel
+    from annotator.selectors.judgement_arrays import project_judgements
+
+    judge = Judge.objects.create(project=project, name=name, kind=JudgeKind.IMPORTED)
+    labels = [
+        JudgeLabel(judge=judge, criterion=data.criterion, dialogue_id=int(d), unit=int(u), value=value)
+        for key, data in project_judgements(project).items()
+        if (criterion is None or key == criterion) and value in data.values
+        for d, u in zip(data.unit_dialogue.tolist(), data.unit_index.tolist())
+    ]
+    JudgeLabel.objects.bulk_create(labels, batch_size=5000)
+    return judge
+
+
 def typical_annotator(data) -> int:
     """The user id of a typical annotator of one criterion's judgements: among those with 50 or more labels,
     the one with the median agreement with the other annotators' majority (the busiest crowd worker is often

@@ -12,6 +12,7 @@ switched off for the test.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -76,7 +77,8 @@ def seed() -> dict:
     mine = Assignment.objects.filter(annotator=ann1, dialogue__project=stc3).order_by("pk").first()
     dialogue = mine.dialogue
     criterion = stc3.criteria.order_by("position").first()
-    hook, _secret = webhook_create(project=stc3, url="http://127.0.0.1:9/smoke", events=["import.finished"])
+    # .invalid never resolves (RFC 2606): the smoke suites' test deliveries fail without leaving the machine
+    hook, _secret = webhook_create(project=stc3, url="https://hooks.invalid/smoke", events=["import.finished"])
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     judge = judge_copying(stc3, ann1.pk, "smoke-judge")
     return {
@@ -188,17 +190,21 @@ class LiveServer:
 
 
 def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
+    """``server`` once its login page answers; else it is stopped (never left running) and this raises."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
-            return server
-        except requests.ConnectionError:
-            if server.process.poll() is not None:
-                raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
-            time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+    try:
+        while time.monotonic() < deadline:
+            try:
+                requests.get(f"{server.url}/accounts/login/", headers=server.headers, timeout=5)
+                return server
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or its first answer is slow
+                if server.process.poll() is not None:
+                    raise RuntimeError(f"{server.kind} exited:\n{server.log.read_text()}") from None
+                time.sleep(0.1)
+        raise RuntimeError(f"{server.kind} did not answer:\n{server.log.read_text()}")
+    except BaseException:
+        server.stop()
+        raise
 
 
 @contextlib.contextmanager
@@ -283,6 +289,27 @@ def start_serve_script(folder: Path) -> ServeScript:
     return _wait_until_up(ServeScript("serve.sh", f"http://127.0.0.1:{port}", process, log), timeout=300)
 
 
+def collect_static(env: dict[str, str]) -> None:
+    """``manage.py collectstatic`` with the production settings, as the image runs it, once per run of the suite:
+    the test processes of a pytest-xdist run share ``STATIC_ROOT`` (a lock keeps a second one from reading or
+    writing it while the first writes), and a later server of the same run finds the files collected."""
+    static_root = ROOT / "staticfiles"
+    static_root.mkdir(exist_ok=True)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid-{os.getpid()}"
+    stamp = static_root / f".collected-{run}"
+    with open(static_root / ".collecting.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists():
+            return
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+        for old in static_root.glob(".collected-*"):
+            old.unlink()
+        stamp.touch()
+
+
 def start_gunicorn(
     db_url: str, log: Path, *, production: bool = True, workers: int = 1, access_log_format: str = "", **env_extra: str
 ) -> LiveServer:
@@ -297,10 +324,7 @@ def start_gunicorn(
         env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     env.update(DATABASE_URL=db_url, **env_extra)
     if production:
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-            cwd=ROOT, env=env, check=True, capture_output=True, timeout=300,
-        )  # fmt: skip
+        collect_static(env)
     from services import free_port
 
     port = free_port()
@@ -339,6 +363,29 @@ class WebhookReceiver:
 
     def release(self) -> None:
         self.log.with_name(self.log.name + ".release").touch()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+class HostileReceiver:
+    """``tests/hostile_receiver.py`` (redirects, trickles, huge answers, an internal service's secret) as its own
+    process on ``address`` (a free port, or ``port``), with its log of requests."""
+
+    def __init__(self, log: Path, address: str = "127.0.0.1", port: int = 0):
+        self.log, self.address = log, address
+        command = [sys.executable, str(ROOT / "tests" / "hostile_receiver.py"), str(log), address, str(port)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline())
+
+    def url(self, path: str) -> str:
+        return f"http://{self.address}:{self.port}{path}"
+
+    def requests(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
 
     def stop(self) -> None:
         self.process.terminate()

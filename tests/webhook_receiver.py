@@ -19,7 +19,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-LOG = Path(sys.argv[1])
+LOG = Path()  # the log file: the first argument, read when run (importing this module reads no arguments)
 LOCK = threading.Lock()
 SEEN: dict[str, int] = {}
 
@@ -57,6 +57,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 if __name__ == "__main__":
+    LOG = Path(sys.argv[1])
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
     server.serve_forever()

@@ -7,21 +7,26 @@ counts, the annotators whose judgements it holds, and the adjudicated label if a
 settled it; the JSON also names the included and excluded annotators and, for a model, each
 annotator's estimated reliability. On a project with an adaptive budget each unit also says how many labels
 its item has (``item_labels``) and why the item stopped getting more (``stopped``: ``stable``, ``at_maximum``,
-``budget_spent``, or "" while open); the JSON's ``adaptive`` section says it per item.
+``budget_spent``, or "" while open); the JSON's ``adaptive`` section says it per item. A unit of a label-gold
+criterion also carries its ``label`` (the majority under the criterion's threshold), whether that label is
+``settled`` at the project's ``delta`` and its ``change_probability`` (that the label of ``max_k`` annotators
+would differ; ``scoring.adaptive.label_gold``), under the prior the hand-outs used (fitted to every unit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import asdict
+from itertools import islice
 
 import numpy as np
 
 from annotator.models import Project, Unit
-from annotator.selectors.adaptive import adaptive_on, adaptive_status, stop_reason
+from annotator.selectors.adaptive import AdaptiveStatus, adaptive_on, adaptive_status, stop_reason
 from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.population import annotators_included
+from scoring.adaptive import LabelStopRule
 
 from .common import annotator_names
 from .stream import LazyList, csv_chunks, json_chunks
@@ -96,7 +101,8 @@ def distribution_document(project: Project, aggregation: str = "votes", *, lazy:
     }
     if aggregation != "votes":
         out["reliability"] = {}
-    stops = _adaptive_stops(project)
+    status = adaptive_status(project) if adaptive_on(project) else None
+    stops = _adaptive_stops(status)
     if stops is not None:
         out["adaptive"] = stops
     for criterion in project.criteria.all():
@@ -113,16 +119,17 @@ def distribution_document(project: Project, aggregation: str = "votes", *, lazy:
             items = iter(list(_slice_items(project, key, None, aggregation, ranked_names, settled, out)))
         if stops is not None:
             items = _with_stops(items, stops)
+            if isinstance(rule := status.rules.get(key), LabelStopRule) and "scale" in entry:
+                items = _with_labels(items, rule, entry["scale"])
         entry["items"] = LazyList(items) if lazy else list(items)
         out["criteria"][key] = entry
     return out
 
 
-def _adaptive_stops(project: Project) -> dict[str, dict] | None:
+def _adaptive_stops(status: AdaptiveStatus | None) -> dict[str, dict] | None:
     """{external id: {"labels", "state", "stopped"}} on an adaptive project, else None."""
-    if not adaptive_on(project):
+    if status is None:
         return None
-    status = adaptive_status(project)
     return {
         i.external_id: {"labels": i.labels, "state": i.state, "stopped": stop_reason(i, status)} for i in status.items
     }
@@ -132,6 +139,27 @@ def _with_stops(items: Iterator[dict], stops: dict[str, dict]) -> Iterator[dict]
     for item in items:
         stop = stops.get(item["dialogue"], {"labels": 0, "stopped": ""})
         yield {**item, "item_labels": stop["labels"], "stopped": stop["stopped"]}
+
+
+LABEL_CHUNK = 1000  # units whose change probability is computed at once
+
+
+def _with_labels(items: Iterator[dict], rule: LabelStopRule, scale: list[str]) -> Iterator[dict]:
+    """The items of a label-gold criterion with their label, whether it is settled and its change probability."""
+    while chunk := list(islice(items, LABEL_CHUNK)):
+        counts = np.array([[item["counts"].get(value, 0) for value in scale] for item in chunk], dtype=float)
+        change = rule.statistic(counts)
+        labels = rule.labels(counts)
+        n = counts.sum(axis=1)
+        settled = (n >= rule.max_k) | ((n >= rule.min_k) & (change <= rule.delta))
+        for i, item in enumerate(chunk):
+            yield {
+                **item,
+                "label": scale[labels[i]] if n[i] else None,
+                "settled": bool(settled[i]),
+                "change_probability": float(change[i]),
+                "delta": rule.delta,
+            }
 
 
 def _dialogue_slices(project: Project) -> Iterator[list[int]]:
@@ -211,12 +239,17 @@ CSV_COLUMNS = [
 ]  # fmt: skip
 
 
+LABEL_COLUMNS = ["label", "settled", "change_probability", "delta"]
+
+
 def _csv_rows(document: dict, aggregation: str) -> Iterator[list]:
-    adaptive = "adaptive" in document  # (two more columns: the item's labels and why it stopped)
-    yield CSV_COLUMNS + (["item_labels", "stopped"] if adaptive else [])
+    adaptive = "adaptive" in document  # (more columns: the item's labels and why it stopped; label gold's)
+    yield CSV_COLUMNS + (["item_labels", "stopped", *LABEL_COLUMNS] if adaptive else [])
     for key, entry in document["criteria"].items():
         for item in entry["items"]:
             extra = [item["item_labels"], item["stopped"]] if adaptive else []
+            if adaptive:  # (empty on distribution gold)
+                extra += [_csv_cell(item.get(column)) for column in LABEL_COLUMNS]
             for value, count in item["counts"].items():
                 yield [
                     key,
@@ -233,6 +266,14 @@ def _csv_rows(document: dict, aggregation: str) -> Iterator[list]:
                     ";".join(item["annotators"]),
                     *extra,
                 ]
+
+
+def _csv_cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def export_distributions_csv_chunks(project: Project, aggregation: str = "votes") -> Iterator[bytes]:

@@ -371,7 +371,9 @@ def parquet_table_write(
     *, project: Project, table: ParquetTable, path: Path, aggregation: str = "votes", batch_rows: int = BATCH_ROWS
 ) -> int:
     """Write ``table`` of ``project`` to the Parquet file ``path``, a row group per ``batch_rows`` rows; the
-    number of rows written. An empty table is a file with the schema and no rows."""
+    number of rows written. An empty table is a file with the schema and no row group (pandas and pyarrow
+    read it as no rows with its columns, ``datasets`` when streaming; a row group of no rows would make
+    ``datasets`` fail with "BatchSize must be greater than 0")."""
     parquet_check()
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -384,6 +386,4 @@ def parquet_table_write(
             del batch
             writer.write_table(arrow)
             written += arrow.num_rows
-        if not written:
-            writer.write_table(schema.empty_table())
     return written

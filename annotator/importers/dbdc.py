@@ -1,7 +1,9 @@
 """DBDC3 ``*.log.json``: one dialogue per file, breakdown labels per system turn.
 
 Every field the importer does not model (``speaker-id``, ``time``, ``comment``...) is kept
-so that the export reproduces the source. A file that labels some turns records which ones
+so that the export reproduces the source. The system is the folder the log is in
+(``annotator.importers.systems``): ``speaker-id`` is the human user's id. A file that labels
+some turns records which ones
 (``ParsedPost.annotated``): those are the dialogue's units (``annotator.presets.UnitRule``);
 the others, such as the opening system prompt of the English logs, are not asked about. A
 file without labels is a new collection.
@@ -16,6 +18,7 @@ from scoring.input import Record, load_json
 
 from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost
 from .limits import ANNOTATOR_KEY
+from .systems import dbdc_system
 
 DEFAULT_ANNOTATION_EXTRA = {"comment": "", "ungrammatical-sentence": ""}
 TURN_FIELDS = ("turn-index", "speaker", "utterance", "annotations")
@@ -31,13 +34,11 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
     if not turns:
         raise at.error(N_("has no turns"), "turns")
     fields = {k: v for k, v in record.items() if k not in ("dialogue-id", "turns")}
-    parsed = ParsedDialogue(
-        file=display,
-        external_id=external_id,
-        posts=[],
-        language=language,
-        source_meta={"format": "dbdc", "file": relative_path, "fields": fields, "keys": list(record.keys())},
-    )
+    meta = {"format": "dbdc", "file": relative_path, "fields": fields, "keys": list(record.keys())}
+    system = dbdc_system(relative_path)  # the folder: ``speaker-id`` is the human user's, not a system
+    if system:
+        meta["system"] = system
+    parsed = ParsedDialogue(file=display, external_id=external_id, posts=[], language=language, source_meta=meta)
     labelled = any(isinstance(t, dict) and t.get("annotations") for t in turns)
     for p, turn in enumerate(turns):
         path = f"turns[{p}]"

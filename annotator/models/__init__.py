@@ -18,7 +18,14 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
-from annotator.models.adaptive import AdaptiveBudget, StopRuleKind
+from annotator.models.adaptive import (
+    DELTA_MAX,
+    DELTA_MIN,
+    GOLD_DISTRIBUTION,
+    GOLD_LABEL,
+    AdaptiveBudget,
+    StopRuleKind,
+)
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
@@ -29,6 +36,7 @@ from annotator.models.projects import (
     K_MAX,
     K_MIN,
     AccountSettings,
+    AnnotatorsAre,
     AppliesTo,
     Criterion,
     Level,
@@ -38,6 +46,7 @@ from annotator.models.projects import (
     Unit,
 )
 from annotator.models.quality import (
+    QUALITY_BOUNDS,
     Adjudication,
     AnnotatorExclusion,
     ExpectedAnswer,
@@ -51,12 +60,18 @@ from annotator.models.studies import Participant, ReleasedItem, Study
 from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 
 __all__ = [
+    "DELTA_MAX",
+    "DELTA_MIN",
+    "GOLD_DISTRIBUTION",
+    "GOLD_LABEL",
     "K_MAX",
     "K_MIN",
+    "QUALITY_BOUNDS",
     "AccountSettings",
     "AdaptiveBudget",
     "Adjudication",
     "AnnotatorExclusion",
+    "AnnotatorsAre",
     "AppliesTo",
     "Assignment",
     "AssignmentStatus",

@@ -12,6 +12,16 @@ from annotator.presets import preset_choices
 K_MIN, K_MAX = 1, 100  # annotators per dialogue, the same bounds on every path that sets K
 
 
+class AnnotatorsAre(models.TextChoices):
+    """Who the project's annotators are, as the alternative annotator test's margin asks (Calderon et al. 2025:
+    epsilon 0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers)."""
+
+    NOT_STATED = "", _("Not stated")
+    EXPERTS = "experts", _("Experts")
+    SKILLED = "skilled", _("Skilled annotators (trained students or workers)")
+    CROWD = "crowd", _("Crowd workers")
+
+
 class Project(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
@@ -33,6 +43,13 @@ class Project(models.Model):
     # single sign-on: {provider group: role}; a user signing in with OpenID Connect whose groups claim names one
     # of these groups becomes a member with that role (annotator.services.sso)
     sso_groups = models.JSONField(default=dict, blank=True)
+    annotators_are = models.CharField(
+        max_length=10,
+        choices=AnnotatorsAre.choices,
+        default=AnnotatorsAre.NOT_STATED,
+        blank=True,
+        help_text="Who annotated: sets the alternative annotator test's margin epsilon for the judges.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -4,6 +4,7 @@ exclusions and adjudication (annotator.services.quality_items, qualification, ex
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -17,27 +18,61 @@ class SourceFilter(models.TextChoices):
     OWN = "own", _("The project's own annotators only")
 
 
+# The range of each numeric setting, in one place: the fields' validators and the database's checks below, the
+# service that changes them (annotator.services.quality_items), the API's serializer and the page's inputs read it.
+QUALITY_BOUNDS: dict[str, tuple[float, float]] = {
+    "control_rate": (0, 0.5),
+    "default_tolerance": (0, 10),
+    "pass_mark": (0, 1),
+    "too_fast_seconds": (0, 3600),
+    "control_accuracy_flag": (0, 1),
+}
+
+
+def _within(name: str) -> list:
+    low, high = QUALITY_BOUNDS[name]
+    return [MinValueValidator(low), MaxValueValidator(high)]
+
+
 class QualitySettings(models.Model):
-    """A project's quality-control settings; a project without a row has the defaults."""
+    """A project's quality-control settings; a project without a row has the defaults. Each number stays within
+    ``QUALITY_BOUNDS`` (its validators, and a check constraint in the database)."""
 
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="quality_settings")
     control_rate = models.FloatField(
-        default=0.0, help_text="Share of each annotator's queue made of control items (0.1: one in ten)."
+        default=0.0,
+        validators=_within("control_rate"),
+        help_text="Share of each annotator's queue made of control items (0.1: one in ten).",
     )
     default_tolerance = models.PositiveSmallIntegerField(
-        default=0, help_text="Scale points an answer on an ordered scale may be off and still count (uploads)."
+        default=0,
+        validators=_within("default_tolerance"),
+        help_text="Scale points an answer on an ordered scale may be off and still count (uploads).",
     )
-    pass_mark = models.FloatField(default=0.8, help_text="Share of training answers to get right to qualify.")
-    too_fast_seconds = models.PositiveIntegerField(default=10, help_text="Items submitted faster are too fast.")
+    pass_mark = models.FloatField(
+        default=0.8, validators=_within("pass_mark"), help_text="Share of training answers to get right to qualify."
+    )
+    too_fast_seconds = models.PositiveIntegerField(
+        default=10, validators=_within("too_fast_seconds"), help_text="Items submitted faster are too fast."
+    )
     control_accuracy_flag = models.FloatField(
         default=0.7,
         db_default=0.7,
+        validators=_within("control_accuracy_flag"),
         help_text="An annotator whose accuracy on control items is below this share is flagged (0.7: 70 %).",
     )
     source = models.CharField(
         max_length=20, choices=SourceFilter.choices, default=SourceFilter.ALL, help_text="Whose judgements count."
     )
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(**{f"{name}__gte": low, f"{name}__lte": high}), name=f"quality_{name}_in_range"
+            )
+            for name, (low, high) in QUALITY_BOUNDS.items()
+        ]
 
     def __str__(self) -> str:
         return f"quality settings of {self.project}"

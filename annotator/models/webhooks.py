@@ -58,7 +58,9 @@ class WebhookDelivery(models.Model):
     status = models.CharField(max_length=20, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     status_code = models.PositiveSmallIntegerField(null=True, blank=True, help_text="The last attempt's answer.")
-    response_excerpt = models.TextField(blank=True, help_text="The start of the last answer's body, or the error.")
+    response_excerpt = models.TextField(
+        blank=True, help_text="The last answer's status line (never its body), or the error."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_attempt_at = models.DateTimeField(null=True, blank=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True, help_text="When the next retry is due.")

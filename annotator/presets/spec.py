@@ -139,12 +139,12 @@ class LeaderboardColumn:
     key: str
     label: str
     lower_is_better: bool
-    group: str = "Metrics"
+    group: str = N_("Metrics")
     featured: bool = True
 
 
 def metric_columns(
-    path: str, names: list[str], group: str = "Metrics", featured: tuple[str, ...] | None = None
+    path: str, names: list[str], group: str = N_("Metrics"), featured: tuple[str, ...] | None = None
 ) -> tuple[LeaderboardColumn, ...]:
     return tuple(
         LeaderboardColumn(f"{path}.{n}", n, lower_is_better(n), group, featured is None or n in featured) for n in names
@@ -156,7 +156,7 @@ def breakdown_columns() -> tuple[LeaderboardColumn, ...]:
     main = ("Accuracy(NB,PB,B)", "F1(B)", "JSD(NB,PB,B)", "MSE(NB,PB,B)")
     families = (
         ("Accuracy", lambda n: n.startswith("Accuracy")),
-        ("F1, precision, recall", lambda n: n.startswith(("F1", "Precision", "Recall"))),
+        (N_("F1, precision, recall"), lambda n: n.startswith(("F1", "Precision", "Recall"))),
         ("JSD", lambda n: n.startswith("JSD")),
         ("MSE", lambda n: n.startswith("MSE")),
     )
@@ -240,13 +240,13 @@ def stc3_leaderboard(criteria: Sequence[CriterionSpec]) -> tuple[LeaderboardColu
     """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
     (DialEval's published figures) in a group of their own."""
     columns = [
-        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m), "Quality", True)
+        LeaderboardColumn(f"quality.{c.key}.{m}", f"{c.key}.{m}", lower_is_better(m), N_("Quality"), True)
         for c in criteria
         if c.unit == "dialogue"
         for m in STC3_QUALITY_METRICS
-    ] + list(metric_columns("nugget", STC3_NUGGET_METRICS, "Nuggets"))
+    ] + list(metric_columns("nugget", STC3_NUGGET_METRICS, N_("Nuggets")))
     plain = [c for c in columns if not c.key.endswith("_neglog2")]
-    logs = [replace(c, group="-log2 forms", featured=False) for c in columns if c.key.endswith("_neglog2")]
+    logs = [replace(c, group=N_("-log2 forms"), featured=False) for c in columns if c.key.endswith("_neglog2")]
     return tuple(plain + logs)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 import numpy as np
 from django.conf import settings
@@ -54,17 +54,39 @@ class VisitIds:
     platform: dict[str, str]
     preview: bool
     invalid: bool = False
+    undecodable: bool = False  # the id's bytes are not UTF-8 (invalid, and said so)
 
 
-def visit_ids(*, study: Study, query) -> VisitIds:
+def undecodable_parameters(raw_query: str) -> set[str]:
+    """The parameters of a raw query string (WSGI's ``QUERY_STRING``: its bytes as Latin-1) whose value is not
+    UTF-8 once percent-decoded. Django decodes those with replacement characters, so that two different ids
+    (``%FF`` and ``%FE``) would read alike.
+
+    >>> sorted(undecodable_parameters("PROLIFIC_PID=%FF&STUDY_ID=s1&x=%E2%9C%93"))
+    ['PROLIFIC_PID']
+    """
+    bad = set()
+    for name, value in parse_qsl(raw_query, keep_blank_values=True, encoding="latin-1"):
+        try:
+            value.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            bad.add(name.encode("latin-1").decode("utf-8", "replace"))
+    return bad
+
+
+def visit_ids(*, study: Study, query, raw_query: str = "") -> VisitIds:
     """Read the participant id from ``query`` (a QueryDict): the lead's parameter first, then
-    ``PROLIFIC_PID``, ``workerId``, ``participant``. An id longer than 200 characters or with control
-    characters is ``invalid``; surrounding spaces are dropped."""
+    ``PROLIFIC_PID``, ``workerId``, ``participant``. An id longer than 200 characters, with control
+    characters, or whose bytes in ``raw_query`` (the request's raw query string) are not UTF-8 is ``invalid``;
+    surrounding spaces are dropped."""
     platform = {name: query[name][:MAX_ID_LENGTH] for name in PLATFORM_PARAMETERS if query.get(name)}
     preview = platform.get("assignmentId") == MTURK_PREVIEW
     names = ((study.id_parameter,) if study.id_parameter else ()) + ID_PARAMETERS
+    undecodable = undecodable_parameters(raw_query) if "%" in raw_query or not raw_query.isascii() else set()
     for name in names:
         value = (query.get(name) or "").strip()
+        if name in undecodable:
+            return VisitIds(None, name, platform, preview, invalid=True, undecodable=True)
         if value:
             invalid = len(value) > MAX_ID_LENGTH or not value.isprintable()
             return VisitIds(None if invalid else value, name, platform, preview, invalid)

@@ -1,10 +1,11 @@
 """Adaptive budgets: the lead's settings, and choosing the items an annotator or a study participant gets.
 
-The next item given is the open item where one more label is expected to change the gold most
-(``annotator.selectors.adaptive``), among those the person was never given (nor had released, for study
-participants), while it holds fewer than ``max_k`` annotators and the project's budget of item-assignments is not
-spent. Annotators get one item at a time through ``annotator.services.handout`` (the project's row locked);
-study participants get their whole set at once in ``participant_start``, under the same lock.
+The next item given is the open item whose gold is least settled (``annotator.selectors.adaptive``: the
+expected change of a distribution from one more label, the probability that a label still changes), among
+those the person was never given (nor had released, for study participants), while it holds fewer than
+``max_k`` annotators and the project's budget of item-assignments is not spent. Annotators get one item at a
+time through ``annotator.services.handout`` (the project's row locked); study participants get their whole set
+at once in ``participant_start``, under the same lock.
 """
 
 from __future__ import annotations
@@ -17,14 +18,53 @@ from annotator.models import AdaptiveBudget, Assignment, Project, ReleasedItem
 from annotator.selectors.adaptive import OPEN, adaptive_status
 from annotator.services.handout import hand_out_one
 
-SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold")
+SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold", "label_gold", "delta")
+
+
+def _label_gold_checked(project: Project, label_gold) -> dict[str, float]:
+    """``label_gold`` as criterion key -> share threshold in [0, 1], each a criterion of the project with one
+    scale; ``ValidationError`` naming the first that is not."""
+    if not isinstance(label_gold, dict):
+        raise ValidationError({"label_gold": gettext("Label gold maps criterion keys to a share threshold.")})
+    criteria = {c.key: c for c in project.criteria.all()}
+    checked = {}
+    for key, threshold in label_gold.items():
+        if key not in criteria:
+            raise ValidationError({"label_gold": gettext("The project has no criterion %(key)s.") % {"key": key}})
+        if criteria[key].speakers:
+            raise ValidationError(
+                {
+                    "label_gold": gettext(
+                        "Criterion %(key)s has a scale per speaker; label gold needs one scale."
+                    ) % {"key": key}
+                }
+            )  # fmt: skip
+        try:
+            share = float(threshold)
+        except (TypeError, ValueError):
+            share = -1.0
+        if not 0 <= share <= 1:
+            raise ValidationError(
+                {
+                    "label_gold": gettext(
+                        "The majority threshold of %(key)s must be a share between 0 and 1."
+                    ) % {"key": key}
+                }
+            )  # fmt: skip
+        checked[key] = share
+    return checked
 
 
 def adaptive_budget_update(*, project: Project, **settings) -> AdaptiveBudget:
-    """Save the project's budget mode (``SETTINGS_FIELDS``); ``ValidationError`` on bad values."""
+    """Save the project's budget mode (``SETTINGS_FIELDS``); ``ValidationError`` on bad values.
+
+    ``label_gold`` maps the criteria whose gold is a label to the share their majority label needs (0: the
+    plain majority); the other criteria have distribution gold. ``delta`` is label gold's error rate."""
     unknown = set(settings) - set(SETTINGS_FIELDS)
     if unknown:
         raise TypeError(f"unknown adaptive settings: {', '.join(sorted(unknown))}")
+    if "label_gold" in settings:
+        settings["label_gold"] = _label_gold_checked(project, settings["label_gold"])
     row = AdaptiveBudget.objects.filter(project=project).first() or AdaptiveBudget(project=project)
     for name, value in settings.items():
         setattr(row, name, value)

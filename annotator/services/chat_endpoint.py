@@ -1,9 +1,12 @@
 """One OpenAI-compatible chat completions request, with retries and backoff; no Django, no database.
 
 ``chat_complete`` posts ``{"model", "messages", "temperature", "max_tokens"}`` to ``URL/chat/completions``
-and answers the first choice's text with the usage the endpoint counted. Rate limits (429), server errors
-(5xx) and connection failures are retried with exponential backoff (a ``Retry-After`` the endpoint sends is
-honoured, up to ``MAX_WAIT`` seconds); any other answer is final. ``RateLimiter`` spaces the requests of
+through the platform's one outgoing client (``config.outbound.client``: no internal address unless the
+operator named the host, redirects not followed, ``timeout`` for the whole exchange, an answer of at most
+``max_bytes``) and answers the first choice's text with the usage the endpoint counted. Rate limits (429),
+server errors (5xx), connection failures and answers cut at the deadline are retried with exponential backoff
+(a ``Retry-After`` the endpoint sends is honoured, up to ``MAX_WAIT`` seconds); any other answer (a redirect
+included), a refused destination and a too large answer are final. ``RateLimiter`` spaces the requests of
 several threads to at most a number per minute.
 """
 
@@ -12,9 +15,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
+
+from config.outbound.addresses import DestinationRefused, HostRule, OutboundError
+from config.outbound.client import ResponseTooLarge, outbound_send
 
 MAX_WAIT = 30.0  # seconds: the longest a retry waits
 RETRIED_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -62,7 +66,7 @@ def _answer(raw: bytes) -> Completion:
         body = json.loads(raw)
         text = body["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise EndpointError(f"not a chat completion: {raw[:200]!r}") from exc
+        raise EndpointError(f"not a chat completion ({len(raw):,} bytes without choices[0].message.content)") from exc
     if not isinstance(text, str):
         raise EndpointError("the completion's content is not text")
     usage = body.get("usage") or {}
@@ -81,31 +85,46 @@ def chat_complete(
     max_retries: int = 3,
     backoff: float = 0.5,
     limiter: RateLimiter | None = None,
+    max_bytes: int = 1024 * 1024,
+    allowed: tuple[HostRule, ...] = (),
     sleep=time.sleep,
 ) -> Completion:
-    """The endpoint's answer to ``messages``; ``EndpointError`` once the retries are spent or on a final error."""
+    """The endpoint's answer to ``messages``; ``EndpointError`` once the retries are spent or on a final error.
+    ``timeout`` bounds each attempt as a whole; ``allowed``: hosts the operator named (``config.outbound``)."""
     body = json.dumps({"model": model, "messages": messages, "temperature": temperature, "max_tokens": max_tokens})
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     problem = ""
     for attempt in range(max_retries + 1):
         if limiter is not None:
             limiter.wait()
-        request = urllib.request.Request(completions_url(url), data=body.encode(), headers=headers, method="POST")
         wait = backoff * (2**attempt)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return _answer(response.read())
-        except urllib.error.HTTPError as exc:
-            problem = f"HTTP {exc.code}"
-            if exc.code not in RETRIED_STATUS:
-                raise EndpointError(problem) from None
-            retry_after = exc.headers.get("Retry-After") if exc.headers else None
-            if retry_after and retry_after.replace(".", "", 1).isdigit():
+            answer = outbound_send(
+                method="POST",
+                url=completions_url(url),
+                headers=headers,
+                body=body.encode(),
+                seconds=timeout,
+                max_bytes=max_bytes,
+                allowed=allowed,
+            )
+        except (DestinationRefused, ResponseTooLarge) as exc:
+            raise EndpointError(str(exc)) from None
+        except OutboundError as exc:  # unreachable, or cut at the deadline: tried again
+            problem = f"no answer ({exc})"
+        else:
+            if 200 <= answer.status < 300:
+                return _answer(answer.body)
+            problem = f"HTTP {answer.status_line}"
+            if 300 <= answer.status < 400:
+                raise EndpointError(f"{problem} (redirects are not followed: give the URL the endpoint answers at)")
+            if answer.status not in RETRIED_STATUS:
+                raise EndpointError(problem)
+            retry_after = answer.headers.get("retry-after", "")
+            if retry_after.replace(".", "", 1).isdigit():
                 wait = max(wait, float(retry_after))
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            problem = f"no answer ({getattr(exc, 'reason', exc)})"
         if attempt < max_retries:
             sleep(min(wait, MAX_WAIT))
     raise EndpointError(f"{problem} after {max_retries + 1} attempts")

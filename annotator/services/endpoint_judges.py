@@ -12,8 +12,12 @@ strictly: the answer, stripped of spaces, quotes and a final full stop, must be 
 (letter case aside); anything else is recorded as missing with the answer as the reason.
 
 The endpoint's key is a secret setting (``JUDGE_ENDPOINT_API_KEY``), sent only to URLs under one of
-``JUDGE_ENDPOINT_KEY_URLS``: a lead can point a judge at any URL, but never make the server hand the
-key to a host the operator did not name. It is never stored in a judge nor shown back.
+``JUDGE_ENDPOINT_KEY_URLS``, matched on the parsed scheme, host, port and path (``config.outbound.addresses.
+url_under``: ``https://api.openai.com`` grants nothing to ``https://api.openai.com.attacker.example``), and never
+past that host (redirects are not followed): a lead can point a judge at any public URL, but never make the server
+hand the key to a host the operator did not name. It is never stored in a judge nor shown back. Requests go
+through the platform's one outgoing client (``config.outbound``): internal addresses only on hosts the operator
+named (``OUTBOUND_ALLOWED_HOSTS``, and the hosts of the key URLs), answers capped at ``OUTBOUND_MAX_RESPONSE_KB``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import json
 import re
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from urllib.parse import urlparse
 
 from django.conf import settings as django_settings
 from django.db import transaction
@@ -33,10 +36,12 @@ from django.utils import timezone
 from annotator.models import Candidate, EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus, Post, Project, Unit
 from annotator.selectors.population import gold_dialogues
 from annotator.selectors.structure import DialogueShape
-from annotator.services.chat_endpoint import Completion, EndpointError, RateLimiter, chat_complete
+from annotator.services.chat_endpoint import Completion, EndpointError, RateLimiter, chat_complete, completions_url
 from annotator.services.judges import judge_name_check
 from annotator.units import POST_UNITS, required_units
 from config.enqueue import task_send
+from config.outbound.addresses import DestinationRefused, HostRule, destination_precheck, url_under
+from config.outbound.policy import allowed_hosts, max_response_bytes
 
 PLACEHOLDER = re.compile(r"\{(dialogue|target|question|scale|criterion|candidates)\}")
 LIMITS = {  # setting -> (default, smallest, largest)
@@ -58,8 +63,10 @@ def endpoint_settings_check(*, project: Project, given: dict) -> dict:
     if not isinstance(given, dict):
         raise EndpointSettingsError("endpoint: expected an object")
     url = str(given.get("url") or "").strip()
-    if urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc:
-        raise EndpointSettingsError("url: give the endpoint's http(s) URL, e.g. https://host/v1")
+    try:
+        destination_precheck(url, allowed=judge_allowed_hosts())
+    except DestinationRefused as exc:
+        raise EndpointSettingsError(f"url: {exc} (the endpoint's URL, e.g. https://host/v1)") from None
     model = str(given.get("model") or "").strip()
     if not model:
         raise EndpointSettingsError("model: give the model's name")
@@ -216,11 +223,17 @@ def answer_value(text: str, allowed: tuple[str, ...]) -> tuple[str | None, str]:
 
 
 def _api_key(url: str) -> str:
-    """The key, for a URL under one of the operator's prefixes; otherwise none."""
-    prefixes = getattr(django_settings, "JUDGE_ENDPOINT_KEY_URLS", [])
-    if any(url.startswith(p) for p in prefixes):
-        return getattr(django_settings, "JUDGE_ENDPOINT_API_KEY", "")
+    """The key, for a URL under one of the operator's prefixes (scheme, host, port and path parsed; the path on a
+    segment boundary); otherwise none."""
+    if any(url_under(url, prefix) for prefix in django_settings.JUDGE_ENDPOINT_KEY_URLS):
+        return django_settings.JUDGE_ENDPOINT_API_KEY
     return ""
+
+
+def judge_allowed_hosts() -> tuple[HostRule, ...]:
+    """Where an endpoint judge may reach an internal address: the operator's ``OUTBOUND_ALLOWED_HOSTS`` and the
+    hosts of ``JUDGE_ENDPOINT_KEY_URLS`` (a model server on the lab's network that the operator named)."""
+    return allowed_hosts(*django_settings.JUDGE_ENDPOINT_KEY_URLS)
 
 
 def endpoint_judge_run(*, judge_id: int) -> Judge | None:
@@ -243,7 +256,8 @@ def endpoint_judge_run(*, judge_id: int) -> Judge | None:
         if key not in cached:
             fresh.setdefault(key, prompt)
     limiter = RateLimiter(stored["requests_per_minute"])
-    api_key = _api_key(stored["url"])
+    api_key = _api_key(completions_url(stored["url"]))
+    allowed, max_bytes = judge_allowed_hosts(), max_response_bytes()
 
     def ask(prompt: Prompt) -> Completion:
         return chat_complete(
@@ -256,6 +270,8 @@ def endpoint_judge_run(*, judge_id: int) -> Judge | None:
             timeout=stored["timeout"],
             max_retries=stored["max_retries"],
             limiter=limiter,
+            max_bytes=max_bytes,
+            allowed=allowed,
         )
 
     done = len(prompts) - sum(1 for k in keys if k in fresh)

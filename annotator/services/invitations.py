@@ -1,15 +1,15 @@
 """Invitations by email: a lead invites an address into a role on a project.
 
-A new person gets a one-time link: a token signed with the site's key and timestamped (``django.core.signing``,
-salted for this use), naming the invitation. It expires after ``INVITATION_MAX_AGE_HOURS`` and serves once: on
-accepting, the person chooses a username and a password, the account is created with the invited address, and
-they are a member with the invited role. An address that already belongs to an account is added at once, and its
-owner gets a notice by email instead. Mail goes through Django's email backend (``EMAIL_*`` settings).
+Every address gets the same one-time link: a token signed with the site's key and timestamped
+(``django.core.signing``, salted for this use), naming the invitation. It expires after ``INVITATION_MAX_AGE_HOURS``
+and serves once. Someone new chooses a username and a password on accepting, the account is created with the
+invited address, and they are a member with the invited role. The owner of an account with that address signs in
+and accepts with it (``invitation_accept_signed_in``): nobody becomes a member of a project without agreeing, and
+inviting answers alike whether or not the address has an account, so the members page never tells a lead who has
+one. Mail goes through Django's email backend (``EMAIL_*`` settings).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -35,15 +35,6 @@ class InvitationInvalid(Exception):
     """The link is unknown, tampered with, expired or used; the message says which, for the person."""
 
 
-@dataclass(frozen=True)
-class Invited:
-    """What inviting did: ``invitation`` sent (a new person), or ``added`` an existing account at once."""
-
-    email: str
-    invitation: Invitation | None
-    added: AbstractBaseUser | None
-
-
 def invitation_token(invitation: Invitation) -> str:
     return signing.dumps({"invitation": invitation.pk}, salt=SALT)
 
@@ -60,8 +51,9 @@ def _mail(template: str, context: dict, to: str) -> None:
 
 def invitation_send(
     *, project: Project, actor: AbstractBaseUser | None, email: str, role: str, base_url: str
-) -> Invited:
+) -> Invitation:
     """Invite ``email`` into ``role`` on ``project``; links in the mail start with ``base_url`` (the site's origin).
+    The same whether or not an account has the address (nothing is added until its owner accepts).
 
     Raises ``ValidationError`` for an address that is not one or a role that does not exist."""
     email = email.strip()
@@ -72,19 +64,18 @@ def invitation_send(
     if role not in Role.values:
         raise ValidationError({"role": _("Choose a role.")})
     inviter = getattr(actor, "username", "") or _("the project's lead")
-    existing = get_user_model().objects.filter(email__iexact=email, is_active=True).order_by("pk").first()
     context = {"project": project, "role": Role(role).label, "inviter": inviter}
-    if existing is not None:
-        with transaction.atomic():
-            membership_add(project=project, user=existing, role=role)
-        login = _absolute(base_url, reverse("login"))
-        _mail("added", {**context, "username": existing.get_username(), "link": login}, existing.email)
-        return Invited(email=email, invitation=None, added=existing)
     invitation = Invitation.objects.create(project=project, email=email, role=role, invited_by=actor)
     link = _absolute(base_url, reverse("invitation_accept", args=[invitation_token(invitation)]))
     hours = settings.INVITATION_MAX_AGE_HOURS
     _mail("invitation", {**context, "link": link, "hours": hours}, email)
-    return Invited(email=email, invitation=invitation, added=None)
+    return invitation
+
+
+def invitation_account(invitation: Invitation) -> AbstractBaseUser | None:
+    """The active account with the invited address (the oldest, if several): who accepts by signing in."""
+    found = get_user_model().objects.filter(email__iexact=invitation.email, is_active=True)
+    return found.order_by("pk").first()
 
 
 def invitation_from_token(token: str) -> Invitation:
@@ -131,6 +122,27 @@ def invitation_accept(*, token: str, username: str, password: str) -> tuple[Abst
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted_at", "accepted_by"])
     return user, invitation
+
+
+@transaction.atomic
+def invitation_accept_signed_in(*, token: str, user: AbstractBaseUser) -> Invitation:
+    """``user`` (signed in) accepts the invitation sent to their account's address and becomes a member with its
+    role.
+
+    Raises ``InvitationInvalid`` for a link that no longer serves or an account of another address."""
+    invitation = invitation_from_token(token)
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if invitation.accepted_at is not None:  # accepted by a concurrent request since
+        raise InvitationInvalid(_("This invitation link was already used: sign in with the account made from it."))
+    if not user.email or user.email.casefold() != invitation.email.casefold():
+        raise InvitationInvalid(
+            _("This invitation was sent to another address: sign in with the account of the address it was sent to.")
+        )
+    membership_add(project=invitation.project, user=user, role=invitation.role)
+    invitation.accepted_at = timezone.now()
+    invitation.accepted_by = user
+    invitation.save(update_fields=["accepted_at", "accepted_by"])
+    return invitation
 
 
 def invitation_withdraw(*, project: Project, invitation_id: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotator.models import K_MAX, K_MIN, Criterion, Membership, Project, Role
+from annotator.models import K_MAX, K_MIN, AnnotatorsAre, Criterion, Membership, Project, Role
 from annotator.presets import CUSTOM, PRESETS, Scheme
 from annotator.presets.document import scheme_document
 from annotator.wording import WORDING_LANGUAGES
@@ -73,12 +73,20 @@ def annotators_per_dialogue_check(k: int) -> None:
         raise ValueError(f"annotators per dialogue (K) must be between {K_MIN} and {K_MAX}, got {k}")
 
 
-def project_settings_update(*, project: Project, guidelines: str, annotators_per_dialogue: int) -> Project:
-    """Save the guidelines and K (checked as on creation)."""
+def project_settings_update(
+    *, project: Project, guidelines: str, annotators_per_dialogue: int, annotators_are: str | None = None
+) -> Project:
+    """Save the guidelines, K (checked as on creation) and, when given, who annotated (``AnnotatorsAre``)."""
     annotators_per_dialogue_check(annotators_per_dialogue)
     project.guidelines = guidelines
     project.annotators_per_dialogue = annotators_per_dialogue
-    project.save(update_fields=["guidelines", "annotators_per_dialogue"])
+    fields = ["guidelines", "annotators_per_dialogue"]
+    if annotators_are is not None:
+        if annotators_are not in AnnotatorsAre.values:
+            raise ValueError(f"who annotated must be one of {', '.join(map(repr, AnnotatorsAre.values))}")
+        project.annotators_are = annotators_are
+        fields.append("annotators_are")
+    project.save(update_fields=fields)
     return project
 
 

@@ -21,6 +21,7 @@ from django.utils.translation import gettext, ngettext
 from annotator import events
 from annotator.importers import InputError
 from annotator.models import (
+    QUALITY_BOUNDS,
     Assignment,
     AssignmentStatus,
     Criterion,
@@ -42,7 +43,6 @@ from annotator.units import UnitError, check_value, unit_speaker
 from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")
-MAX_CONTROL_RATE = 0.5
 
 
 class QualityError(ValueError):
@@ -76,30 +76,21 @@ def quality_settings_update(
     source: str | None = None,
     control_accuracy_flag: float | None = None,
 ) -> QualitySettings:
-    """Change some of a project's quality settings (the ones given); ``QualityError`` if any is out of range."""
-    problems = []
-    if control_rate is not None and not 0 <= control_rate <= MAX_CONTROL_RATE:
-        problems.append(
-            gettext("control_rate must be between 0 and %(MAX_CONTROL_RATE)s, got %(control_rate)s")
-            % {"MAX_CONTROL_RATE": MAX_CONTROL_RATE, "control_rate": control_rate}
-        )
-    if pass_mark is not None and not 0 <= pass_mark <= 1:
-        problems.append(gettext("pass_mark must be between 0 and 1, got %(pass_mark)s") % {"pass_mark": pass_mark})
-    if default_tolerance is not None and not 0 <= default_tolerance <= 10:
-        problems.append(
-            gettext("default_tolerance must be between 0 and 10 scale points, got %(default_tolerance)s")
-            % {"default_tolerance": default_tolerance}
-        )
-    if too_fast_seconds is not None and not 0 <= too_fast_seconds <= 3600:
-        problems.append(
-            gettext("too_fast_seconds must be between 0 and 3600, got %(too_fast_seconds)s")
-            % {"too_fast_seconds": too_fast_seconds}
-        )
-    if control_accuracy_flag is not None and not 0 <= control_accuracy_flag <= 1:
-        problems.append(
-            gettext("The control accuracy that flags an annotator must be between 0 and 1, got %(value)s")
-            % {"value": control_accuracy_flag}
-        )
+    """Change some of a project's quality settings (the ones given); ``QualityError`` if any is outside its range
+    (``QUALITY_BOUNDS``, the model's)."""
+    given = {
+        "control_rate": control_rate,
+        "default_tolerance": default_tolerance,
+        "pass_mark": pass_mark,
+        "too_fast_seconds": too_fast_seconds,
+        "control_accuracy_flag": control_accuracy_flag,
+    }
+    problems = [
+        gettext("%(name)s must be between %(low)s and %(high)s, got %(value)s")
+        % {"name": name, "low": QUALITY_BOUNDS[name][0], "high": QUALITY_BOUNDS[name][1], "value": value}
+        for name, value in given.items()
+        if value is not None and not QUALITY_BOUNDS[name][0] <= value <= QUALITY_BOUNDS[name][1]
+    ]
     if source is not None and source not in SourceFilter.values:
         problems.append(
             gettext("source must be one of %(join)s, got %(source)s")

@@ -9,9 +9,12 @@ never made inside the request that caused the event: with a broker it is a worke
 called only when some webhook wants the event (a submission costs one query when a project has none).
 
 ``delivery_attempt`` (the worker's side) makes one attempt: the JSON body signed with the webhook's
-secret (``annotator.webhook_signature``), a POST with ``WEBHOOK_TIMEOUT_SECONDS``; a 2xx answer
-delivers it, anything else (an error status, a timeout, a refused connection) schedules the next attempt
-after ``WEBHOOK_RETRY_SECONDS`` x 2^(attempts - 1) until ``WEBHOOK_MAX_ATTEMPTS``.
+secret (``annotator.webhook_signature``), a POST through the platform's one outgoing client
+(``config.outbound``: never to an internal address unless the operator named the host, redirects not followed,
+all of it within ``WEBHOOK_TIMEOUT_SECONDS``); a 2xx answer delivers it, anything else (an error status, a
+redirect, a timeout, a refused connection or destination) schedules the next attempt after
+``WEBHOOK_RETRY_SECONDS`` x 2^(attempts - 1) until ``WEBHOOK_MAX_ATTEMPTS``. The delivery log keeps the answer's
+status line or the error, never the answer's body (an internal service's answer must not be read back).
 """
 
 from __future__ import annotations
@@ -19,15 +22,11 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -45,22 +44,28 @@ from annotator.models import (
 )
 from annotator.webhook_signature import HEADER, signature_header
 from config.enqueue import task_send_background
+from config.outbound.addresses import DestinationRefused, OutboundError, destination_precheck
+from config.outbound.client import outbound_send
+from config.outbound.policy import allowed_hosts, outbound_error_text
 
 log = logging.getLogger(__name__)
 
 DELIVER_TASK = "annotator.tasks.deliver_webhook"
-EXCERPT_CHARS = 500
+OUTCOME_CHARS = 300  # the delivery log's line: a status line or an error, never the answer's body
 SUBSCRIBABLE = [e for e in WebhookEvent if e != WebhookEvent.PING]
-_url = URLValidator(schemes=["http", "https"])
 
 
 def webhook_create(*, project: Project, url: str, events: list[str], user=None) -> tuple[Webhook, str]:
     """A new active webhook and its secret (the only time the secret is shown: the caller shows it once)."""
     url = (url or "").strip()
     try:
-        _url(url)
-    except ValidationError:
-        raise ValidationError({"url": gettext("Give an http:// or https:// URL.")}) from None
+        destination_precheck(url, allowed=allowed_hosts())
+    except DestinationRefused as exc:
+        problem = outbound_error_text(exc)
+        message = gettext("This URL cannot receive webhooks: %(problem)s.") % {"problem": problem}
+        raise ValidationError({"url": message}) from None
+    if len(url) > Webhook._meta.get_field("url").max_length:
+        raise ValidationError({"url": gettext("The URL is too long.")})
     chosen = list(dict.fromkeys(events or []))
     allowed = {e.value for e in SUBSCRIBABLE}
     if not chosen or any(e not in allowed for e in chosen):
@@ -215,9 +220,9 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
         return delivery
     attempts = delivery.attempts + 1
     body = delivery_body(delivery)
-    code, excerpt = _post(delivery, body)
+    code, outcome = _post(delivery, body)
     done = code is not None and 200 <= code < 300
-    update = {"status_code": code, "response_excerpt": excerpt}
+    update = {"status_code": code, "response_excerpt": outcome}
     if done:
         update["status"] = DeliveryStatus.DELIVERED
     elif attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
@@ -233,26 +238,29 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
 
 
 def _post(delivery: WebhookDelivery, body: bytes) -> tuple[int | None, str]:
-    """(status code or None, the start of the answer's body or the error) of one signed POST."""
+    """(status code or None, the answer's status line or the error) of one signed POST; the answer's body is
+    never read."""
     hook = delivery.webhook
-    if urlsplit(hook.url).scheme not in ("http", "https"):
-        return None, "not an http(s) URL"
-    request = urllib.request.Request(
-        hook.url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": "dialeval-webhooks/1",
-            "X-Dialeval-Event": delivery.event,
-            "X-Dialeval-Delivery": str(delivery.uid),
-            HEADER: signature_header(hook.secret, body),
-        },
-    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "dialeval-webhooks/1",
+        "X-Dialeval-Event": delivery.event,
+        "X-Dialeval-Delivery": str(delivery.uid),
+        HEADER: signature_header(hook.secret, body),
+    }
     try:
-        with urllib.request.urlopen(request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as answer:
-            return answer.status, answer.read(EXCERPT_CHARS * 4).decode("utf-8", "replace")[:EXCERPT_CHARS]
-    except urllib.error.HTTPError as exc:
-        return exc.code, (exc.read(EXCERPT_CHARS * 4) or b"").decode("utf-8", "replace")[:EXCERPT_CHARS]
-    except (OSError, ValueError) as exc:  # refused, unreachable, timed out, a bad address
-        return None, str(getattr(exc, "reason", exc))[:EXCERPT_CHARS] or type(exc).__name__
+        answer = outbound_send(
+            method="POST",
+            url=hook.url,
+            headers=headers,
+            body=body,
+            seconds=settings.WEBHOOK_TIMEOUT_SECONDS,
+            max_bytes=0,
+            allowed=allowed_hosts(),
+        )
+    except OutboundError as exc:  # refused here, unreachable, too slow
+        return None, str(exc)[:OUTCOME_CHARS]
+    outcome = answer.status_line
+    if 300 <= answer.status < 400:
+        outcome += " (redirects are not followed: register the URL the receiver answers at)"
+    return answer.status, outcome[:OUTCOME_CHARS]

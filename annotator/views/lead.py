@@ -21,7 +21,7 @@ from annotator.input_errors import input_error_text
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership, StopRuleKind
 from annotator.presets.document import scheme_read
 from annotator.presets.of_project import project_scheme
-from annotator.selectors.adaptive import adaptive_settings
+from annotator.selectors.adaptive import adaptive_gold_rows, adaptive_settings, replay_figures
 from annotator.selectors.imports import (
     import_batch_contents,
     import_batch_status,
@@ -87,6 +87,8 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "statuses": AssignmentStatus.choices,
         "pairwise": pairwise_settings_of(project) if project_scheme(project).comparison else None,
         "adaptive": adaptive_settings(project),
+        "adaptive_gold": adaptive_gold_rows(project),
+        "replay_figures": replay_figures(),
         "stop_rules": StopRuleKind.choices,
         **_exports(project),
         "invitations": invitations_open(project=project),
@@ -255,6 +257,7 @@ def guidelines(request, slug: str):
         project=project,
         guidelines=form.cleaned_data["guidelines"],
         annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
+        annotators_are=form.cleaned_data["annotators_are"],
     )
     messages.success(request, gettext("Saved the guidelines and the number of annotators per dialogue."))
     return redirect("lead_project", slug=slug)
@@ -445,6 +448,7 @@ def adaptive_budget_save(request, slug: str):
     project = lead_project(request, slug)
     post = request.POST
     try:
+        keys = [row["key"] for row in adaptive_gold_rows(project)]
         adaptive_budget_update(
             project=project,
             adaptive=post.get("mode") == "adaptive",
@@ -453,11 +457,18 @@ def adaptive_budget_save(request, slug: str):
             budget=int(post.get("budget", "0") or 0),
             stop_rule=post.get("stop_rule", ""),
             threshold=float(post.get("threshold", "")),
+            label_gold={
+                key: float(post.get(f"label_threshold_{key}", "") or 0)
+                for key in keys
+                if post.get(f"gold_{key}") == "label"
+            },
+            delta=float(post.get("delta", "")),
         )
         messages.success(request, gettext("Saved the budget per item."))
     except ValueError:
         messages.error(
-            request, gettext("Give whole numbers for the annotators and the budget, and a number as the threshold.")
+            request,
+            gettext("Give whole numbers for the annotators and the budget, and numbers as the threshold and delta."),
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

@@ -1,13 +1,20 @@
-"""People in: a lead's invitations by email, the invited person's page, the single sign-on group rules.
+"""People in: a lead's invitations by email, the invited person's page, the single sign-on group rules, and the
+request for a password reset.
 
-Password resets are Django's own views (``annotator/urls.py``) with the site's templates (``registration/``).
+Password resets are Django's own views (``annotator/urls.py``) with the site's templates (``registration/``); the
+request is ``PasswordReset``: rate-limited per client address and per email address, and mailing an address
+without an account too (``PasswordResetEveryAddressForm``), so that neither its words nor its time tell whether the
+address has one.
 """
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
@@ -16,16 +23,19 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
-from annotator.forms import InvitationAcceptForm
+from annotator.forms import InvitationAcceptForm, PasswordResetEveryAddressForm
 from annotator.models import Role
 from annotator.services.invitations import (
     InvitationInvalid,
     invitation_accept,
+    invitation_accept_signed_in,
+    invitation_account,
     invitation_from_token,
     invitation_send,
     invitation_withdraw,
 )
 from annotator.services.sso import project_sso_groups_save
+from config.throttling import CountedRate, address_key, rates_wait
 
 
 def _mail_where() -> str:
@@ -39,29 +49,36 @@ def _mail_where() -> str:
 @require_POST
 def invite(request, slug: str):
     project = lead_project(request, slug)
-    email, role = request.POST.get("email", ""), request.POST.get("role", Role.ANNOTATOR)
+    email, role = request.POST.get("email", "").strip(), request.POST.get("role", Role.ANNOTATOR)
+    members = f"{reverse('lead_project', args=[slug])}#members-heading"
+    limits = [CountedRate("invitation_client", settings.INVITATION_RATES["client"])]
+    if email:
+        limits.append(CountedRate("invitation_address", settings.INVITATION_RATES["address"], address_key(email)))
+    wait = rates_wait(request, limits)
+    if wait is not None:
+        minutes = max(1, round(wait / 60))
+        messages.error(
+            request,
+            gettext("Too many invitations from your address, or to this address: try again in about %(minutes)s min.")
+            % {"minutes": minutes},
+        )
+        return redirect(members)
     try:
-        invited = invitation_send(
+        invitation = invitation_send(
             project=project, actor=request.user, email=email, role=role, base_url=request.build_absolute_uri("/")
         )
     except ValidationError as exc:
         for problems in exc.message_dict.values():
             for problem in problems:
                 messages.error(request, problem)
-        return redirect(f"{reverse('lead_project', args=[slug])}#members-heading")
-    if invited.added is not None:
-        text = gettext("%(email)s already has an account (%(username)s): added as %(role)s and told by email.") % {
-            "email": invited.email,
-            "username": invited.added.get_username(),
-            "role": Role(role).label,
-        }
-    else:
-        text = gettext("Sent an invitation to %(email)s as %(role)s.") % {
-            "email": invited.email,
-            "role": Role(role).label,
-        }
+        return redirect(members)
+    # the same words whether or not the address has an account: the lead learns nothing about who has one
+    text = gettext("Sent an invitation to %(email)s as %(role)s.") % {
+        "email": invitation.email,
+        "role": Role(role).label,
+    }
     messages.success(request, text + _mail_where())
-    return redirect(f"{reverse('lead_project', args=[slug])}#members-heading")
+    return redirect(members)
 
 
 @login_required
@@ -73,12 +90,31 @@ def invitation_remove(request, slug: str, invitation_id: int):
     return redirect(f"{reverse('lead_project', args=[slug])}#members-heading")
 
 
+def _invalid(request, problem: str):
+    return render(request, "registration/invitation_invalid.html", {"problem": problem}, status=404)
+
+
+def _landing(request, user, invitation):
+    messages.success(
+        request,
+        gettext("Welcome, %(username)s: you are %(role)s of %(name)s.")
+        % {"username": user.get_username(), "role": invitation.get_role_display(), "name": invitation.project.name},
+    )
+    if invitation.role == Role.LEAD:
+        return redirect("lead_project", slug=invitation.project.slug)
+    return redirect("queue", slug=invitation.project.slug)
+
+
 def accept(request, token: str):
-    """The invited person's page: choose a username and a password, then land in the project, signed in."""
+    """The invited person's page. Someone new chooses a username and a password; the owner of an account with the
+    invited address signs in and accepts with it (a button, CSRF-checked); either then lands in the project."""
     try:
         invitation = invitation_from_token(token)
     except InvitationInvalid as exc:
-        return render(request, "registration/invitation_invalid.html", {"problem": str(exc)}, status=404)
+        return _invalid(request, str(exc))
+    account = invitation_account(invitation)
+    if account is not None:
+        return _accept_with_account(request, token, invitation, account)
     form = InvitationAcceptForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -86,30 +122,37 @@ def accept(request, token: str):
                 token=token, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
             )
         except InvitationInvalid as exc:
-            return render(request, "registration/invitation_invalid.html", {"problem": str(exc)}, status=404)
+            return _invalid(request, str(exc))
         except ValidationError as exc:
             for field, problems in exc.message_dict.items():
                 form.add_error(field, problems)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(
-                request,
-                gettext("Welcome, %(username)s: you are %(role)s of %(name)s.")
-                % {
-                    "username": user.get_username(),
-                    "role": invitation.get_role_display(),
-                    "name": invitation.project.name,
-                },
-            )
-            if invitation.role == Role.LEAD:
-                return redirect("lead_project", slug=invitation.project.slug)
-            return redirect("queue", slug=invitation.project.slug)
+            return _landing(request, user, invitation)
     return render(
         request,
         "registration/invitation_accept.html",
         {"form": form, "invitation": invitation},
         status=400 if form.errors else 200,
     )
+
+
+def _accept_with_account(request, token: str, invitation, account):
+    """The invitation of an address that has an account: signed in as it, a button to accept; signed in as
+    someone else, the way to switch; signed out, the way to sign in (and back here)."""
+    page = "registration/invitation_account.html"
+    if not request.user.is_authenticated:
+        login_url = f"{reverse('login')}?next={quote(request.get_full_path())}"
+        return render(request, page, {"invitation": invitation, "state": "sign_in", "login": login_url})
+    if request.user.pk != account.pk and request.user.email.casefold() != invitation.email.casefold():
+        return render(request, page, {"invitation": invitation, "state": "other_account"}, status=403)
+    if request.method == "POST":
+        try:
+            invitation = invitation_accept_signed_in(token=token, user=request.user)
+        except InvitationInvalid as exc:
+            return _invalid(request, str(exc))
+        return _landing(request, request.user, invitation)
+    return render(request, page, {"invitation": invitation, "state": "join"})
 
 
 @login_required
@@ -125,3 +168,28 @@ def sso_groups(request, slug: str):
     else:
         messages.success(request, gettext("Saved the single sign-on group rules."))
     return redirect(f"{reverse('lead_project', args=[slug])}#sso-heading")
+
+
+class PasswordReset(auth_views.PasswordResetView):
+    """Django's page, with the limits of ``PASSWORD_RESET_RATES`` (429 and the wait above them)."""
+
+    form_class = PasswordResetEveryAddressForm
+
+    def form_valid(self, form):
+        email = form.cleaned_data["email"]
+        limits = [
+            CountedRate("password_reset_client", settings.PASSWORD_RESET_RATES["client"]),
+            CountedRate("password_reset_address", settings.PASSWORD_RESET_RATES["address"], address_key(email)),
+        ]
+        wait = rates_wait(self.request, limits)
+        if wait is None:
+            return super().form_valid(form)
+        form.add_error(
+            None,
+            gettext(
+                "Too many reset requests from your address or for this email address: try again in about "
+                "%(minutes)s min."
+            )
+            % {"minutes": max(1, round(wait / 60))},
+        )
+        return self.render_to_response(self.get_context_data(form=form), status=429)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from annotator.access import lead_project, own_assignment
 from annotator.importers import InputError
 from annotator.input_errors import input_error_text
-from annotator.models import QualityItemKind, SourceFilter
+from annotator.models import QUALITY_BOUNDS, QualityItemKind, SourceFilter
 from annotator.selectors.manage import dialogue_search
 from annotator.selectors.qualification import qualification_results, training_feedback
 from annotator.selectors.quality import quality_item_questions, quality_items_of, unmarked_dialogues_page
@@ -70,6 +70,7 @@ def quality_page(request, slug: str, status: int = 200, error: str = ""):
         {
             "project": project,
             "settings": quality_settings_get(project=project),
+            "bounds": QUALITY_BOUNDS,
             "sources": SourceFilter.choices,
             "kinds": QualityItemKind.choices,
             "items": items,
@@ -151,7 +152,8 @@ def quality_item_edit(request, slug: str, dialogue_id: int):
 @require_POST
 def quality_item_delete(request, slug: str, dialogue_id: int):
     project = lead_project(request, slug)
-    quality_item_remove(project=project, dialogue_id=dialogue_id)
+    if not quality_item_remove(project=project, dialogue_id=dialogue_id):  # not an item of this project: nothing done
+        raise Http404(gettext("not a control or training item"))
     messages.success(request, gettext("The dialogue is an ordinary item again."))
     return redirect("quality", slug=slug)
 

@@ -33,7 +33,7 @@ from annotator.selectors.studies import (
 )
 from annotator.services.studies import StudyError, participant_enter, participant_start
 from annotator.wording import guidelines_text
-from config.throttling import ClientRateThrottle
+from config.throttling import ClientRateThrottle, CountedRate, rates_wait
 
 MESSAGE = "annotator/study_message.html"
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -67,11 +67,11 @@ def study_entry(request, token: str):
     study = study_by_token(token=token)
     if study is None:
         return _message(request, None, "unknown", status=404)
-    ids = visit_ids(study=study, query=request.GET)
+    ids = visit_ids(study=study, query=request.GET, raw_query=request.META.get("QUERY_STRING", ""))
     if ids.preview:
         return _message(request, study, "preview")
     if ids.invalid:
-        return _message(request, study, "invalid_id", status=400, parameter=ids.parameter)
+        return _message(request, study, "invalid_id", status=400, parameter=ids.parameter, undecodable=ids.undecodable)
     if ids.external_id is None:
         participant = participant_of(user=request.user, study=study)
         if participant is None:
@@ -94,18 +94,30 @@ def study_entry(request, token: str):
         participant, created = entry.participant, entry.created
     if request.user != participant.user:
         typed = request.POST.get("return_code", "") if request.method == "POST" else ""
-        bound = created or visit_binds(
-            participant=participant,
-            browser_participant=_browser_participant(request, study),
-            platform=ids.platform,
-            return_code=typed,
-        )
+        browser = _browser_participant(request, study)
+        bound = created or visit_binds(participant=participant, browser_participant=browser, platform=ids.platform)
+        if not bound and typed:
+            wait = rates_wait(request, _return_code_limits(study))
+            if wait is not None:
+                minutes = max(1, round(wait / 60))
+                return _message(request, study, "bound_elsewhere", status=429, code_limited=minutes)
+            bound = visit_binds(participant=participant, browser_participant=browser, platform={}, return_code=typed)
         if not bound:
             return _message(request, study, "bound_elsewhere", status=403, code_refused=bool(typed))
         login(request, participant.user, backend=SESSION_BACKEND)
     response = redirect("study", token=token)
     _bind_browser(response, study, participant)
     return response
+
+
+def _return_code_limits(study) -> list[CountedRate]:
+    """Return codes typed per client address and per study (``RETURN_CODE_RATES``): a code cannot be guessed
+    from one address, nor from many against one study."""
+    rates = settings.RETURN_CODE_RATES
+    return [
+        CountedRate("return_code_client", rates["client"]),
+        CountedRate("return_code_study", rates["study"], key=f"study-{study.pk}"),
+    ]
 
 
 def _browser_participant(request, study) -> int | None:

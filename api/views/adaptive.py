@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
-from annotator.selectors.adaptive import adaptive_settings, adaptive_status
+from annotator.selectors.adaptive import adaptive_settings, adaptive_status, label_settlement
 from annotator.services.adaptive import SETTINGS_FIELDS, adaptive_budget_update
 from api import adaptive_serializers as a
 from api.schema_docs import documented
@@ -16,10 +16,21 @@ from api.schema_docs import documented
 
 def _out(settings) -> dict:
     body = {name: getattr(settings, name) for name in SETTINGS_FIELDS}
-    body["items"] = None
+    body["items"] = body["labels"] = None
     if settings.adaptive:
         status = adaptive_status(settings.project, settings)
-        body["items"] = {**status.counts(), "spent": status.spent, "left": status.left}
+        body["items"] = {**status.state_counts(), "spent": status.spent, "left": status.left}
+        body["labels"] = {
+            key: {
+                "units": found.units,
+                "settled": found.settled,
+                "delta": found.delta,
+                "threshold": found.threshold,
+                "expected_error": found.expected_error,
+                "prior": list(found.alpha),
+            }
+            for key, found in label_settlement(status).items()
+        }
     return body
 
 

@@ -14,21 +14,27 @@ from annotator.access import IsProjectLead
 from annotator.selectors.judges import judge_of
 from api.schema_docs import documented
 from evaluation.services.judges.report import judge_report
-from scoring.judges.alt_test import EPSILON
 
 
 class _Epsilon(serializers.Serializer):
-    epsilon = serializers.FloatField(min_value=0.0, max_value=1.0, default=EPSILON)
+    epsilon = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=None, allow_null=True)
 
 
 class JudgeReport(APIView):
-    """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``;
-    ``?epsilon=`` sets the alt-test's margin (default 0.2)."""
+    """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``, the alt-test
+    with its verdict against the reference judges; ``?epsilon=`` sets the alt-test's margin (default: from who
+    annotated, ``alt_test.margin``)."""
 
     permission_classes = [IsProjectLead]
 
     @documented(
-        parameters=[OpenApiParameter("epsilon", OpenApiTypes.FLOAT, description="The alt-test's margin.")],
+        parameters=[
+            OpenApiParameter(
+                "epsilon",
+                OpenApiTypes.FLOAT,
+                description="The alt-test's margin; default from who annotated (experts 0.2, skilled 0.15, crowd 0.1).",
+            )
+        ],
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request, slug: str, name: str):

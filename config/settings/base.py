@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.proxy.TrustedProxyHeaders",  # before anything reads the scheme
     "django.middleware.security.SecurityMiddleware",
+    "config.api_no_store.ApiNoStore",  # Cache-Control: no-store on every API answer
     "config.limits.UploadLimitMiddleware",
     "config.csp.CSPMiddleware",  # django-csp's, with the settings' policy built once
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -33,6 +33,21 @@ API_THROTTLE_RATES = {
 }
 # Crowdsourced studies: new participants a client address may create (DRF's rate syntax, per s/m/h/d).
 STUDY_PARTICIPANTS_RATE = env_str("STUDY_PARTICIPANTS_RATE", "20/hour")
+# Account mail and guesses, counted in the cache (config.throttling.CountedRate; DRF's rate syntax): password
+# reset requests and invitations per client address and per email address, return codes typed per client address
+# and per study (a code has 50 random bits; these keep guessing them out of reach).
+PASSWORD_RESET_RATES = {
+    "client": env_str("PASSWORD_RESET_CLIENT_RATE", "10/hour"),
+    "address": env_str("PASSWORD_RESET_ADDRESS_RATE", "3/hour"),
+}
+INVITATION_RATES = {
+    "client": env_str("INVITATION_CLIENT_RATE", "100/hour"),
+    "address": env_str("INVITATION_ADDRESS_RATE", "5/day"),
+}
+RETURN_CODE_RATES = {
+    "client": env_str("RETURN_CODE_CLIENT_RATE", "20/hour"),
+    "study": env_str("RETURN_CODE_STUDY_RATE", "200/hour"),
+}
 # Seconds after a participant's time limit during which their page's saves are still taken (a save in flight
 # or retried at the deadline); their unfinished items are released only after it.
 STUDY_SAVE_GRACE_SECONDS = env_int("STUDY_SAVE_GRACE_SECONDS", 120)

@@ -1,4 +1,5 @@
-"""Single-person default: SQLite, in-process tasks, debug on unless told otherwise."""
+"""One person on their own machine (named by scripts/serve.sh; never a default): SQLite, in-process tasks, debug on
+unless told otherwise."""
 
 from config.env import env_bool
 

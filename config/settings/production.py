@@ -10,7 +10,15 @@ from config.env import env_bool, env_int, env_str
 
 from .base import *  # noqa: F403
 
-SECRET_KEY = env_str("SECRET_KEY")
+# The default of manage.py, gunicorn (config.wsgi) and Celery (config.celery) when DJANGO_SETTINGS_MODULE is unset.
+try:
+    SECRET_KEY = env_str("SECRET_KEY")
+except ImproperlyConfigured:
+    raise ImproperlyConfigured(
+        "Set the environment variable SECRET_KEY: these are the production settings, which manage.py, gunicorn "
+        "and Celery use unless DJANGO_SETTINGS_MODULE names others. On your own machine, name the local settings "
+        "(DJANGO_SETTINGS_MODULE=config.settings.local, as ./scripts/serve.sh does)."
+    ) from None
 DEBUG = False
 
 HTTPS_ONLY = env_bool("HTTPS_ONLY", True)

@@ -1,6 +1,6 @@
 """Security shared by every environment: which proxies are believed, the Content-Security-Policy, the referrer
-policy and the API tokens' lifetime. HTTPS-only cookies, HSTS and the redirect to HTTPS are production's
-(``config.settings.production``): local and test serve plain HTTP.
+policy, the API tokens' lifetime and where outgoing requests may go. HTTPS-only cookies, HSTS and the redirect to
+HTTPS are production's (``config.settings.production``): local and test serve plain HTTP.
 """
 
 from csp.constants import NONE, SELF
@@ -30,3 +30,9 @@ CONTENT_SECURITY_POLICY = {
 SECURE_REFERRER_POLICY = "same-origin"
 
 API_TOKEN_LIFETIME_HOURS = env_int("API_TOKEN_LIFETIME_HOURS", 0)  # 0: tokens last until revoked
+
+# Outgoing requests (config.outbound: webhooks, endpoint judges, single sign-on): never to loopback, private,
+# link-local, multicast or reserved addresses, except to the hosts named here ("host" or "host:port", e.g. a
+# model server on the lab's network); every answer's body read is capped (KiB).
+OUTBOUND_ALLOWED_HOSTS = env_list("OUTBOUND_ALLOWED_HOSTS", [])
+OUTBOUND_MAX_RESPONSE_KB = env_int("OUTBOUND_MAX_RESPONSE_KB", 1024)

@@ -5,7 +5,7 @@ endpoints are then read from its discovery document) or the four endpoints. The 
 "Sign in with OIDC_PROVIDER_NAME"; the provider redirects back to /oidc/callback/. docs/settings.md.
 """
 
-from config.env import env_bool, env_str
+from config.env import env_bool, env_int, env_str
 
 OIDC_ENABLED = env_bool("OIDC_ENABLED", False)
 OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
@@ -20,6 +20,7 @@ OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile")
 OIDC_RP_SIGN_ALGO = env_str("OIDC_RP_SIGN_ALGO", "RS256")
 OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")  # the claim whose values the projects' rules match
 OIDC_USERNAME_CLAIM = env_str("OIDC_USERNAME_CLAIM", "preferred_username")  # a new user's username
+OIDC_TIMEOUT = env_int("OIDC_TIMEOUT", 10)  # seconds for each call to the provider, all of it (config.outbound)
 OIDC_AUTHENTICATE_CLASS = "annotator.views.sso_login.ProviderLogin"
 OIDC_USE_NONCE = True
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"

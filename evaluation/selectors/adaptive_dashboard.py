@@ -1,12 +1,21 @@
 """The dashboard's adaptive-budget section: the budget spent and left, items per state, and a page of items with
-their labels and state (``annotator.selectors.adaptive``; paged, so a project of thousands of items stays light)."""
+their labels and state (``annotator.selectors.adaptive``; paged, so a project of thousands of items stays light);
+on label gold, per criterion the units settled and per item how many of its label units are."""
 
 from __future__ import annotations
 
 from django.core.paginator import Paginator
 
 from annotator.models import Project
-from annotator.selectors.adaptive import AT_MAXIMUM, OPEN, STABLE, adaptive_on, adaptive_status, stop_reason
+from annotator.selectors.adaptive import (
+    AT_MAXIMUM,
+    OPEN,
+    STABLE,
+    adaptive_on,
+    adaptive_status,
+    label_settlement,
+    stop_reason,
+)
 
 ITEMS_PER_PAGE = 50
 STATES = (OPEN, STABLE, AT_MAXIMUM)
@@ -17,16 +26,29 @@ def adaptive_section(*, project: Project, page: str | None, state: str = "") -> 
     if not adaptive_on(project):
         return None
     status = adaptive_status(project)
-    rows = [{"item": i, "stopped": stop_reason(i, status)} for i in status.items if not state or i.state == state]
+    labels = label_settlement(status)
+    units = sum(found.item_units for found in labels.values()) if labels else None
+    settled = sum(found.item_settled for found in labels.values()) if labels else None
+    rows = [
+        {
+            "item": item,
+            "stopped": stop_reason(item, status),
+            "label_units": int(units[i]) if units is not None else None,
+            "settled_units": int(settled[i]) if settled is not None else None,
+        }
+        for i, item in enumerate(status.items)
+        if not state or item.state == state
+    ]
     settings = status.settings
     total = settings.budget or None
     return {
         "settings": settings,
-        "counts": status.counts(),
+        "counts": status.state_counts(),
         "spent": status.spent,
         "left": status.left,
         "spent_share": (status.spent / total) if total else None,
         "labels": sum(i.labels for i in status.items),
+        "label_gold": list(labels.values()),
         "state": state if state in STATES else "",
         "page": Paginator(rows, ITEMS_PER_PAGE).get_page(page),
     }

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, ngettext
+
 from annotator.models import Project
 from annotator.presets import LeaderboardColumn
 from annotator.presets.of_project import project_scheme
@@ -33,6 +35,40 @@ class LeaderboardRun:
     cells: list
     scores: dict
     stale_reason: str | None  # why the scores are not against the current gold; None when they are
+    coverage: dict | None = None  # the gold the run covers (``scoring.runs.run_coverage``); None for runs scored before
+
+    @property
+    def partial(self) -> bool:
+        """Scored on fewer dialogues (or annotated turns) than the gold has: marked, and ranked after the
+        complete runs."""
+        return bool(self.coverage) and not self.coverage.get("complete", True)
+
+    @property
+    def coverage_mark(self) -> str:
+        """``partial: 3,699 / 3,700 dialogues`` (or annotated turns, where every dialogue is there)."""
+        c = self.coverage or {}
+        if c.get("n_missing", 0) == 0 and "turns" in c:
+            return gettext("partial: %(covered)s / %(total)s turns") % {"covered": c["turns"], "total": c["gold_turns"]}
+        return gettext("partial: %(covered)s / %(total)s dialogues") % {
+            "covered": c.get("dialogues"),
+            "total": c.get("gold_dialogues"),
+        }
+
+    @property
+    def coverage_note(self) -> str:
+        c = self.coverage or {}
+        if c.get("n_missing", 0) == 0:
+            return gettext(
+                "Scored on %(covered)s of the gold's %(total)s annotated turns. Ranked after the runs that cover "
+                "them all."
+            ) % {"covered": c.get("turns"), "total": c.get("gold_turns")}
+        return ngettext(
+            "Scored on %(covered)s of the gold's %(total)s dialogues: %(n)s is missing (first: %(first)s). "
+            "Ranked after the runs that cover them all.",
+            "Scored on %(covered)s of the gold's %(total)s dialogues: %(n)s are missing (first: %(first)s). "
+            "Ranked after the runs that cover them all.",
+            c["n_missing"],
+        ) % {"covered": c["dialogues"], "total": c["gold_dialogues"], "n": c["n_missing"], "first": c["missing"][0]}
 
 
 @dataclass(frozen=True)
@@ -43,14 +79,15 @@ class ColumnGroup:
 
 
 def column_groups(columns: tuple[LeaderboardColumn, ...]) -> list[ColumnGroup]:
-    """The chosen few (``featured``), each family of metrics, and all of them; just one when all are featured."""
+    """The chosen few (``featured``), each family of metrics, and all of them; just one when all are featured.
+    Labelled in the active language (a family's name is marked for translation where the preset names it)."""
     if all(c.featured for c in columns):
-        return [ColumnGroup(ALL, "All metrics", len(columns))]
+        return [ColumnGroup(ALL, gettext("All metrics"), len(columns))]
     families = list(dict.fromkeys(c.group for c in columns))
     return (
-        [ColumnGroup(FEATURED, "Main metrics", sum(c.featured for c in columns))]
-        + [ColumnGroup(f, f, sum(c.group == f for c in columns)) for f in families]
-        + [ColumnGroup(ALL, "All metrics", len(columns))]
+        [ColumnGroup(FEATURED, gettext("Main metrics"), sum(c.featured for c in columns))]
+        + [ColumnGroup(f, gettext(f), sum(c.group == f for c in columns)) for f in families]
+        + [ColumnGroup(ALL, gettext("All metrics"), len(columns))]
     )
 
 
@@ -103,6 +140,7 @@ def leaderboard(
         "comparisons_stale": bool(stored) and not comparisons,
         "scored": sum(r.scored and not r.reordering and r.stale_reason is None for r in runs),
         "stale": sum(r.stale_reason is not None for r in runs),
+        "partial": sum(r.partial for r in runs),
     }
 
 
@@ -120,11 +158,13 @@ def _row(run: Run, shown: list[LeaderboardColumn], fingerprint: str) -> Leaderbo
         cells=[_lookup(run.scores, c.key) for c in shown],
         scores=run.scores or {},
         stale_reason=run_stale_reason(run, fingerprint),
+        coverage=(run.scores or {}).get("coverage"),
     )
 
 
 def _sorted(runs: list[LeaderboardRun], column: LeaderboardColumn, *, best_first: bool) -> list[Run]:
-    """Runs by one metric, best (or worst) first by its direction; runs without a finite value last."""
+    """Runs by one metric, best (or worst) first by its direction; the runs that cover the whole gold first,
+    those scored on part of it after them (each marked on the page), runs without a finite value last."""
 
     def value(run: LeaderboardRun) -> float | None:
         v = _lookup(run.scores, column.key)
@@ -133,7 +173,8 @@ def _sorted(runs: list[LeaderboardRun], column: LeaderboardColumn, *, best_first
     have = [r for r in runs if value(r) is not None]
     missing = [r for r in runs if value(r) is None]
     ascending = column.lower_is_better == best_first
-    return sorted(have, key=value, reverse=not ascending) + missing
+    ranked = sorted(have, key=value, reverse=not ascending)
+    return [r for r in ranked if not r.partial] + [r for r in ranked if r.partial] + missing
 
 
 def _lookup(scores: dict, dotted: str):

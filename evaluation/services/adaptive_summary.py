@@ -1,12 +1,16 @@
 """The adaptive budget's part of the statistics payload: per item how many labels it has and why it stopped, and
-the budget spent and left (``annotator.selectors.adaptive``). Absent on fixed-K projects."""
+the budget spent and left (``annotator.selectors.adaptive``); on label gold, per criterion the rule (delta, the
+majority's threshold, the fitted prior), its units settled and the rule's expected error rate among them, and per
+item how many of its label units are settled. Absent on fixed-K projects."""
 
 from __future__ import annotations
 
 from typing import TypedDict
 
+import numpy as np
+
 from annotator.models import Project
-from annotator.selectors.adaptive import adaptive_on, adaptive_status, stop_reason
+from annotator.selectors.adaptive import adaptive_on, adaptive_status, label_settlement, stop_reason
 
 
 class AdaptiveItem(TypedDict):
@@ -15,6 +19,17 @@ class AdaptiveItem(TypedDict):
     held: int  # given annotators, unfinished ones included
     state: str  # open, stable, at_maximum
     stopped: str  # why it gets no more labels: stable, at_maximum, budget_spent; "" while open
+    label_units: int  # its units of label-gold criteria
+    settled_units: int  # how many of them are settled
+
+
+class LabelGold(TypedDict):
+    delta: float  # a settled unit's label differs from its label at max_k with probability at most delta
+    threshold: float  # the share the majority label needs (else the scale's first value)
+    prior: list[float]  # the Dirichlet prior over label shares fitted to the counts, in scale order
+    units: int
+    settled: int
+    expected_error: float | None  # the mean change probability of the settled units
 
 
 class AdaptiveSummary(TypedDict):
@@ -26,6 +41,8 @@ class AdaptiveSummary(TypedDict):
     spent: int
     left: int | None
     states: dict[str, int]  # items per state
+    delta: float
+    label_gold: dict[str, LabelGold]  # per label-gold criterion
     items: list[AdaptiveItem]
 
 
@@ -34,6 +51,10 @@ def adaptive_summary(project: Project) -> AdaptiveSummary | None:
         return None
     status = adaptive_status(project)
     s = status.settings
+    labels = label_settlement(status)
+    n_items = len(status.items)
+    units = sum((found.item_units for found in labels.values()), start=np.zeros(n_items, dtype=int))
+    settled = sum((found.item_settled for found in labels.values()), start=np.zeros(n_items, dtype=int))
     return {
         "min_k": s.min_k,
         "max_k": s.max_k,
@@ -42,15 +63,29 @@ def adaptive_summary(project: Project) -> AdaptiveSummary | None:
         "threshold": s.threshold,
         "spent": status.spent,
         "left": status.left,
-        "states": status.counts(),
+        "states": status.state_counts(),
+        "delta": s.delta,
+        "label_gold": {
+            key: {
+                "delta": found.delta,
+                "threshold": found.threshold,
+                "prior": list(found.alpha),
+                "units": found.units,
+                "settled": found.settled,
+                "expected_error": found.expected_error,
+            }
+            for key, found in labels.items()
+        },
         "items": [
             {
-                "dialogue": i.external_id,
-                "labels": i.labels,
-                "held": i.held,
-                "state": i.state,
-                "stopped": stop_reason(i, status),
+                "dialogue": item.external_id,
+                "labels": item.labels,
+                "held": item.held,
+                "state": item.state,
+                "stopped": stop_reason(item, status),
+                "label_units": int(units[i]),
+                "settled_units": int(settled[i]),
             }
-            for i in status.items
+            for i, item in enumerate(status.items)
         ],
     }

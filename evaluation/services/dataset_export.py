@@ -131,7 +131,10 @@ def _agreement_lines(project: Project) -> list[str]:
 def dataset_card(*, project: Project, tables: list, counts: dict[str, int], aggregation: str = "votes") -> str:
     """The README.md of the dataset: a YAML header (``configs`` naming each table's data files) and the text."""
     languages = sorted(set(project.dialogues.exclude(language="").values_list("language", flat=True)))
-    default = DEFAULT_CONFIG if any(t.name == DEFAULT_CONFIG for t in tables) else tables[0].name
+    # A table without rows is no config: ``datasets`` cannot load a split of no examples ("corresponds to no
+    # data"); its folder holds the schema, which pandas, pyarrow and streaming ``datasets`` read.
+    loadable = [t for t in tables if counts.get(t.name, 0)]
+    default = DEFAULT_CONFIG if any(t.name == DEFAULT_CONFIG for t in loadable) else (loadable or tables)[0].name
     header = [
         "---",
         f"pretty_name: {_yaml(project.name)}",
@@ -141,8 +144,9 @@ def dataset_card(*, project: Project, tables: list, counts: dict[str, int], aggr
     if languages:
         header.append("language:")
         header += [f"- {_yaml(code.lower())}" for code in languages]
-    header += ["tags:", "- dialogue", "- human-evaluation", "- annotation", "configs:"]
-    for table in tables:
+    header += ["tags:", "- dialogue", "- human-evaluation", "- annotation"]
+    header += ["configs:"] if loadable else []
+    for table in loadable:
         header += [
             f"- config_name: {table.name}",
             "  data_files:",
@@ -165,7 +169,12 @@ def dataset_card(*, project: Project, tables: list, counts: dict[str, int], aggr
         "| config | rows | what |",
         "|---|---|---|",
     ]
-    body += [f"| `{t.name}` | {counts.get(t.name, 0)} | {t.description} |" for t in tables]
+    body += [
+        f"| `{t.name}` | {counts.get(t.name, 0)} | {t.description}"
+        + ("" if counts.get(t.name, 0) else " (empty here: no config; the folder holds its columns)")
+        + " |"
+        for t in tables
+    ]
     if aggregation != "votes":
         body += ["", f"The distributions are the posteriors of the `{aggregation}` model, not vote shares."]
     body += [

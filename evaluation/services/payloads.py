@@ -335,13 +335,18 @@ class Spread(TypedDict):
 
 
 class WorkSummary(TypedDict):
-    """Items judged, annotators per item and seconds per item (``work_summary``), for the study report."""
+    """Items judged, annotators per item and per unit of each criterion, imported and collected items and seconds
+    per item (``work_summary``), for the study report. The last three are absent from payloads stored before
+    they were added."""
 
     items: int
     items_with_annotators: int
     annotators_per_item: Spread | None
     seconds_per_item: Spread | None
     annotators_per_item_asked: int
+    annotators_per_unit: NotRequired[dict[str, Spread | None]]
+    items_imported: NotRequired[int]
+    items_collected: NotRequired[int]
 
 
 class StatisticsPayload(TypedDict):

@@ -7,6 +7,11 @@ simulated collection for alpha has the project's size (the pilot's units per dia
 Alpha is at the criterion's level (nominal, ordinal or interval; values as numbers, else their ranks). Two
 systems are told apart by a field of the dialogues' source metadata (``system_field``, e.g. ``system``); the
 pilot keeps the units of the dialogues of those two systems.
+
+For label gold (``target="label_gold"``) the pilot is the criterion's per-unit counts (imported counts included):
+``scoring.adaptive.label_power`` fits the stop rule's prior to them and says, per delta, the labels a unit and an
+item (a dialogue's units together: the pilot's median units per dialogue) take under the rule with ``k_max`` as
+K_max, the judgements saved against K_max, and the simulated error rate.
 """
 
 from __future__ import annotations
@@ -15,12 +20,15 @@ import numpy as np
 from django.utils.translation import gettext
 
 from annotator.models import Project
+from annotator.selectors.adaptive import adaptive_settings
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.population import gold_dialogues
 from evaluation.services.statistics import numeric_values
-from scoring.adaptive import power_analysis
+from scoring.adaptive import label_power, power_analysis
 
-TARGETS = ("alpha_width", "system_difference")
+TARGETS = ("alpha_width", "system_difference", "label_gold")
+LABEL_DELTAS = (0.01, 0.02, 0.05, 0.1)  # the rows shown beside the delta asked for
+LABEL_UNITS = 2000  # units simulated per delta
 
 
 class PowerError(ValueError):
@@ -40,9 +48,12 @@ def project_power(
     k_max: int = 20,
     n_sim: int = 200,
     seed: int = 0,
+    delta: float = 0.02,
 ) -> dict:
     """``{"criterion", "target", "pilot_labels", "pilot_items", "rows", "k_needed"}``: the library's rows (one per K
-    from 2 to ``k_max``) and the smallest K that meets the target (None if none does)."""
+    from 2 to ``k_max``) and the smallest K that meets the target (None if none does). For ``"label_gold"`` the rows
+    are per delta (``label_power``), ``k_needed`` is None and ``"delta"``, ``"max_k"``, ``"units_per_item"`` and
+    ``"asked"`` (the row of ``delta``) are added."""
     if target not in TARGETS:
         raise PowerError(gettext("Unknown target %(target)s.") % {"target": target})
     criteria = list(project.criteria.order_by("position").values_list("key", flat=True))
@@ -50,6 +61,8 @@ def project_power(
     if key not in criteria:
         raise PowerError(gettext("The project has no criterion %(key)s.") % {"key": key})
     data = project_judgements(project, keys=[key])[key]
+    if target == "label_gold":
+        return _label_gold(project, key, data, k_max=k_max, delta=delta, seed=seed)
     if not len(data.value):
         raise PowerError(gettext("No labels yet: a power analysis needs a pilot of labels."))
     level = data.criterion.level
@@ -86,4 +99,37 @@ def project_power(
         "pilot_items": len(np.unique(item)),
         "rows": rows,
         "k_needed": needed,
+    }
+
+
+def _label_gold(project: Project, key: str, data, *, k_max: int, delta: float, seed: int) -> dict:
+    counts = data.counts()
+    labelled = counts.sum(axis=1) > 0
+    if not labelled.any():
+        raise PowerError(gettext("No labels yet: a power analysis needs a pilot of labels."))
+    if data.criterion.speakers:
+        raise PowerError(
+            gettext("Criterion %(key)s has a scale per speaker; label gold needs one scale.") % {"key": key}
+        )
+    if not 0 < delta < 1:
+        raise PowerError(gettext("Delta must be between 0 and 1."))
+    threshold = float((adaptive_settings(project).label_gold or {}).get(key, 0.0))
+    _, units_per_dialogue = np.unique(data.unit_dialogue, return_counts=True)
+    units_per_item = max(1, int(np.median(units_per_dialogue)))
+    deltas = sorted({*LABEL_DELTAS, float(delta)})
+    rows = label_power(
+        counts[labelled], max_k=k_max, deltas=deltas, threshold=threshold, units_per_item=units_per_item,
+        n_units=max(LABEL_UNITS // units_per_item, 1) * units_per_item, seed=seed,
+    )  # fmt: skip
+    return {
+        "criterion": key,
+        "target": "label_gold",
+        "pilot_labels": int(counts.sum()),
+        "pilot_items": int(labelled.sum()),
+        "rows": rows,
+        "k_needed": None,
+        "delta": float(delta),
+        "max_k": k_max,
+        "units_per_item": units_per_item,
+        "asked": next(row for row in rows if row["delta"] == float(delta)),
     }

@@ -1,5 +1,8 @@
 """The work behind the statistics, as a part of their payload: how many items were judged, by how many
-annotators each (K as it came out, beside the K the project asks for), and the time an item took.
+annotators each (K as it came out, beside the K the project asks for), how many annotators judged each unit
+of each criterion (the K a paper states: per system turn in DBDC3, per dialogue and per utterance block in
+STC-3), how many items' judgements were imported with the source collection and how many were collected
+here, and the time an item took.
 
 The study report (``evaluation.services.report``) states these beside the agreement figures, so that
 every number it gives comes from the one stored payload with its fingerprint and time.
@@ -8,6 +11,7 @@ every number it gives comes from the one stored payload with its fingerprint and
 from __future__ import annotations
 
 import numpy as np
+from django.db.models import Count
 
 from annotator.models import Project
 from annotator.selectors.judgement_arrays import CriterionJudgements
@@ -57,8 +61,13 @@ def work_summary(project: Project, judgements: dict[str, CriterionJudgements]) -
         per_item = np.unique(both[0], return_counts=True)[1]
     else:
         per_item = np.array([], dtype=int)
-    seconds = list(
-        gold_assignments(project).filter(imported=False, seconds_spent__gt=0).values_list("seconds_spent", flat=True)
+    counted = gold_assignments(project)
+    seconds = list(counted.filter(imported=False, seconds_spent__gt=0).values_list("seconds_spent", flat=True))
+    origin = dict(
+        counted.order_by()
+        .values_list("imported")
+        .annotate(n=Count("dialogue_id", distinct=True))
+        .values_list("imported", "n")
     )
     return {
         "items": len(dialogues),
@@ -66,4 +75,17 @@ def work_summary(project: Project, judgements: dict[str, CriterionJudgements]) -
         "annotators_per_item": spread(per_item),
         "seconds_per_item": spread(seconds),
         "annotators_per_item_asked": project.annotators_per_dialogue,
+        "annotators_per_unit": {key: annotators_per_unit(data) for key, data in judgements.items()},
+        "items_imported": origin.get(True, 0),
+        "items_collected": origin.get(False, 0),
     }
+
+
+def annotators_per_unit(data: CriterionJudgements) -> dict | None:
+    """The spread of the number of annotators who judged each unit of one criterion (units judged by someone;
+    one judgement per annotator and unit), None without judgements by known annotators.
+
+    Counts imported without annotators (NLPCC's) are not people and are left out, as in ``work_summary``.
+    """
+    per_unit = np.bincount(data.unit, minlength=data.n_units) if len(data.unit) else np.zeros(0, dtype=int)
+    return spread(per_unit[per_unit > 0])

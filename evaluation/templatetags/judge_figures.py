@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext
+
+from evaluation.services.judges.wording import alignment_name, reference_name, state_name
 
 register = template.Library()
 DASH = "–"
@@ -33,3 +36,29 @@ def figure(value) -> str:
     if low is None or high is None:
         return f"{value['value']:.3f}"
     return f"{value['value']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+@register.filter
+def alignment_label(scoring: str) -> str:
+    """An alt-test alignment's name: accuracy or negative RMSE (translated)."""
+    return alignment_name(scoring)
+
+
+@register.filter
+def verdict_label(state: str) -> str:
+    """A verdict's name: passed, failed, not informative here, not tested (translated)."""
+    return state_name(state)
+
+
+@register.filter
+def reference_label(reference: dict) -> str:
+    """A reference judge's name: always "PB", labels drawn at random, held-out annotator x (translated)."""
+    return reference_name(reference)
+
+
+@register.filter
+def test_outcome(test: dict) -> str:
+    """An alt-test's own outcome from its summary: not tested, passed or failed (translated)."""
+    if not test or test.get("winning_rate") is None:
+        return gettext("not tested")
+    return gettext("passed") if test.get("passed") else gettext("failed")

@@ -33,6 +33,7 @@ def power_page(request, slug: str):
         "effect": _number(q.get("effect"), None),
         "system_field": q.get("system_field") or "system",
         "k_max": min(max(_number(q.get("k_max"), 20, int), 2), 50),
+        "delta": min(max(_number(q.get("delta"), 0.02), 0.0001), 0.5),
     }
     result, problem = None, ""
     try:

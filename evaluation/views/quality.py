@@ -49,9 +49,12 @@ def include(request, slug: str):
     project = lead_project(request, slug)
     username = request.POST.get("annotator", "")
     try:
-        annotator_include(project=project, username=username)
+        lifted = annotator_include(project=project, username=username)
     except ExclusionError as exc:
         messages.error(request, str(exc))
+        return _back_to_reliability(slug)
+    if not lifted:
+        messages.info(request, gettext("%(username)s was not excluded: nothing changed.") % {"username": username})
         return _back_to_reliability(slug)
     messages.success(
         request, gettext("%(username)s counts again; the statistics are recomputing.") % {"username": username}

@@ -38,7 +38,7 @@ class MultipleFileField(forms.FileField):
 
 
 # The DBDC3 evaluation script's -t option, in its own words (prog/eval/README.md of dbd-challenge/dbdc3).
-THRESHOLD_HELP = (
+THRESHOLD_HELP = gettext_lazy(
     "Gold label threshold t, the DBDC3 evaluation script's -t: a turn's gold label is its most frequent "
     "label (NB, PB or B; the merged labels for the lenient metrics) if that label's share of the "
     "annotators is at least t, otherwise NB. 0 (the default) is the plain majority."

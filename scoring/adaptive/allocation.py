@@ -1,4 +1,9 @@
-"""Where the next label goes: the open item whose gold one more label is expected to change most."""
+"""Where the next label goes: the open item whose gold is least settled.
+
+Per unit the rule's ``priority``: for distribution gold the expected change of the gold from one more
+label (``expected_gold_change``), for label gold the probability that its label at K_max differs from its
+label now (``label_change_probability``); both lie in [0, 1]. An item's score is its least settled unit's.
+"""
 
 from __future__ import annotations
 
@@ -6,34 +11,47 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from scoring.adaptive.states import AT_MAXIMUM, OPEN, STABLE, StopRule, _layout, item_label_counts, unit_states
-from scoring.adaptive.stop_rules import expected_gold_change
+from scoring.adaptive.states import (
+    AT_MAXIMUM,
+    OPEN,
+    STABLE,
+    Rule,
+    _layout,
+    item_label_counts,
+    limits,
+    rule_of,
+    unit_states,
+)
 
 
 def allocation_priority(
-    counts_by_criterion: Mapping, rule: StopRule, items: Mapping | None = None, n_items: int | None = None
+    counts_by_criterion: Mapping,
+    rule: Rule | Mapping[str, Rule],
+    items: Mapping | None = None,
+    n_items: int | None = None,
 ) -> np.ndarray:
     """The score to order items by for the next label, highest first, shape (items,).
 
-    For an open item it is the largest expected gold change (``expected_gold_change``, in [0, 1]) over its
-    units and criteria: the unit furthest from settled decides, as one annotator labels them all. Open
+    For an open item it is the largest ``priority`` (in [0, 1]: see the module docstring) over its units and
+    criteria: the unit furthest from settled decides, as one annotator labels them all. Open
     items below ``min_k`` labels come before every other (score 1 + the labels they lack, so the fewest
     labelled first); items that are stable or at their maximum score -inf (never chosen). Ties are the
     caller's to break (at random, or by item order).
 
     Examples
     --------
+    >>> from scoring.adaptive import StopRule
     >>> rule = StopRule(threshold=0.005, min_k=3, max_k=10)
     >>> allocation_priority({"A": [[0, 0, 0], [3, 2, 2], [12, 0, 0], [2, 1, 0]]}, rule).round(3).tolist()
     [4.0, 0.005, -inf, 0.026]
     """
     triples, n_items = _layout(counts_by_criterion, items, n_items)
     priority = np.zeros(n_items)
-    for _, counts, index in triples:
+    for name, counts, index in triples:
         if len(counts):
-            np.maximum.at(priority, index, expected_gold_change(counts, rule.prior))
+            np.maximum.at(priority, index, rule_of(rule, name).bound(counts).priority(counts))
     k = item_label_counts(counts_by_criterion, items, n_items)
-    lacking = np.maximum(rule.min_k - k, 0)
+    lacking = np.maximum(limits(rule)[0] - k, 0)
     priority = np.where(lacking > 0, 1.0 + lacking, priority)
     return np.where(unit_states(counts_by_criterion, rule, items, n_items) == OPEN, priority, -np.inf)
 
@@ -51,14 +69,18 @@ def _distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def item_states_and_priority(
-    counts_by_criterion: Mapping, rule: StopRule, items: Mapping | None = None, n_items: int | None = None
+    counts_by_criterion: Mapping,
+    rule: Rule | Mapping[str, Rule],
+    items: Mapping | None = None,
+    n_items: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``unit_states`` and ``allocation_priority`` at once, equal to them bit for bit, the expected gold change
-    computed once per distinct count vector (the two apart compute it three times per unit; a hand-out asks for
-    both, under a lock).
+    """``unit_states`` and ``allocation_priority`` at once, equal to them bit for bit, each statistic computed
+    once per distinct count vector (the two apart compute it three times per unit; a hand-out asks for both,
+    under a lock).
 
     Examples
     --------
+    >>> from scoring.adaptive import StopRule
     >>> rule = StopRule(threshold=0.005, min_k=3, max_k=10)
     >>> states, priority = item_states_and_priority({"A": [[0, 0, 0], [3, 2, 2], [12, 0, 0], [2, 1, 0]]}, rule)
     >>> states.tolist(), priority.round(3).tolist()
@@ -68,24 +90,22 @@ def item_states_and_priority(
     stable = np.ones(n_items, dtype=bool)
     change = np.zeros(n_items)
     labels = np.zeros(n_items)
-    for _, counts, index in triples:
+    for name, counts, index in triples:
         if not len(counts):
             continue
         # units share few distinct count vectors (small integers): each statistic once per distinct vector
         distinct, inverse = _distinct_rows(counts)
-        expected = expected_gold_change(distinct, rule.prior)
-        statistic = (expected if rule.kind == "expected_change" else rule.statistic(distinct))[inverse]
-        expected = expected[inverse]
-        per_unit = counts.sum(axis=1)
-        np.logical_and.at(stable, index, (per_unit >= rule.min_k) & (statistic < rule.threshold))
-        np.maximum.at(change, index, expected)
-        np.maximum.at(labels, index, per_unit)
+        unit_stable, unit_priority = rule_of(rule, name).bound(counts).decide(distinct)
+        np.logical_and.at(stable, index, unit_stable[inverse])
+        np.maximum.at(change, index, unit_priority[inverse])
+        np.maximum.at(labels, index, counts.sum(axis=1))
     k = labels.astype(int)
+    min_k, max_k = limits(rule)
     states = np.full(n_items, OPEN, dtype=object)
-    if rule.max_k is not None:
-        states[k >= rule.max_k] = AT_MAXIMUM
+    if max_k is not None:
+        states[k >= max_k] = AT_MAXIMUM
     states[stable] = STABLE
     states = states.astype(str)
-    lacking = np.maximum(rule.min_k - k, 0)
+    lacking = np.maximum(min_k - k, 0)
     priority = np.where(lacking > 0, 1.0 + lacking, change)
     return states, np.where(states == OPEN, priority, -np.inf)

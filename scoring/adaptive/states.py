@@ -6,15 +6,22 @@ criteria a unit is an item; for turn-level criteria (a label per turn) an item h
 ``min_k`` labels and its statistic is below the threshold; an item is stable when every unit of every
 criterion is. An item's K (labels so far) is the largest number of labels on any of its units, as an
 annotator labels every unit of the item they are given.
+
+``rule`` is one rule for every criterion or a mapping criterion -> rule: a ``StopRule`` (distribution
+gold) or a ``scoring.adaptive.label_gold.LabelStopRule`` (label gold), each ``bound`` to its criterion's
+counts (a label rule fits its prior there). Items are capped at the smallest ``max_k`` of the rules and
+need the largest ``min_k``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Union
 
 import numpy as np
 
+from scoring.adaptive.label_gold import LabelStopRule
 from scoring.adaptive.stop_rules import expected_gold_change, interval_width
 
 OPEN = "open"
@@ -61,6 +68,40 @@ class StopRule:
             return np.zeros(0, dtype=bool)
         return (counts.sum(axis=1) >= self.min_k) & (self.statistic(counts) < self.threshold)
 
+    def bound(self, counts) -> StopRule:
+        """The rule for a criterion's counts: itself (nothing is fitted)."""
+        return self
+
+    def priority(self, counts) -> np.ndarray:
+        """The allocation's score per unit: the expected gold change from one more label."""
+        return expected_gold_change(counts, self.prior)
+
+    def decide(self, counts) -> tuple[np.ndarray, np.ndarray]:
+        """(``units_stable``, ``priority``) at once, the expected change computed once when it is both."""
+        counts = np.asarray(counts, dtype=float)
+        change = expected_gold_change(counts, self.prior)
+        statistic = change if self.kind == "expected_change" else self.statistic(counts)
+        return (counts.sum(axis=1) >= self.min_k) & (statistic < self.threshold), change
+
+
+Rule = Union[StopRule, LabelStopRule]  # noqa: UP007 (a runtime alias)
+
+
+def rule_of(rule: Rule | Mapping[str, Rule], name: str) -> Rule:
+    """The rule of criterion ``name``: ``rule`` itself, or its entry when ``rule`` maps criteria to rules."""
+    if isinstance(rule, Mapping):
+        if name not in rule:
+            raise ValueError(f"no stop rule for criterion {name!r}")
+        return rule[name]
+    return rule
+
+
+def limits(rule: Rule | Mapping[str, Rule]) -> tuple[int, int | None]:
+    """(min_k, max_k) of the items: the largest minimum and the smallest maximum of the rules."""
+    rules = list(rule.values()) if isinstance(rule, Mapping) else [rule]
+    caps = [r.max_k for r in rules if r.max_k is not None]
+    return max(r.min_k for r in rules), (min(caps) if caps else None)
+
 
 def _layout(counts_by_criterion: Mapping, items: Mapping | None, n_items: int | None):
     """(criterion, counts, item index per unit) triples and the number of items."""
@@ -87,17 +128,20 @@ def item_label_counts(counts_by_criterion: Mapping, items: Mapping | None = None
     return k.astype(int)
 
 
-def items_stable(rule: StopRule, counts_by_criterion: Mapping, items=None, n_items=None) -> np.ndarray:
+def items_stable(rule: Rule | Mapping[str, Rule], counts_by_criterion: Mapping, items=None, n_items=None) -> np.ndarray:
     """Per item: every unit of every criterion is stable (an item without units is)."""
     triples, n_items = _layout(counts_by_criterion, items, n_items)
     stable = np.ones(n_items, dtype=bool)
-    for _, counts, index in triples:
-        np.logical_and.at(stable, index, rule.units_stable(counts))
+    for name, counts, index in triples:
+        np.logical_and.at(stable, index, rule_of(rule, name).bound(counts).units_stable(counts))
     return stable
 
 
 def unit_states(
-    counts_by_criterion: Mapping, rule: StopRule, items: Mapping | None = None, n_items: int | None = None
+    counts_by_criterion: Mapping,
+    rule: Rule | Mapping[str, Rule],
+    items: Mapping | None = None,
+    n_items: int | None = None,
 ) -> np.ndarray:
     """Each item's state, "open", "stable" or "at_maximum" (an array of str, shape (items,)).
 
@@ -112,7 +156,8 @@ def unit_states(
     _, n_items = _layout(counts_by_criterion, items, n_items)
     stable = items_stable(rule, counts_by_criterion, items, n_items)
     states = np.full(n_items, OPEN, dtype=object)
-    if rule.max_k is not None:
-        states[item_label_counts(counts_by_criterion, items, n_items) >= rule.max_k] = AT_MAXIMUM
+    _, max_k = limits(rule)
+    if max_k is not None:
+        states[item_label_counts(counts_by_criterion, items, n_items) >= max_k] = AT_MAXIMUM
     states[stable] = STABLE
     return states.astype(str)

@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from scoring.checks import label_counts
+
 
 def _counts(counts) -> np.ndarray:
-    counts = np.asarray(counts, dtype=float)
-    if counts.ndim != 2 or counts.shape[1] < 2:
-        raise ValueError(f"counts must be units x categories with two or more categories, got shape {counts.shape}")
-    if (counts < 0).any():
-        raise ValueError("counts must not be negative")
-    return counts
+    return label_counts(counts, min_categories=2)
 
 
 def _prior(prior: float) -> float:

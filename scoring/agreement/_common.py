@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from scoring.checks import label_counts
+
 
 def _pairable(counts) -> np.ndarray:
-    counts = np.asarray(counts, dtype=float)
-    if counts.ndim != 2:
-        raise ValueError(f"counts must be units x categories, got shape {counts.shape}")
-    if (counts < 0).any() or not np.isfinite(counts).all():
-        raise ValueError("counts must be finite and non-negative")
+    counts = label_counts(counts)
     return counts[counts.sum(axis=1) >= 2]
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from scoring.agreement.alpha import alpha_from_coincidence
+from scoring.checks import label_counts
 
 UNITS = (-1, -1)  # the key of the unit count among a group's terms
 
@@ -28,7 +29,13 @@ def unit_terms(counts) -> dict[tuple[int, int], int]:
     >>> unit_terms([2, 1])  # two labels of category 0, one of category 1
     {(-1, -1): 1, (0, -1): 2, (0, 0): 2, (0, 1): 2, (1, -1): 1, (1, 0): 2}
     """
-    counts = [int(x) for x in counts]
+    try:  # called per save: scoring.checks.label_counts only names what is wrong (it costs several times more)
+        whole = [int(x) for x in counts]
+    except (TypeError, ValueError, OverflowError):
+        whole = None
+    if whole is None or whole != list(counts) or min(whole, default=0) < 0:
+        label_counts(counts, ndim=1)  # raises, naming the first entry that is not a whole non-negative count
+    counts = whole
     if sum(counts) == 0:
         return {}
     terms = {UNITS: 1}

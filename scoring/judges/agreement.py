@@ -26,6 +26,7 @@ from scoring.agreement.intervals import (
     seed_from,
 )
 from scoring.agreement.kappa import _kappa_weights
+from scoring.checks import label_counts, numbers
 from scoring.judges.tables import kendall_of_tables, spearman_of_tables, table_resamples
 
 
@@ -35,7 +36,7 @@ def majority_labels(counts) -> np.ndarray:
     >>> majority_labels([[2, 1, 0], [1, 1, 0], [0, 0, 0]]).tolist()
     [0, 0, -1]
     """
-    counts = np.asarray(counts)
+    counts = label_counts(counts)
     return np.where(counts.sum(axis=1) > 0, counts.argmax(axis=1), -1)
 
 
@@ -45,8 +46,10 @@ def human_means(counts, values=None) -> np.ndarray:
     >>> human_means([[1, 1, 0], [0, 0, 2]]).tolist()
     [0.5, 2.0]
     """
-    counts = np.asarray(counts, dtype=float)
-    x = np.arange(counts.shape[1], dtype=float) if values is None else np.asarray(values, dtype=float)
+    counts = label_counts(counts)
+    x = np.arange(counts.shape[1], dtype=float) if values is None else numbers(values, "values")
+    if x.shape != counts.shape[1:]:
+        raise ValueError(f"values must give one number per category ({counts.shape[1]}), got shape {x.shape}")
     with np.errstate(invalid="ignore", divide="ignore"):
         return counts @ x / counts.sum(axis=1)
 
@@ -89,7 +92,7 @@ class JudgeAgreement:
 
     def as_dict(self) -> dict:
         names = ("kappa", "kappa_linear", "kappa_quadratic", "alpha_humans", "alpha_with_judge", "spearman", "kendall")
-        out = {"n_items": self.n_items}
+        out: dict[str, int | dict | None] = {"n_items": self.n_items}
         for name in names:
             figure = getattr(self, name)
             out[name] = figure.as_dict() if figure is not None else None
@@ -118,7 +121,7 @@ def judge_agreement(
     >>> a.n_items, a.kappa.value, a.kappa.interval.method
     (40, 1.0, 'bootstrap')
     """
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = label_counts(counts).astype(np.int64)
     judge = np.asarray(judge, dtype=np.int64)
     n_values = counts.shape[1]
     both = (judge >= 0) & (counts.sum(axis=1) > 0)

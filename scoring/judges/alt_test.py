@@ -55,18 +55,38 @@ def benjamini_yekutieli(p_values, q: float = Q_FDR) -> np.ndarray:
 
 def _one_sided_p(d: np.ndarray, epsilon: float) -> tuple[float, float]:
     """(t, p) of the one-sample t-test of H0: mean(d) >= epsilon against mean(d) < epsilon."""
-    if np.ptp(d) == 0:
-        return (-np.inf, 0.0) if d[0] < epsilon else (np.inf, 1.0)
-    from scipy import stats  # here, not at import: the web process starts without scipy
+    t, p = _grouped_one_sided(np.asarray(d, dtype=float), np.zeros(len(d), dtype=np.int64), 1, epsilon)
+    return float(t[0]), float(p[0])
 
-    result = stats.ttest_1samp(d, epsilon, alternative="less")
-    return float(result.statistic), float(result.pvalue)
+
+def _grouped_one_sided(d: np.ndarray, group: np.ndarray, n_groups: int, epsilon: float):
+    """(t, p) per group of the one-sample t-test of H0: mean(d) >= epsilon (alternative "less"), as
+    ``scipy.stats.ttest_1samp(d_g, epsilon, alternative="less")`` for every group ``g`` at once; a group
+    whose ``d`` is constant gets t = -inf, p = 0 when that constant is below epsilon, else t = inf, p = 1."""
+    from scipy import special  # here, not at import: the web process starts without scipy
+
+    n = np.bincount(group, minlength=n_groups).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(group, weights=d, minlength=n_groups) / n
+        low = np.full(n_groups, np.inf)
+        high = np.full(n_groups, -np.inf)
+        np.minimum.at(low, group, d)
+        np.maximum.at(high, group, d)
+        squares = np.bincount(group, weights=(d - mean[group]) ** 2, minlength=n_groups)
+        t = (mean - epsilon) / np.sqrt(squares / (n - 1) / n)
+        p = special.stdtr(n - 1, t)
+    constant = low == high
+    t = np.where(constant, np.where(low < epsilon, -np.inf, np.inf), t)
+    p = np.where(constant, np.where(low < epsilon, 0.0, 1.0), p)
+    return t, p
 
 
 def _alignment(candidate: np.ndarray, others: np.ndarray, m: np.ndarray, values: np.ndarray, scoring: str):
-    """s(candidate, remaining humans) per item; ``others`` (items x V) the remaining humans' counts."""
+    """s(candidate, remaining humans) per row; ``others`` (rows x V) the remaining humans' counts."""
     if scoring == ACCURACY:
         return others[np.arange(len(candidate)), candidate] / m
+    if scoring != NEG_RMSE:
+        raise ValueError(f"scoring must be {ACCURACY!r} or {NEG_RMSE!r}, not {scoring!r}")
     squared = (values[candidate][:, None] - values[None, :]) ** 2
     return -np.sqrt((others * squared).sum(axis=1) / m)
 
@@ -84,6 +104,11 @@ class AltTest:
     per_annotator: list[dict]
     skipped: list[int]
 
+    @property
+    def rho_by_annotator(self) -> dict[int, float]:
+        """Each tested annotator's advantage probability of the judge, ``rho_f`` (what judges are compared on)."""
+        return {row["annotator"]: row["rho_judge"] for row in self.per_annotator}
+
     def as_dict(self, names=None) -> dict:
         name = (lambda a: names[a]) if names is not None else (lambda a: a)
         return {
@@ -96,6 +121,89 @@ class AltTest:
             "per_annotator": [{**row, "annotator": name(row["annotator"])} for row in self.per_annotator],
             "skipped": [name(a) for a in self.skipped],
         }
+
+    def summary(self) -> dict:
+        """The figures without the per-annotator rows: ``winning_rate``, ``passed``, ``rho``, ``annotators``."""
+        return {
+            "scoring": self.scoring,
+            "winning_rate": self.winning_rate if np.isfinite(self.winning_rate) else None,
+            "passed": self.passed,
+            "rho": self.rho if np.isfinite(self.rho) else None,
+            "annotators": len(self.per_annotator),
+        }
+
+
+@dataclass(frozen=True)
+class AltTestPool:
+    """The humans' side of the alt-test, computed once and shared by every judge tested against them.
+
+    Each row is one human judgement on an item that ``min_humans`` or more humans labelled: its annotator,
+    item and ``S(h_j, i, j)``, the annotator's alignment with the remaining humans. A judge then adds only
+    its own alignment per row (``test``), so the references of a report cost a vector operation each.
+    """
+
+    unit: np.ndarray
+    annotator: np.ndarray
+    others: np.ndarray  # rows x V: the remaining humans' counts
+    m: np.ndarray
+    s_human: np.ndarray
+    annotators: np.ndarray  # every annotator index with a judgement, sorted
+    values: np.ndarray
+    scoring: str
+    n_values: int
+    min_items: int
+
+    @classmethod
+    def of(
+        cls, unit, annotator, value, *, n_values: int, scoring: str = ACCURACY, values=None,
+        min_items: int = MIN_ITEMS, min_humans: int = MIN_HUMANS,
+    ) -> AltTestPool:  # fmt: skip
+        unit, annotator, value = (np.asarray(a, dtype=np.int64) for a in (unit, annotator, value))
+        n_items = int(unit.max()) + 1 if len(unit) else 0
+        x = np.arange(n_values, dtype=float) if values is None else np.asarray(values, dtype=float)
+        counts = np.bincount(unit * n_values + value, minlength=n_items * n_values).reshape(n_items, n_values)
+        rows = counts.sum(axis=1)[unit] >= min_humans
+        others = counts[unit[rows]] - np.eye(n_values, dtype=np.int64)[value[rows]]
+        m = others.sum(axis=1)
+        return cls(
+            unit[rows], annotator[rows], others, m, _alignment(value[rows], others, m, x, scoring),
+            np.unique(annotator), x, scoring, n_values, min_items,
+        )  # fmt: skip
+
+    def test(self, judge, *, epsilon: float = EPSILON, q: float = Q_FDR) -> AltTest:
+        """The alt-test of ``judge`` ((items,) value index per item, -1 where it gave none) against the pool."""
+        judge = np.asarray(judge, dtype=np.int64)
+        inside = self.unit < len(judge)
+        labelled = np.zeros(len(self.unit), dtype=bool)
+        labelled[inside] = judge[self.unit[inside]] >= 0
+        unit, annotator = self.unit[labelled], self.annotator[labelled]
+        s_judge = _alignment(judge[unit], self.others[labelled], self.m[labelled], self.values, self.scoring)
+        s_human = self.s_human[labelled]
+        w_judge, w_human = (s_judge >= s_human).astype(float), (s_human >= s_judge).astype(float)
+        n_annotators = int(self.annotators.max()) + 1 if len(self.annotators) else 0
+        items = np.bincount(annotator, minlength=n_annotators)
+        tested = np.flatnonzero(items >= self.min_items)
+        skipped = [int(a) for a in self.annotators if items[a] < self.min_items]
+        t, p = _grouped_one_sided(w_human - w_judge, annotator, n_annotators, epsilon)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rho_judge = np.bincount(annotator, weights=w_judge, minlength=n_annotators) / items
+            rho_human = np.bincount(annotator, weights=w_human, minlength=n_annotators) / items
+        rejected = benjamini_yekutieli(p[tested], q)
+        rows = [
+            {
+                "annotator": int(a),
+                "items": int(items[a]),
+                "rho_judge": float(rho_judge[a]),
+                "rho_human": float(rho_human[a]),
+                "t": float(t[a]) if np.isfinite(t[a]) else None,
+                "p_value": float(p[a]),
+                "judge_wins": bool(won),
+            }
+            for a, won in zip(tested.tolist(), rejected.tolist())
+        ]
+        winning_rate = float(rejected.mean()) if rows else float("nan")
+        rho = float(np.mean([r["rho_judge"] for r in rows])) if rows else float("nan")
+        return AltTest(epsilon, q, self.scoring, winning_rate, bool(rows) and winning_rate >= 0.5, rho, rows, skipped)
 
 
 def alt_test(
@@ -121,42 +229,11 @@ def alt_test(
     >>> r.winning_rate, r.passed, round(r.rho, 4)
     (1.0, True, 1.0)
     """
-    unit, annotator, value = (np.asarray(a, dtype=np.int64) for a in (unit, annotator, value))
-    judge = np.asarray(judge, dtype=np.int64)
-    n_items = len(judge)
-    x = np.arange(n_values, dtype=float) if values is None else np.asarray(values, dtype=float)
-    counts = np.bincount(unit * n_values + value, minlength=n_items * n_values).reshape(n_items, n_values)
-    kept = (counts.sum(axis=1) >= min_humans) & (judge >= 0)
-    rows, skipped = [], []
-    for a in np.unique(annotator).tolist():
-        mine = (annotator == a) & kept[unit]
-        items, own = unit[mine], value[mine]
-        if len(items) < min_items:
-            skipped.append(a)
-            continue
-        others = counts[items] - np.eye(n_values, dtype=np.int64)[own]
-        m = others.sum(axis=1)
-        s_judge = _alignment(judge[items], others, m, x, scoring)
-        s_human = _alignment(own, others, m, x, scoring)
-        w_judge, w_human = (s_judge >= s_human).astype(float), (s_human >= s_judge).astype(float)
-        t, p = _one_sided_p(w_human - w_judge, epsilon)
-        rows.append(
-            {
-                "annotator": a,
-                "items": len(items),
-                "rho_judge": float(w_judge.mean()),
-                "rho_human": float(w_human.mean()),
-                "t": t,
-                "p_value": p,
-            }
-        )
-    rejected = benjamini_yekutieli([r["p_value"] for r in rows], q)
-    for row, won in zip(rows, rejected):
-        row["judge_wins"] = bool(won)
-        row["t"] = row["t"] if np.isfinite(row["t"]) else None
-    winning_rate = float(rejected.mean()) if rows else float("nan")
-    rho = float(np.mean([r["rho_judge"] for r in rows])) if rows else float("nan")
-    return AltTest(epsilon, q, scoring, winning_rate, bool(rows) and winning_rate >= 0.5, rho, rows, skipped)
+    pool = AltTestPool.of(
+        unit, annotator, value, n_values=n_values, scoring=scoring, values=values, min_items=min_items,
+        min_humans=min_humans,
+    )  # fmt: skip
+    return pool.test(judge, epsilon=epsilon, q=q)
 
 
 def combined_alt_test(tests: dict[str, AltTest], *, q: float = Q_FDR) -> dict:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.checks import label_counts, numbers
 from scoring.judges.agreement import majority_labels
 from scoring.measures import jsd, nmd, rsnod
 
@@ -104,8 +105,10 @@ def calibration(counts, probabilities, *, ordered: bool, bins: int = BINS) -> Ca
     >>> c.n_items, round(c.brier, 4), c.distance["jsd"] > 0
     (3, 0.2, True)
     """
-    counts = np.asarray(counts, dtype=float)
-    p = np.asarray(probabilities, dtype=float)
+    counts = label_counts(counts)
+    p = numbers(probabilities, "probabilities")
+    if p.shape != counts.shape:
+        raise ValueError(f"probabilities must be shaped as counts {counts.shape}, got {p.shape}")
     keep = np.isfinite(p).all(axis=1) & (counts.sum(axis=1) > 0) & (p.sum(axis=1) > 0)
     if not keep.any():
         return None

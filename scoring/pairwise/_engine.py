@@ -72,7 +72,7 @@ def cells(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, n_systems: int) -> 
     return Cells(pair // n_systems, pair % n_systems, klass / 2.0, count.astype(float), of_vote)
 
 
-def row_terms(d: np.ndarray, y: np.ndarray, ties: str, theta: np.ndarray | None = None):
+def row_terms(d: np.ndarray, y: np.ndarray, ties: str, theta: np.ndarray | float | None = None):
     """Per-row log-likelihood and its derivatives in d (and theta).
 
     Returns ``(ll, g_d, h_dd, g_t, h_tt, h_dt)``: g are first derivatives of log L, h the negated second
@@ -82,6 +82,8 @@ def row_terms(d: np.ndarray, y: np.ndarray, ties: str, theta: np.ndarray | None 
         ll = y * d - np.logaddexp(0.0, d)
         p = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigma(d) without overflow
         return ll, y - p, p * (1.0 - p), None, None, None
+    if theta is None:
+        raise ValueError("Davidson's ties need theta (log nu)")
     c = np.where(y == 1.0, 1.0, np.where(y == 0.0, -1.0, 0.0))
     tie = (y == 0.5).astype(float)
     th = np.asarray(theta)[..., None] if np.ndim(theta) == np.ndim(d) - 1 and np.ndim(d) > 1 else theta
@@ -120,8 +122,8 @@ def newton(
     u[:n_systems] = 1.0 / np.sqrt(n_systems)
     ridge_mask = np.full(p, float(ridge))
     beta = np.zeros((n_batch, p))
-    theta = None
-    has_ties = None
+    theta: np.ndarray | None = None
+    has_ties = np.zeros(n_batch, dtype=bool)
     if davidson:
         tie_weight = weights @ (y == 0.5)
         total = weights.sum(axis=1)

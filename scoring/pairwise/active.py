@@ -186,7 +186,7 @@ def next_pairs(
     z = float(norm.ppf(0.5 + level / 2))
     chosen = []
     for _ in range(k):
-        if rule == "chiang":
+        if covariance is None:  # rule "chiang"
             weight = _chiang_weights(counts, p)
         else:
             weight = _interval_weights(pairs, p, covariance, _target(scores, covariance, z))

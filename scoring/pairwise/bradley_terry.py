@@ -142,7 +142,7 @@ def bradley_terry(votes: PairwiseVotes, ties: str = "half", ridge: float = DEFAU
         return BTFit(votes.systems, scores, to_elo(scores), ties, None, 0.0, votes.n, True)
     solution = newton(design(c.low, c.high, len(present)), c.y, c.count, len(present), ties, ridge)
     scores[present] = solution.beta[0]
-    nu = float(np.exp(solution.theta[0])) if ties == "davidson" else None
+    nu = None if solution.theta is None else float(np.exp(solution.theta[0]))  # Davidson's ties only
     return BTFit(
         votes.systems,
         scores,

@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -208,7 +209,9 @@ def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: f
         "method"}``; ``votes`` is None when no removal changes the top (fewer than two systems, or
         none found).
     """
-    result = {"votes": None, "share": None, "leader": None, "new_leader": None, "removed": [], "method": "greedy"}
+    result: dict[str, Any] = {
+        "votes": None, "share": None, "leader": None, "new_leader": None, "removed": [], "method": "greedy",
+    }  # fmt: skip
     present, c = voted_cells(votes)
     m = len(present)
     if c is None:
@@ -241,16 +244,17 @@ def vote_dropping_sensitivity(votes: PairwiseVotes, ties: str = "half", ridge: f
         if not len(helpful):
             break
         helpful = helpful[np.argsort(change[helpful])]
-        taken, closed = [], 0.0
+        taken: list[int] = []
+        closed = 0.0
         for cell in helpful:
             need = int(np.ceil((gap - closed) / -change[cell]))
             k = int(min(counts[cell], max(need, 1)))
-            taken.extend([cell] * k)
+            taken.extend([int(cell)] * k)
             closed += -change[cell] * k
             if closed >= gap:
                 break
-        for cell in taken:
-            counts[cell] -= 1
+        for removed_cell in taken:
+            counts[removed_cell] -= 1
         order.extend(taken)
         scores, theta = fit(counts)
         if _overtaken(scores, leader):

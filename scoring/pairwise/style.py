@@ -141,7 +141,7 @@ def style_controlled(
         beta = point.beta[0]
         scores[present] = beta[:m]
         coefficients = {name: float(beta[m + j]) for j, name in enumerate(names)}
-        nu = float(np.exp(point.theta[0])) if ties == "davidson" else None
+        nu = None if point.theta is None else float(np.exp(point.theta[0]))  # Davidson's ties only
         log_likelihood, converged = float(point.log_likelihood[0]), bool(point.converged[0])
         alpha = (1 - level) / 2
         if interval == "bootstrap":

@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def leaderboard_rows(
     elo : ndarray, shape (n_systems,)
     """
     wins, ties = win_matrix(votes)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n, name in enumerate(votes.systems):
         if not np.isfinite(intervals.scores[n]):
             continue

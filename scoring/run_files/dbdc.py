@@ -136,10 +136,10 @@ def _read_turns(rows: _Rows, turns: list, annotated: set[int], existing, at: Rec
         previous = index
         listed.add(index)
         if index not in annotated:
-            rows.ignored.append((at.id, index))
+            rows.ignored.append((at.key, index))
             continue
         label, p = _label(entry, index, at=at, field=f"turns[{k}]")
-        rows.dialogue.append(at.id)
+        rows.dialogue.append(at.key)
         rows.turn.append(index)
         rows.label.append(label)
         rows.p.append(p)
@@ -153,18 +153,18 @@ def _read_file(rows: _Rows, name: str, raw, gold_turns, dialogue_turns) -> None:
     record = load_json(raw, name)
     file = Record(name)
     at = file.at(file.field(record, "dialogue-id", (str, int)))
-    known = dialogue_turns is not None and at.id in dialogue_turns
-    if at.id not in gold_turns and not known:
+    known = dialogue_turns is not None and at.key in dialogue_turns
+    if at.key not in gold_turns and not known:
         raise at.error(N_("is not in the gold data"), "dialogue-id")
-    if at.id in rows.seen:
+    if at.key in rows.seen:
         raise at.error(N_("appears twice"), "dialogue-id")
-    rows.seen.add(at.id)
+    rows.seen.add(at.key)
     turns = at.field(record, "turns", list)
-    if at.id not in gold_turns:
-        rows.ignored.append((at.id, -1))
+    if at.key not in gold_turns:
+        rows.ignored.append((at.key, -1))
         return
-    annotated = set(gold_turns[at.id])
-    existing = None if dialogue_turns is None else set(dialogue_turns.get(at.id, annotated))
+    annotated = set(gold_turns[at.key])
+    existing = None if dialogue_turns is None else set(dialogue_turns.get(at.key, annotated))
     _read_turns(rows, turns, annotated, existing, at)
 
 

@@ -50,9 +50,9 @@ def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
         record = load_json(raw, name)
         file = Record(name)
         at = file.at(file.field(record, "dialogue-id", (str, int)))
-        if at.id in gold.dialogue_turns:
+        if at.key in gold.dialogue_turns:
             raise at.error(N_("appears twice"), "dialogue-id")
-        gold.turns[at.id], gold.dialogue_turns[at.id] = [], []
+        gold.turns[at.key], gold.dialogue_turns[at.key] = [], []
         for k, turn in enumerate(at.field(record, "turns", list)):
             _read_turn(gold, at, turn, f"turns[{k}]")
     return gold
@@ -61,7 +61,7 @@ def read_dbdc_gold(files: Iterable[tuple[str, bytes | str]]) -> DBDCGold:
 def _read_turn(gold: DBDCGold, at: Record, turn, field: str) -> None:
     index = at.field(turn, "turn-index", int, field)
     annotations = at.field(turn, "annotations", list, field) if "annotations" in turn else []
-    gold.dialogue_turns[at.id].append(index)
+    gold.dialogue_turns[at.key].append(index)
     if turn.get("speaker") == "U" or not annotations:
         return
     row = np.zeros(3, dtype=np.int64)
@@ -71,5 +71,5 @@ def _read_turn(gold: DBDCGold, at: Record, turn, field: str) -> None:
             message = N_("unknown label %(label)s (expected O, T or X)")
             raise at.error(message, f"{field}.annotations[{a}].breakdown", label=repr(label))
         row[DBDC_LABELS.index(label)] += 1
-    gold.turns[at.id].append(index)
-    gold.counts[(at.id, index)] = row
+    gold.turns[at.key].append(index)
+    gold.counts[(at.key, index)] = row

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 
@@ -137,13 +138,13 @@ def _read_record(rows: _Rows, record, i: int, *, source: Record, gold_turns: Map
             objs.append(dist)
 
 
-def _diagnose(data: list, source: Record, gold_turns, quality_scale, labels: dict[str, Sequence[str]]) -> None:
+def _diagnose(data: list, source: Record, gold_turns, quality_scale, labels: dict[str, Sequence[str]]) -> NoReturn:
     """Raise for the first distribution that is not valid, in the file's order."""
     for record in data:
         at = source.at(record["id"])
         for key, dist in record.get("quality", {}).items():
             _distribution(dist, quality_scale, at=at, field=f"quality.{key}")
-        for t, (dist, speaker) in enumerate(zip(record.get("nugget", []), gold_turns[at.id])):
+        for t, (dist, speaker) in enumerate(zip(record.get("nugget", []), gold_turns[at.key])):
             _distribution(dist, labels[speaker], at=at, field=f"nugget[{t}]")
     raise source.error(N_("has a distribution that is not valid"))  # not reached: the two checks agree
 
@@ -174,8 +175,9 @@ def read_stc3_run(
     labels = {"customer": customer_labels, "helpdesk": helpdesk_labels}
     groups = [(rows.quality[k][1], quality_scale) for k in quality_keys]
     groups += [(rows.nugget[s][2], labels[s]) for s in SPEAKERS]
-    estimates = [_distributions(objs, scale) for objs, scale in groups]
-    if any(e is None for e in estimates):
+    found = [_distributions(objs, scale) for objs, scale in groups]
+    estimates = [e for e in found if e is not None]
+    if len(estimates) < len(found):
         _diagnose(data, run, gold_turns, quality_scale, labels)
     missing = [d for d in gold_turns if d not in rows.seen] if strict else []
     if missing:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import NoReturn
 
 import numpy as np
 import orjson
@@ -219,7 +220,7 @@ def _turn_counts(n_turns: np.ndarray, n_annotations: np.ndarray, codes: np.ndarr
     return counts
 
 
-def _diagnose(data, file: Record) -> None:
+def _diagnose(data, file: Record) -> NoReturn:
     """Raise for the first thing in ``data`` that is not as an STC-3 gold file has it, in the file's order."""
     if not isinstance(data, list):
         raise file.error(N_("expected a JSON list of dialogues"))
@@ -229,9 +230,9 @@ def _diagnose(data, file: Record) -> None:
         if not isinstance(record, dict):
             raise file.error(N_("record %(index)s is not an object"), f"[{index}]", index=index)
         at = file.at(file.field(record, "id", (str, int), f"[{index}]"))
-        if at.id in seen:
+        if at.key in seen:
             raise at.error(N_("appears twice"), "id")
-        seen.add(at.id)
+        seen.add(at.key)
         senders = [
             at.choice(turn, "sender", SPEAKERS, f"turns[{t}]") for t, turn in enumerate(at.field(record, "turns", list))
         ]

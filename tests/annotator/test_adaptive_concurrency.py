@@ -1,6 +1,7 @@
 """Adaptive hand-outs under load, on PostgreSQL with real row locks: many annotators (and study participants)
 ask for items at once, each request in its own thread and database connection through the annotator's page,
-all released together by a barrier; no item ever goes past its maximum and the budget is never overshot."""
+all released together by a barrier; no item ever goes past its maximum and the budget is never overshot, on
+distribution and on label gold."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotator.models import Assignment, AssignmentStatus, Role
+from annotator.selectors.adaptive import STABLE, adaptive_status
 from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.projects import membership_add
 from annotator.services.studies import participant_arrive, participant_start, study_create
@@ -97,3 +99,32 @@ def test_a_late_annotator_asking_alone_gets_nothing_once_items_are_full(tmp_path
     membership_add(project=work.project, user=late, role=Role.ANNOTATOR)
     assert run_at_once([ask(late)]) == [200]
     assert not Assignment.objects.filter(annotator=late).exists()
+
+
+def test_label_gold_under_load_never_overshoots_and_stops_settled_items(tmp_path):
+    # given 6 items whose gold is the majority label, at most 5 annotators each, 18 annotators who all say "O" on
+    # three items and split on the others
+    work = breakdown_project(tmp_path, dialogues=6, annotators=18, k=3, assign=False, slug="conc")
+    adaptive_budget_update(
+        project=work.project, adaptive=True, min_k=3, max_k=5, label_gold={"breakdown": 0.0}, delta=0.05
+    )
+    rng = random.Random(1)
+    agreed = {"bd00", "bd01", "bd02"}
+    for _round in range(3):
+        # when all ask at once, then those with an item answer it
+        results = run_at_once([ask(person) for person in work.annotators])
+        assert results == [200] * 18, results
+        for assignment in Assignment.objects.filter(dialogue__project=work.project).exclude(
+            status=AssignmentStatus.SUBMITTED
+        ):
+            agree = assignment.dialogue.external_id in agreed
+            submit(assignment, lambda *_a, agree=agree: "O" if agree else rng.choice("OTX"))
+        # then no item holds more than its maximum, and nobody holds an item twice
+        held = assert_no_overshoot(work.project, 5)
+    # and the agreed items settled: a unanimous 3 of 5 cannot be overturned, so they stop at the minimum
+    external = dict(work.project.dialogues.values_list("pk", "external_id"))
+    status = adaptive_status(work.project)
+    for item in status.items:
+        if item.external_id in agreed:
+            assert item.state == STABLE and held[item.dialogue_id] == 3, (external[item.dialogue_id], held)
+    assert sum(held.values()) < 6 * 5

@@ -17,7 +17,12 @@ from annotator.services.judgements.save import assignment_reopen
 from evaluation.services.live_rebuild import live_state_rebuild
 from tests.factories import breakdown_project, submit
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=("the live per-unit counts are read with a statement per database (evaluation.selectors.live_counts)")
+    ),
+]
 
 
 def counted_status(project, monkeypatch):

@@ -134,6 +134,9 @@ def test_distributions_read_a_slice_of_dialogues_at_a_time_give_the_whole_projec
     assert len({item["dialogue"] for entry in whole["criteria"].values() for item in entry["items"]}) > 1
 
 
+@pytest.mark.both_databases(
+    reason="a run's scores per dialogue stream out through each database's JSON functions (jsonb_each, json_each)"
+)
 def test_a_runs_scores_per_dialogue_stream_from_the_database_as_stored(monkeypatch, tmp_path):
     """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores
     (PostgreSQL's jsonb_each and SQLite's json_each)."""

@@ -27,7 +27,15 @@ from evaluation.models import StatisticsJob
 from tests.factories import user_make
 from tests.fixtures.collections import nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "progress is read from a second connection on PostgreSQL only; a removal deletes a batch's rows in bulk "
+            "on each database"
+        )
+    ),
+]
 
 TABLES = (Dialogue, Post, Assignment, Judgement, GoldCount, Reordering, Membership)
 

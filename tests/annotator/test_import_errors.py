@@ -14,7 +14,15 @@ from annotator.models import Assignment, Dialogue, GoldCount, Judgement, Members
 from annotator.services.imports import dialogues_import
 from tests.fixtures.collections import dbdc_dialogue, nlpcc_rows, stc3_dialogues, write_json, write_nlpcc_xlsx
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "a refused import leaves the database as it was: the transaction undoes COPY's rows on PostgreSQL, the "
+            "INSERTs on SQLite"
+        )
+    ),
+]
 
 
 def row_counts() -> dict[str, int]:

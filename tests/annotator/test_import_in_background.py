@@ -17,7 +17,15 @@ from annotator.services.import_batches import import_batch_create, import_batche
 from tests.fixtures.collections import stc3_dialogues
 from tests.waiting import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.both_databases(
+        reason=(
+            "without a broker an import runs in a thread of the web process while pages read: SQLite's write-ahead "
+            "log and IMMEDIATE transactions"
+        )
+    ),
+]
 
 
 @pytest.fixture

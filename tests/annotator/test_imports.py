@@ -20,7 +20,15 @@ from tests.fixtures.collections import (
     write_nlpcc_xlsx,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "an import writes through COPY on PostgreSQL and multi-row INSERTs on SQLite "
+            "(annotator.services.imports.copy_rows)"
+        )
+    ),
+]
 
 
 def test_utterance_blocks_are_maximal_runs_of_one_speaker():
@@ -89,6 +97,21 @@ def test_dbdc_folder_and_single_file(make_project, tmp_path):
     report = dialogues_import(project=project, paths=[folder, single])
     assert report.dialogues == 2
     assert set(Dialogue.objects.values_list("external_id", flat=True)) == {"a", "b"}
+
+
+def test_dbdc_system_is_the_folder_of_each_log_never_the_users_speaker_id(make_project, tmp_path):
+    """DBDC3 keeps each system's logs in a folder named after it and the dialogue count (``CIC_50``); the
+    logs' ``speaker-id`` is the human user's id. A log imported alone names no system."""
+    project = make_project("dbdc")
+    for folder, name in (("CIC_50", "c1"), ("IRIS_100", "i1"), ("IRIS_100", "i2")):
+        (tmp_path / "eval" / folder).mkdir(parents=True, exist_ok=True)
+        write_json(tmp_path / "eval" / folder / f"{name}.log.json", {**dbdc_dialogue(name), "speaker-id": "user-17"})
+    single = write_json(tmp_path / "alone.log.json", dbdc_dialogue("alone"))
+    dialogues_import(project=project, paths=[tmp_path / "eval", single])
+    systems = {d.external_id: d.source_meta.get("system") for d in Dialogue.objects.filter(project=project)}
+    assert systems == {"c1": "CIC", "i1": "IRIS", "i2": "IRIS", "alone": None}
+    exported = json.loads(zipfile.ZipFile(io.BytesIO(export_gold(project=project, fmt="dbdc"))).read("c1.log.json"))
+    assert exported["speaker-id"] == "user-17" and "system" not in exported  # the source's fields, as they were
 
 
 def test_nlpcc_xlsx_imports_counts_apart_from_judgements(make_project, tmp_path):

@@ -3,8 +3,10 @@ Django's outbox). The walk through a real SMTP server and browser is tests/brows
 
 from __future__ import annotations
 
+import re
 import time
 from unittest import mock
+from urllib.parse import unquote
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -15,6 +17,7 @@ from annotator.models import Invitation, Membership
 from annotator.services.invitations import (
     InvitationInvalid,
     invitation_accept,
+    invitation_accept_signed_in,
     invitation_from_token,
     invitation_send,
     invitation_token,
@@ -27,16 +30,22 @@ pytestmark = pytest.mark.django_db
 BASE = "https://judge.example.org/"
 
 
+def mailed_token(body: str) -> str:
+    return re.search(rf"{re.escape(BASE)}invitations/([^/\s]+)/", body).group(1)
+
+
 @pytest.fixture
 def work():
     return project_with_work("stc3", slug="inv", annotators=1)
 
 
 def test_invitation_link_serves_once_and_makes_the_member(work):
-    invited = invitation_send(project=work.project, actor=work.lead, email="x@example.org", role="lead", base_url=BASE)
-    assert invited.added is None and len(mail.outbox) == 1
-    token = invitation_token(invited.invitation)
-    assert f"{BASE}invitations/{token}/" in mail.outbox[0].body
+    invitation = invitation_send(
+        project=work.project, actor=work.lead, email="x@example.org", role="lead", base_url=BASE
+    )
+    assert len(mail.outbox) == 1
+    token = mailed_token(mail.outbox[0].body)
+    assert invitation_from_token(token) == invitation
     assert "inv-lead invites you" in mail.outbox[0].body and mail.outbox[0].to == ["x@example.org"]
     user, invitation = invitation_accept(token=token, username="xavier", password="a-long-passphrase-9")
     assert user.email == "x@example.org" and invitation.accepted_by == user
@@ -48,7 +57,7 @@ def test_invitation_link_serves_once_and_makes_the_member(work):
 def test_expired_tampered_and_withdrawn_links_are_refused(work, settings):
     invitation = invitation_send(
         project=work.project, actor=work.lead, email="y@example.org", role="annotator", base_url=BASE
-    ).invitation
+    )
     token = invitation_token(invitation)
     later = time.time() + settings.INVITATION_MAX_AGE_HOURS * 3600 + 5
     with (
@@ -67,7 +76,7 @@ def test_expired_tampered_and_withdrawn_links_are_refused(work, settings):
 def test_accepting_checks_the_username_and_password(work):
     invitation = invitation_send(
         project=work.project, actor=work.lead, email="z@example.org", role="annotator", base_url=BASE
-    ).invitation
+    )
     token = invitation_token(invitation)
     with pytest.raises(ValidationError) as taken:
         invitation_accept(token=token, username=work.lead.username.upper(), password="a-long-passphrase-9")
@@ -79,18 +88,67 @@ def test_accepting_checks_the_username_and_password(work):
     assert not get_user_model().objects.filter(username="zed").exists()
 
 
-def test_an_existing_address_is_added_at_once_with_a_notice(work):
-    known = user_make("known")
+def test_an_existing_account_joins_only_when_its_owner_accepts_signed_in(work, client):
+    known = user_make("known", PASSWORD)
     known.email = "Known@example.org"
     known.save()
-    invited = invitation_send(
+    # given an invitation to the address of an existing account
+    invitation = invitation_send(
         project=work.project, actor=work.lead, email="known@EXAMPLE.org", role="lead", base_url=BASE
     )
-    assert invited.added == known and not Invitation.objects.exists()
+    # then nothing is added before its owner agrees, and the mail is the invitation anyone gets
+    assert not Membership.objects.filter(project=work.project, user=known).exists()
+    token = mailed_token(mail.outbox[0].body)
+    assert invitation_from_token(token) == invitation and "known" not in mail.outbox[0].body
+    link = f"/invitations/{token}/"
+    # signed out: the page asks to sign in and come back
+    page = client.get(link).content.decode()
+    assert 'data-state="sign_in"' in page and f"/accounts/login/?next={link}" in unquote(page)
+    # another account cannot take the invitation
+    other = user_make("other-person", PASSWORD)
+    client.force_login(other)
+    assert client.get(link).status_code == 403 and client.post(link).status_code == 403
+    with pytest.raises(InvitationInvalid, match="another address"):
+        invitation_accept_signed_in(token=token, user=other)
+    assert not Membership.objects.filter(project=work.project).filter(user__in=[known, other]).exists()
+    # the owner, signed in, is asked and joins on accepting
+    client.force_login(known)
+    assert 'data-state="join"' in client.get(link).content.decode()
+    assert not Membership.objects.filter(project=work.project, user=known).exists()
+    answer = client.post(link)
+    assert answer.status_code == 302 and answer["Location"] == f"/projects/{work.project.slug}/manage/"
     assert Membership.objects.get(project=work.project, user=known).role == "lead"
-    assert "added your account known" in mail.outbox[0].body and f"{BASE}accounts/login/" in mail.outbox[0].body
+    assert Invitation.objects.get(pk=invitation.pk).accepted_by == known
+    assert client.post(link).status_code == 404  # used
     with pytest.raises(ValidationError):
         invitation_send(project=work.project, actor=work.lead, email="not an address", role="lead", base_url=BASE)
+
+
+def test_the_members_page_answers_alike_whether_an_address_has_an_account(work, client):
+    known = user_make("has-account")
+    known.email = "has@example.org"
+    known.save()
+    client.force_login(work.lead)
+    said = []
+    for email in ("has@example.org", "nobody@example.org"):
+        answer = client.post("/projects/inv/manage/invitations/", {"email": email, "role": "annotator"}, follow=True)
+        page = answer.content.decode()
+        said.append(re.search(r'<ul class="messages".*?</ul>', page, re.S).group(0).replace(email, "ADDRESS"))
+        assert "has-account" not in page  # the account's name appears nowhere
+    assert "Sent an invitation to ADDRESS as Annotator." in said[0] and said[0] == said[1]
+
+
+def test_invitations_are_limited_per_client_and_per_address(work, client, settings):
+    settings.INVITATION_RATES = {"client": "4/hour", "address": "2/hour"}
+    client.force_login(work.lead)
+
+    def invite(email):
+        answer = client.post("/projects/inv/manage/invitations/", {"email": email, "role": "annotator"}, follow=True)
+        return "Too many invitations" in answer.content.decode()
+
+    assert [invite("same@example.org") for _ in range(3)] == [False, False, True]  # the address's limit
+    assert [invite(f"p{n}@example.org") for n in range(3)] == [False, True, True]  # the client's: 4 counted
+    assert Invitation.objects.count() == 3 and len(mail.outbox) == 3
 
 
 def test_only_the_lead_invites_and_the_page_says_where_console_mail_went(work, client, settings):

@@ -19,7 +19,15 @@ from annotator.services.judgements import (
 from annotator.services.projects import membership_add
 from tests.fixtures.collections import stc3_dialogues, write_json
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "a save locks and writes its rows with plain SQL, one statement per database "
+            "(annotator.services.judgements.rows); SQLite serialises writers"
+        )
+    ),
+]
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import tracemalloc
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from annotator.exporters import parquet as parquet_module
@@ -19,6 +17,9 @@ pytestmark = [pytest.mark.shared_data, pytest.mark.django_db]
 
 def traced_peak(write) -> tuple[int, int]:
     """(rows written, peak bytes Python and Arrow held above the start while writing)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     tracemalloc.start()
     tracemalloc.reset_peak()
     start_arrow = pa.total_allocated_bytes()
@@ -42,6 +43,8 @@ def traced_peak(write) -> tuple[int, int]:
 
 
 def test_dbdc3_english_as_parquet_in_bounded_memory(dbdc_dir, make_project, tmp_path):
+    import pyarrow.parquet as pq
+
     project = make_project("dbdc", slug="dbdc3-en-parquet")
     report = dialogues_import(project=project, paths=[dbdc_dir / "dev", dbdc_dir / "eval"])
     judgements = Judgement.objects.filter(criterion__project=project).count()

@@ -8,8 +8,6 @@ import io
 import json
 import zipfile
 
-import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -22,8 +20,6 @@ from tests.factories import api_client, project_with_submissions, user_make
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.pairwise.data import pairwise_items, read_lines, write_lines
 
-pd = pytest.importorskip("pandas")
-
 
 def card_header(folder) -> dict:
     text = (folder / "README.md").read_text(encoding="utf-8")
@@ -33,6 +29,10 @@ def card_header(folder) -> dict:
 
 @pytest.mark.django_db(transaction=True)
 def test_cli_writes_a_dataset_that_pandas_pyarrow_and_datasets_read(make_project, tmp_path, manage):
+    pd = pytest.importorskip("pandas")  # with pyarrow: the readers of the dataset
+    import pyarrow.dataset as pads
+    import pyarrow.parquet as pq
+
     project = make_project("stc3", slug="pq-stc3")
     source = stc3_dialogues()
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", source)])
@@ -91,6 +91,7 @@ def test_cli_writes_a_dataset_that_pandas_pyarrow_and_datasets_read(make_project
 
 @pytest.mark.django_db
 def test_dbdc_table_holds_the_zip_records(make_project, tmp_path):
+    pd = pytest.importorskip("pandas")  # with pyarrow: the readers of the dataset
     project = make_project("dbdc")
     archive = tmp_path / "bd.zip"
     with zipfile.ZipFile(archive, "w") as z:
@@ -115,6 +116,9 @@ def test_dbdc_table_holds_the_zip_records(make_project, tmp_path):
 def test_comparison_tables_hold_the_pairwise_and_preference_pair_records(make_project, tmp_path):
     """A comparison project's dataset: the items with their votes and the preference pairs, the same records as
     the JSON lines exports (ids as text, the criterion always named, the votes per outcome as JSON text)."""
+    pd = pytest.importorskip("pandas")  # with pyarrow: the readers of the dataset
+    import pyarrow.dataset as pads
+
     project = make_project("pairwise")
     dialogues_import(project=project, paths=[write_lines(tmp_path / "pw.jsonl", pairwise_items(6, votes=5))])
     counts = dataset_write(project=project, directory=tmp_path / "ds")
@@ -138,6 +142,8 @@ def test_comparison_tables_hold_the_pairwise_and_preference_pair_records(make_pr
 
 @pytest.mark.django_db
 def test_tables_are_written_a_batch_at_a_time(make_project, tmp_path):
+    import pyarrow.parquet as pq
+
     project = make_project("stc3")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
     path = tmp_path / "j.parquet"
@@ -156,6 +162,7 @@ def test_every_export_format_has_a_parquet_table():
 
 @pytest.mark.django_db
 def test_api_answers_a_zip_of_the_folder_for_leads_only(tmp_path):
+    pd = pytest.importorskip("pandas")  # with pyarrow: the readers of the dataset
     work = project_with_submissions("dbdc", slug="pq-api")
     response = api_client(work.lead).get("/api/projects/pq-api/export/?format=parquet")
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
@@ -224,3 +231,35 @@ def test_the_card_gives_agreement_with_intervals_where_the_statistics_have_them(
     assert "| A | 2 | 2 | Krippendorff's alpha (nominal) | 0.600 (95% CI 0.410 to 0.730, bootstrap) |" in card
     assert "| A | 2 | 2 | Krippendorff's alpha (ordinal) | — |" in card
     assert "f" * 16 in card and "over 22 judgements" in card
+
+
+@pytest.mark.django_db
+def test_an_empty_table_is_read_by_pandas_and_datasets_and_is_no_config(make_project, tmp_path):
+    """NLPCC's counts have no per-annotator judgements: the judgements table has no rows. Its file holds the
+    columns and no row group (a row group of no rows made ``datasets`` fail: "BatchSize must be greater than
+    0"); the card lists it without a config, and every config and the dataset itself load."""
+    from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx
+
+    datasets = pytest.importorskip("datasets")
+    pd = pytest.importorskip("pandas")  # with pyarrow: the readers of the dataset
+    import pyarrow.parquet as pq
+
+    project = make_project("nlpcc")
+    dialogues_import(project=project, paths=[write_nlpcc_xlsx(tmp_path / "n.xlsx", nlpcc_rows())])
+    out = tmp_path / "ds"
+    counts = dataset_write(project=project, directory=out)
+    assert counts["judgements"] == 0 and counts["distributions"] > 0
+    empty = out / "judgements" / "train-00000-of-00001.parquet"
+    assert pq.ParquetFile(empty).metadata.num_row_groups == 0
+    frame = pd.read_parquet(out / "judgements")
+    assert len(frame) == 0 and {"annotator", "criterion", "value"} <= set(frame.columns)
+    streamed = datasets.load_dataset("parquet", data_dir=str(out / "judgements"), split="train", streaming=True)
+    assert list(streamed) == [] and "criterion" in streamed.features
+    header = card_header(out)
+    configs = [c["config_name"] for c in header["configs"]]
+    assert "judgements" not in configs and "distributions" in configs
+    assert "| `judgements` | 0 |" in (out / "README.md").read_text(encoding="utf-8")
+    cache = str(tmp_path / "hf-cache")
+    for config in configs:
+        assert datasets.load_dataset(str(out), config, split="train", cache_dir=cache).num_rows == counts[config]
+    assert datasets.load_dataset(str(out), split="train", cache_dir=cache).num_rows == counts["distributions"]

@@ -20,7 +20,15 @@ from tests.factories import breakdown_project, submit_all
 from tests.live_servers import running, start_runserver
 from tests.waiting import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.both_databases(
+        reason=(
+            "the embedded default as serve.sh runs it: the live figures rebuilt on a thread of the server, SQLite's "
+            "one writer"
+        )
+    ),
+]
 
 
 def _built_project(tmp_path):

@@ -18,7 +18,15 @@ from annotator.services.judgements.rows import LOCKED_FIELDS, assignment_lock_ow
 from api.authentication import ExpiringTokenAuthentication
 from tests.factories import first_allowed_values, project_with_work
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "the token, its user and the saved assignment are read with plain statements whose values each database "
+            "returns in its own types (config.plain_rows, api.authentication)"
+        )
+    ),
+]
 
 
 def fields(instance, names) -> dict:

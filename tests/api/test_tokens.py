@@ -12,7 +12,12 @@ from rest_framework.test import APIClient
 
 from tests.factories import PASSWORD, project_with_work
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=("a token request reads the token and its user with a statement per database (api.authentication)")
+    ),
+]
 
 
 @pytest.fixture

@@ -1,10 +1,14 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright for Python."""
 
 import os
+import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+
+from tests.waiting import requests_in_flight, wait_for
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -39,10 +43,78 @@ def browser():
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
+# Once a test has ended, its pages send nothing more as they are left or closed: the annotation page saves what is
+# unsaved on pagehide (fetch keepalive, which outlives the page and its context) and on visibilitychange, and such a
+# request could reach a live server after the test database was flushed (registered before the pages' own scripts,
+# so that these listeners run first; a test that leaves a page itself is not affected).
+QUIET_AFTER_THE_TEST = """
+for (const [target, type] of [[window, "pagehide"], [window, "beforeunload"], [window, "unload"],
+                              [document, "visibilitychange"]]) {
+  target.addEventListener(type, (event) => { if (window.__testEnded) event.stopImmediatePropagation(); },
+                          {capture: true});
+}
+"""
+
+
+class RequestsInFlight:
+    """The requests a browser context has sent and not yet seen answered (or failed), the loopback ports they
+    went to, and the requests this process's live servers (pytest-django's ``live_server``, a thread of the
+    test process) have begun and not yet finished."""
+
+    def __init__(self, context) -> None:
+        from django.core.signals import request_finished, request_started
+
+        self.sent: set = set()
+        self.ports: set[int] = set()
+        self.serving = 0
+        self._lock = threading.Lock()
+        context.on("request", self._sent)
+        context.on("requestfinished", self._settled)
+        context.on("requestfailed", self._settled)
+        self._signals = ((request_started, self._began), (request_finished, self._ended))
+        for signal, receiver in self._signals:
+            signal.connect(receiver, weak=False)
+
+    def _sent(self, request) -> None:
+        self.sent.add(request)
+        url = urlsplit(request.url)
+        if url.scheme in ("http", "https") and url.hostname in ("127.0.0.1", "localhost") and url.port:
+            self.ports.add(url.port)
+
+    def _settled(self, request) -> None:
+        self.sent.discard(request)
+
+    def _began(self, **_signal) -> None:
+        with self._lock:
+            self.serving += 1
+
+    def _ended(self, **_signal) -> None:
+        with self._lock:
+            self.serving -= 1
+
+    def answered(self, context, timeout: float) -> bool:
+        """Whether every request sent was answered within ``timeout`` seconds (Playwright's events arrive while
+        one of its calls waits: a page of the context waits in short steps)."""
+        deadline = time.monotonic() + timeout
+        while self.sent and time.monotonic() < deadline and context.pages:
+            context.pages[0].wait_for_timeout(20)
+        return not self.sent or not context.pages  # a page closed has given up its requests
+
+    def disconnect(self) -> None:
+        for signal, receiver in self._signals:
+            signal.disconnect(receiver)
+
+
 @pytest.fixture
 def page(browser):
-    """A page of a fresh context; any Content-Security-Policy violation it reports fails the test."""
+    """A page of a fresh context; any Content-Security-Policy violation it reports fails the test.
+
+    At the end the context is closed once every request its pages sent has been answered, and the test goes on
+    to its teardown (the database flush) once the live servers have finished every request that reached them:
+    conditions, not a fixed wait (see ``tests.waiting.requests_in_flight``)."""
     context = browser.new_context(viewport={"width": 1200, "height": 800})
+    context.add_init_script(QUIET_AFTER_THE_TEST)
+    flight = RequestsInFlight(context)
     page = context.new_page()
     violations: list[str] = []
 
@@ -52,15 +124,19 @@ def page(browser):
 
     page.on("console", note_violation)
     yield page
-    # Leave every page first: the annotation page flushes unsaved answers on pagehide (fetch keepalive),
-    # and that last request must reach the live server before the test database is flushed.
     for open_page in context.pages:
         try:
-            open_page.goto("about:blank")
-        except Exception:  # a page already closed or crashed has nothing left to send
+            open_page.evaluate("() => { window.__testEnded = true; }")
+        except Exception:  # a page closed, crashed or in the middle of a navigation sends nothing more either
             continue
-    time.sleep(0.5)
-    context.close()
+    try:
+        answered = flight.answered(context, timeout=30)
+        context.close()
+        served = wait_for(lambda: flight.serving <= 0 and not requests_in_flight(flight.ports), timeout=30, every=0.02)
+    finally:
+        flight.disconnect()
+    assert answered, f"requests still unanswered 30 s after the test: {[r.url for r in flight.sent]}"
+    assert served, f"the live servers on {flight.ports} were still answering the pages' requests after 30 s"
     assert violations == [], f"the page broke its Content-Security-Policy: {violations}"
 
 

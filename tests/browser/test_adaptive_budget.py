@@ -63,7 +63,7 @@ def test_the_dashboard_shows_items_states_and_the_budget(live_server, page, scre
     )
     run_crowd(work, random.Random(7))
     status = adaptive_status(work.project)
-    counts = status.counts()
+    counts = status.state_counts()
     assert counts["stable"] and counts["at_maximum"]  # the page has both kinds to show
     login(page, live_server, "adash-lead")
     page.goto(f"{live_server.url}/projects/adash/dashboard/#adaptive-items")

@@ -7,12 +7,12 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import expect
 
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
+from tests.browser.assertions import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-good-password-42"

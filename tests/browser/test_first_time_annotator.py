@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import expect
 
 from annotator.models import Assignment, AssignmentStatus, Reordering
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import (
     COHERENCE,

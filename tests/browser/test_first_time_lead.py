@@ -9,13 +9,13 @@ from contextlib import contextmanager
 
 import pytest
 from django.utils import timezone
-from playwright.sync_api import expect
 
 from annotator.models import ImportBatch, ImportStatus, Participant, Project
 from annotator.services.projects import membership_add, project_create
 from annotator.services.quality_items import quality_item_set
 from evaluation.models import Run, RunStatus
 from evaluation.services.statistics import statistics_recompute
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.factories import (
     PASSWORD,

@@ -7,10 +7,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import expect
 
 from annotator.models import Dialogue, ImportBatch, Judgement
 from annotator.services.projects import membership_add, project_create
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import PASSWORD, login
 

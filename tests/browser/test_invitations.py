@@ -69,7 +69,7 @@ def test_invited_person_sets_up_their_account_from_the_mailed_link(tmp_path, pag
         screenshot("invitation-used-twice")
 
 
-def test_existing_account_is_added_at_once_and_told_by_email(tmp_path):
+def test_an_existing_account_joins_when_its_owner_signs_in_and_accepts(tmp_path, page, screenshot):
     work = project_with_work("stc3", slug="existing", annotators=1)
     known = get_user_model().objects.create_user("known", email="Known@Example.org", password=PASSWORD)
     with (
@@ -82,11 +82,25 @@ def test_existing_account_is_added_at_once_and_told_by_email(tmp_path):
             "/projects/existing/manage/",
         )  # fmt: skip
         assert answer.status_code == 302
-        notice = mail.message_to("Known@Example.org")
-        assert "added your account known to the project" in body(notice) and "as Lead" in body(notice)
-        assert link_in(notice) == f"{server.url}/accounts/login/"
+        # nothing is added before the owner agrees
+        assert not Membership.objects.filter(project=work.project, user=known).exists()
+        link = link_in(mail.message_to("Known@Example.org"))
+        assert link.startswith(f"{server.url}/invitations/")
+        # the owner opens the link, is asked to sign in, comes back and accepts
+        page.goto(link)
+        page.get_by_role("link", name="Sign in to accept").click()
+        page.get_by_label("Username").fill("known")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(link)
+        assert "with your account known" in page.locator("#invitation-account").inner_text()
+        screenshot("invitation-existing-account")
+        assert not Membership.objects.filter(project=work.project, user=known).exists()
+        page.get_by_role("button", name="Join the project").click()
+        page.wait_for_url(f"{server.url}/projects/existing/manage/")
+        assert "Welcome, known" in page.locator(".messages").inner_text()
     assert Membership.objects.get(project=work.project, user=known).role == "lead"
-    assert not Invitation.objects.exists()
+    assert Invitation.objects.get().accepted_by == known
 
 
 def test_forgotten_password_is_reset_from_the_mailed_link(tmp_path, page, screenshot):

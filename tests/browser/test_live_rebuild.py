@@ -5,13 +5,13 @@ the live statistics. Screenshots of both states."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
 from annotator.services.exclusions import annotator_exclude
 from evaluation.models import LiveState
 from evaluation.services import incremental
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.statistics import statistics_recompute
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_agreement_intervals import login
 from tests.factories import breakdown_project, submit_all, units_of

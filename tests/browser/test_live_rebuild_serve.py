@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 import pytest
-from playwright.sync_api import expect
 
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.live_servers import BROKER_ENV, ROOT, running, start_serve_script
 
@@ -91,7 +91,7 @@ def test_the_dashboard_of_serve_sh_shows_the_notice_then_the_live_figures_by_its
         # and a lead who starts writing in a form meanwhile is not cut short: the notice offers the figures instead
         reason = page.locator("tr[data-annotator='ann1'] input[name=reason]")
         reason.fill("answers the last value everywhere")
-        expect(notice).to_contain_text("The new figures are ready.", timeout=60_000)
+        expect(notice).to_contain_text("The new figures are ready.", timeout=180_000)
         assert reason.input_value() == "answers the last value everywhere"
         notice.get_by_role("link", name="Show them").click()
         expect(page.locator("#live-stale")).to_have_count(0)

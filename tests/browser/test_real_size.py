@@ -10,12 +10,12 @@ import time
 
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from playwright.sync_api import expect
 
 from annotator.models import Dialogue, ImportBatch
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 from evaluation.services.statistics import statistics_recompute
+from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import PASSWORD, login
 from tests.conftest import database_url

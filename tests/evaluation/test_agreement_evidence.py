@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 from django.test import Client
-from krippendorff import alpha as reference_alpha
 
 from annotator.models import Judgement
 from evaluation.services.statistics import statistics_recompute
@@ -48,6 +47,8 @@ def labels_per_unit(project) -> list[list[str]]:
 
 
 def test_stats_json_gives_each_value_its_interval_and_the_data_behind_it(judged, capsys):
+    from krippendorff import alpha as reference_alpha
+
     call_command("stats", judged.project.slug, "--json")
     entry = json.loads(capsys.readouterr().out)["criteria"]["breakdown"]
     units = labels_per_unit(judged.project)

@@ -48,7 +48,15 @@ from scoring.agreement.sums import coefficients, unit_terms
 from scoring.gold import gold_distribution
 from tests.factories import breakdown_project, units_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "the live figures are kept with plain SQL upserts, row locks on PostgreSQL only "
+            "(evaluation.services.incremental)"
+        )
+    ),
+]
 
 LABELS = ("O", "T", "X")
 SERIAL = itertools.count()

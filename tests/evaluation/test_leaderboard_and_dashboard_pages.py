@@ -110,6 +110,45 @@ def test_sorting_by_any_metric_puts_the_best_first_by_its_direction(board, clien
 
 
 @pytest.mark.parametrize(
+    "language, tabs, direction, threshold, files",
+    [
+        (
+            "ja",
+            ["主な指標 (4)", "F1・適合率・再現率 (8)", "すべての指標 (26)"],
+            "低いほど良い",
+            "ゴールドラベルのしきい値 t",
+            "DBDC の *.labels.json",
+        ),
+        (
+            "zh-hans",
+            ["主要指标 (4)", "F1、精确率、召回率 (8)", "全部指标 (26)"],
+            "越低越好",
+            "金标准标签阈值 t",
+            "DBDC 的 *.labels.json",
+        ),
+    ],
+)
+def test_the_leaderboard_and_the_upload_form_speak_the_page_language(
+    board, client, language, tabs, direction, threshold, files
+):
+    page = client.get(reverse("leaderboard", args=["board"]), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    shown = re.findall(r'class="tab(?: current)?"[^>]*>([^<]+)<', page)
+    assert [t for t in shown if t in tabs] == tabs
+    assert "metrics" not in " ".join(shown)
+    assert f'aria-label="{direction}"' in page and "lower is better" not in page
+    assert threshold in page and files in page and "Gold label threshold" not in page
+
+
+def test_the_stc3_leaderboard_names_its_families_in_the_page_language(make_project, client):
+    project = make_project("stc3", slug="board-stc3")
+    lead_of(project, client)
+    page = client.get(reverse("leaderboard", args=["board-stc3"]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    shown = re.findall(r'class="tab(?: current)?"[^>]*>([^<]+)<', page)
+    assert [t.split(" (")[0] for t in shown] == ["主な指標", "品質", "ナゲット", "-log2 形式", "すべての指標"]
+    assert "STC-3 / DialEval の提出 JSON。" in page
+
+
+@pytest.mark.parametrize(
     "preset, present, absent",
     [
         ("dbdc", ["id_threshold", "id_strict", "id_files"], ["id_alpha", "Score the reorderings"]),

@@ -20,7 +20,15 @@ from tests.factories import breakdown_project, submit_all
 from tests.live_servers import ROOT, running, start_runserver
 from tests.waiting import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.both_databases(
+        reason=(
+            "the rebuild's holder is claimed with a compare-and-set in a transaction: IMMEDIATE on SQLite, row "
+            "versions on PostgreSQL"
+        )
+    ),
+]
 
 
 def _stale_project(tmp_path, slug):

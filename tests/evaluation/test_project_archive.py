@@ -28,7 +28,15 @@ from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "a restore inserts the judgements with plain multi-row INSERTs, and every JSON column round-trips through"
+            " jsonb on PostgreSQL and text on SQLite"
+        )
+    ),
+]
 
 GOLD_FORMATS = {"stc3": ["stc3"], "dbdc": ["dbdc"], "pairwise": ["pairwise", "preference-pairs"]}
 

@@ -1,6 +1,8 @@
 """The study report of the real collections in ../shared/data: STC-3 Chinese (19 annotators) and the DBDC3
 English evaluation set (3-way and merged kappas), every figure with its interval, equal to statsmodels' on the
-files' own counts."""
+files' own counts; the methods paragraph states the annotators per unit the files hold (19 per dialogue and
+utterance block, 30 per system turn), not the project's K, DBDC3's four systems from the folders of its logs
+(never the users' ``speaker-id``), and STC-3's nugget agreement per speaker with the pooled figure beside."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import json
 
 import numpy as np
 import pytest
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotator.services.imports import dialogues_import
 from evaluation.services.report.content import project_report
@@ -29,6 +30,8 @@ def _assert_interval(figure, value):
 
 
 def test_stc3_chinese_report_names_its_19_annotators_agreement_with_intervals(stc3_dir, make_project):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     project = make_project("stc3", slug="stc3-cn", name="STC-3 Chinese training set")
     path = stc3_dir / "train_data_cn.json"
     dialogues_import(project=project, paths=[path])
@@ -53,9 +56,23 @@ def test_stc3_chinese_report_names_its_19_annotators_agreement_with_intervals(st
         assert f"Fleiss' κ = {figure_text(row.fleiss, main)}" in text.replace("\\[", "[").replace("\\]", "]")
         assert "[" in figure_text(row.fleiss, main)  # with its interval
     assert "interval not computed" not in text
+    methods = report.methods
+    assert "Each dialogue was judged by 19 annotators (A, S, E)." in methods
+    assert "Each utterance block was judged by 19 annotators (nugget)." in methods
+    assert "The judgements of 3700 dialogues were imported with the source collection" in methods
+    assert "was to be judged by" not in methods and "judged by 3 annotators" not in methods
+    # nuggets: the customer's and the helpdesk's labels differ; each speaker's figure first, pooled beside
+    nugget = [r for r in report.agreement if r.criterion == "nugget"]
+    assert [(r.kind, r.part) for r in nugget] == [("speaker", "customer"), ("speaker", "helpdesk"), ("pooled", "")]
+    assert nugget[2].fleiss.value > max(nugget[0].fleiss.value, nugget[1].fleiss.value)  # pooling inflates it
+    assert methods.index("nugget, helpdesk units (") < methods.index("Pooled over the speakers")
+    assert "nugget (15400 units" not in methods  # never stated as the criterion's own figure
+    assert report.systems == []  # STC-3 files name no system
 
 
 def test_dbdc3_english_report_gives_the_3_way_and_merged_kappas(dbdc_dir, make_project):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     project = make_project("dbdc", slug="dbdc3-en", name="DBDC3 English evaluation set")
     dialogues_import(project=project, paths=[dbdc_dir / "eval"])
     statistics_recompute(project_id=project.pk)
@@ -84,3 +101,11 @@ def test_dbdc3_english_report_gives_the_3_way_and_merged_kappas(dbdc_dir, make_p
         )
     tex = report_render(report, "tex")
     assert r"Fleiss' \ensuremath{\kappa} = 0.065 {[}" in tex
+    assert "Each system turn was judged by 30 annotators (breakdown)." in methods
+    assert "The dialogues come from 4 systems, named by the folder each log is in" in methods
+    assert "CIC (50), IRIS (50), TKTK (50), YI (50)." in methods
+    users = {
+        json.loads(path.read_text(encoding="utf-8"))["speaker-id"] for path in (dbdc_dir / "eval").rglob("*.log.json")
+    }
+    assert report.systems == [("CIC", 50), ("IRIS", 50), ("TKTK", 50), ("YI", 50)]
+    assert not {s for s, _n in report.systems} & users

@@ -136,3 +136,50 @@ def test_comparisons_computed_before_the_gold_changed_are_not_shown(board, clien
     client.force_login(board.lead)
     page = client.get("/projects/fresh/runs/").content.decode()
     assert 'id="comparisons-stale"' in page and 'id="matrix-heading"' not in page
+
+
+def test_a_rescore_after_an_exclusion_sends_each_runs_webhook(board, busy_workers, monkeypatch):
+    from annotator.models import Webhook, WebhookDelivery
+
+    sent = []
+    monkeypatch.setattr("annotator.services.webhooks.task_send_background", lambda name, *args: sent.append(args))
+    Webhook.objects.create(project=board.project, url="https://hooks.example.org/in", events=["run.scored"], secret="s")
+    exclude(board)
+    assert runs_rescore_stale(project_id=board.project.pk) == len(RUNS)
+    deliveries = list(WebhookDelivery.objects.filter(webhook__project=board.project, event="run.scored"))
+    assert sorted(d.payload["name"] for d in deliveries) == sorted(RUNS) and len(sent) == len(RUNS)
+    current = judgements_fingerprint(board.project)
+    for d in deliveries:
+        assert d.payload["rescored"] and d.payload["gold_fingerprint"] == current
+        assert d.payload["scores"] == Run.objects.get(project=board.project, name=d.payload["name"]).scores
+
+
+def test_a_run_missing_a_dialogue_says_so_in_the_api_and_is_ranked_after_complete_runs(board, client):
+    from evaluation.selectors.leaderboard import leaderboard
+
+    dialogues = json.loads((DEMO_DIR / "stc3.json").read_text(encoding="utf-8"))
+    total = len(dialogues)
+    partial = random_stc3_run(dialogues[1:], seed=9)  # the first dialogue left out
+    run_score(project=board.project, files=[("partial.json", json.dumps(partial).encode())], name="partial")
+    coverage = Run.objects.get(project=board.project, name="partial").scores["coverage"]
+    assert coverage == {
+        "dialogues": total - 1,
+        "gold_dialogues": total,
+        "complete": False,
+        "missing": [dialogues[0]["id"]],
+        "n_missing": 1,
+    }
+    assert all(Run.objects.get(project=board.project, name=n).scores["coverage"]["complete"] for n in RUNS)
+    answer = api_client(board.lead).get(f"/api/projects/{board.project.slug}/runs/").json()
+    runs = {r["name"]: r for r in (answer["results"] if isinstance(answer, dict) else answer)}
+    assert runs["partial"]["coverage"]["dialogues"] == total - 1 and runs["alpha"]["coverage"]["complete"]
+    # sorted by a metric, best first, whatever its score: after the three complete runs, with its mark
+    for order in ("best", "worst"):
+        board_rows = leaderboard(project=board.project, sort="quality.A.rsnod", order=order)["runs"]
+        assert [r.name for r in board_rows][-1] == "partial" and board_rows[-1].partial
+    row = board_rows[-1]
+    assert row.coverage_mark == f"partial: {total - 1} / {total} dialogues"
+    assert f"Scored on {total - 1} of the gold's {total} dialogues: 1 is missing" in row.coverage_note
+    client.force_login(board.lead)
+    page = client.get(f"/projects/{board.project.slug}/runs/").content.decode()
+    assert "data-partial" in page and f"partial: {total - 1} / {total} dialogues" in page

@@ -105,6 +105,16 @@ def test_scores_equal_score_run_on_the_same_files(files, make_project, manage, t
     platform = json.loads(manage("score_run", project.slug, str(part_path), "--json", check=True).stdout)
     assert scores_of("stc3", part_path, gold, cache=tmp_path / "cache") == platform
     assert platform["n_dialogues"] == 1 and "nugget" not in platform
+    # both say the run covers one of the gold's two dialogues, and the text says which is missing
+    assert platform["coverage"] == {
+        "dialogues": 1,
+        "gold_dialogues": 2,
+        "complete": False,
+        "missing": ["d1"],
+        "n_missing": 1,
+    }
+    text = scoring_cli("stc3", part_path, gold, cache=tmp_path / "cache").stdout
+    assert "  note: scored on 1 of the gold's 2 dialogues (missing: d1)" in text
 
 
 def test_text_output_names_each_metric(files, tmp_path):

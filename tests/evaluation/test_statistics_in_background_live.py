@@ -18,7 +18,14 @@ from tests.factories import breakdown_project, random_values, submit_all
 from tests.live_servers import running, start_runserver
 from tests.waiting import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.both_databases(
+        reason=(
+            "the embedded default as serve.sh runs it: the recomputation on a thread of the server, SQLite's one writer"
+        )
+    ),
+]
 
 
 def test_a_submission_is_answered_before_the_recomputation_which_follows_on_a_thread(tmp_path):

@@ -8,7 +8,15 @@ from django.utils import timezone
 from evaluation.models import StatisticsJob
 from evaluation.services.schedule import statistics_request
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.both_databases(
+        reason=(
+            "the pending recomputation is noted with a plain UPDATE comparing times, which SQLite stores as text "
+            "(evaluation.services.schedule)"
+        )
+    ),
+]
 
 
 @pytest.fixture

@@ -32,7 +32,8 @@ PROMPTS = {
 
 
 @pytest.fixture
-def endpoint(tmp_path):
+def endpoint(tmp_path, settings):
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1"]  # the operator named the server's host (the worker's: conftest)
     server = ChatEndpoint(tmp_path / "requests.jsonl")
     yield server
     server.stop()
@@ -120,7 +121,8 @@ def test_the_key_goes_only_to_urls_the_operator_named(endpoint, settings):
 
 
 @pytest.mark.django_db
-def test_busy_answers_are_retried_with_backoff(tmp_path):
+def test_busy_answers_are_retried_with_backoff(tmp_path, settings):
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1"]
     server = ChatEndpoint(tmp_path / "requests.jsonl", flaky=True)
     try:
         project = project_with_work("stc3", slug="endpoint-flaky", assign=False).project
@@ -134,7 +136,8 @@ def test_busy_answers_are_retried_with_backoff(tmp_path):
 
 
 @pytest.mark.django_db
-def test_an_endpoint_that_never_answers_fails_the_judge_with_the_reason():
+def test_an_endpoint_that_never_answers_fails_the_judge_with_the_reason(settings):
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1"]
     project = project_with_work("stc3", slug="endpoint-down", assign=False).project
     endpoint = settings_for("http://127.0.0.1:9/v1", prompts={"A": PROMPTS["A"]}, max_retries=0, timeout=2)
     judge = endpoint_judge_run(judge_id=endpoint_judge_create(project=project, name="t", endpoint=endpoint).pk)
@@ -153,7 +156,8 @@ def test_an_endpoint_that_never_answers_fails_the_judge_with_the_reason():
     ],
 )
 @pytest.mark.django_db
-def test_settings_are_checked(change, words):
+def test_settings_are_checked(change, words, settings):
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1"]
     project = project_with_work("stc3", slug="endpoint-check", assign=False).project
     with pytest.raises(EndpointSettingsError, match=words):
         endpoint_settings_check(project=project, given={**settings_for("http://127.0.0.1:1/v1"), **change})

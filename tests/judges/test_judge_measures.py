@@ -4,12 +4,8 @@ plain-loop alt-test written from the paper's definitions, and PPI coverage by si
 
 from __future__ import annotations
 
-import krippendorff
 import numpy as np
 import pytest
-from scipy import stats
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.multitest import multipletests
 
 from scoring.judges import alt_test, benjamini_yekutieli, calibration, classical_mean, judge_agreement, ppi_mean
 from scoring.judges.agreement import human_means, majority_labels
@@ -34,6 +30,10 @@ def _panel(seed: int, n_items: int = 120, n_humans: int = 5, n_values: int = 5, 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_kappa_alpha_and_rank_correlations_match_sklearn_krippendorff_scipy(seed):
+    import krippendorff
+    from scipy import stats
+    from sklearn.metrics import cohen_kappa_score
+
     ratings, counts, judge, *_ = _panel(seed)
     result = judge_agreement(counts, judge, ordered=True, level="ordinal", resamples=300, key=f"t{seed}")
     majority = majority_labels(counts)
@@ -57,6 +57,8 @@ def test_kappa_alpha_and_rank_correlations_match_sklearn_krippendorff_scipy(seed
 
 def test_resampled_tables_are_resamples_of_items():
     """Every bootstrap table holds n items, and its statistic equals scipy's on the items it stands for."""
+    from scipy import stats
+
     rng = np.random.default_rng(5)
     x, y = rng.integers(0, 4, 80), rng.integers(0, 3, 80)
     t = table_resamples(x, y, 4, 3, seed=3, resamples=20)
@@ -70,6 +72,9 @@ def test_resampled_tables_are_resamples_of_items():
 
 def _alt_test_by_loops(humans: dict, judge: dict, scoring: str, epsilon: float, q: float = 0.05) -> tuple:
     """The alt-test item by item from the paper's definitions (section 3), with statsmodels' BY."""
+
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
 
     def align(pred, others):
         if scoring == "accuracy":
@@ -124,6 +129,8 @@ def test_alt_test_skips_annotators_with_fewer_than_30_items():
 
 
 def test_benjamini_yekutieli_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
     rng = np.random.default_rng(0)
     for _ in range(50):
         p = rng.uniform(0, 0.05, rng.integers(1, 25)) ** rng.uniform(0.5, 2)

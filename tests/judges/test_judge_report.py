@@ -9,7 +9,6 @@ from io import StringIO
 import numpy as np
 import pytest
 from django.core.management import call_command
-from sklearn.metrics import cohen_kappa_score
 
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.judgements import judgements_save
@@ -35,6 +34,8 @@ def _rated_project_with_judge(slug: str):
 
 
 def test_report_matches_the_library_on_the_same_arrays():
+    from sklearn.metrics import cohen_kappa_score
+
     work, judge, humans = _rated_project_with_judge("judge-report")
     report = judge_report(work.project, judge, resamples=200)
     json.dumps(report)  # JSON-ready
@@ -75,7 +76,7 @@ def test_command_prints_the_report_as_json_and_refuses_an_unknown_judge():
     assert report["alt_test"]["epsilon"] == 0.1 and report["judge"]["name"] == "copycat"
     text = StringIO()
     call_command("judge_report", work.project.slug, "copycat", stdout=text)
-    assert "alt-test (epsilon 0.2)" in text.getvalue()
+    assert "Margin ε = 0.1, the crowd workers' and the strictest" in text.getvalue()  # who annotated: not stated
     from django.core.management.base import CommandError
 
     with pytest.raises(CommandError, match="no judge"):
@@ -92,3 +93,37 @@ def test_api_report_for_leads_only():
     assert lead.get(f"/api/projects/{work.project.slug}/judges/nobody/report/").status_code == 404
     assert lead.get(url, {"epsilon": "3"}).status_code == 400
     assert api_client(work.annotators[0]).get(url).status_code == 403
+
+
+def test_the_margin_follows_who_annotated():
+    from annotator.models import Participant, Study
+    from evaluation.services.judges.margin import alt_test_margin
+
+    work, judge, _humans = _rated_project_with_judge("judge-report-margin")
+    project, people = work.project, [a.pk for a in work.annotators]
+    assert alt_test_margin(project=project, annotators=people) == {
+        "epsilon": 0.1,
+        "annotators": "crowd",
+        "source": "not_stated",
+    }
+    study = Study.objects.create(project=project, name="crowd")
+    Participant.objects.create(study=study, user=work.annotators[1], external_id="P1")
+    assert alt_test_margin(project=project, annotators=people)["source"] == "study"
+    assert alt_test_margin(project=project, annotators=people[:1])["source"] == "not_stated"  # not counted
+    project.annotators_are = "experts"
+    project.save()
+    assert alt_test_margin(project=project, annotators=people) == {
+        "epsilon": 0.2,
+        "annotators": "experts",
+        "source": "project",
+    }
+    assert alt_test_margin(project=project, annotators=people, epsilon=0.05)["source"] == "given"
+    report = judge_report(project, judge, resamples=50)
+    assert report["alt_test"]["epsilon"] == 0.2 and report["alt_test"]["margin"]["source"] == "project"
+    # four annotators with fewer than 30 items each: nobody is tested, and the verdict says so (no reference)
+    assert report["alt_test"]["winning_rate"] is None and report["alt_test"]["verdict"] == "not_tested"
+    assert report["alt_test"]["references"]["best_trivial"] is None
+    for key, c in report["alt_test"]["criteria"].items():
+        assert c["verdict"] == "not_tested"
+        expected = {"neg_rmse", "accuracy"} if key in ("A", "S", "E") else {"accuracy"}
+        assert set(c["alignments"]) == expected and c["scoring"] in expected

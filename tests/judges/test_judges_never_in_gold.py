@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pyarrow.parquet as pq
 import pytest
 
 from annotator.exporters import DISTRIBUTION_FORMATS, export_formats_of, export_gold
@@ -26,6 +25,8 @@ JUDGE_PARTS = ("judges",)  # payload parts about judges (the judge report's), no
 
 def human_figures(project, folder) -> dict:
     """Everything the humans' data feeds, as comparable values."""
+    import pyarrow.parquet as pq
+
     exports = {}
     for fmt in export_formats_of(project):
         for aggregation in ("votes", "dawid-skene") if fmt in DISTRIBUTION_FORMATS else ("votes",):

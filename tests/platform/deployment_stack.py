@@ -21,6 +21,8 @@ import requests
 from requests.adapters import HTTPAdapter
 from services import Services, free_ports  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
+from tests.live_servers import collect_static
+
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "a-long-random-secret-key-for-the-deployment-test-0123456789-abcdefghij"
 QUEUES = ("interactive", "heavy", "exports")
@@ -48,8 +50,9 @@ def compose_command(service: str) -> list[str]:
 
 
 class Stack:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, extra_env: dict[str, str] | None = None) -> None:
         self.tmp = tmp
+        self.extra_env = extra_env or {}  # more settings for every process (mail, outgoing requests, limits)
         self.services = Services(redis_appendonly=True)
         self.web_port, self.proxy_port, self.proxy_http_port = free_ports(3)
         self.processes: dict[str, subprocess.Popen] = {}
@@ -95,8 +98,9 @@ class Stack:
             RUN_SWEEP_SECONDS="5",
             RUN_REQUEUE_AFTER_SECONDS="30",
             WORKER_NICENESS="10",
+            **self.extra_env,
         )
-        self.manage("collectstatic", "--noinput")
+        collect_static(self.env)  # into the checkout's STATIC_ROOT, shared with the other test processes
         self.manage("migrate", "--noinput")
         self.start_process("web")
         for queue in QUEUES:
@@ -139,16 +143,18 @@ class Stack:
         self.start_process(name)
 
     def start_caddy(self) -> None:
+        """The shipped Caddyfile (its global options, ``admin off`` among them, kept) on this stack's ports."""
         shipped = (ROOT / "deploy" / "Caddyfile").read_text()
-        assert "reverse_proxy web:8000" in shipped
+        assert "reverse_proxy web:8000" in shipped and "\n{\n\tadmin off\n" in shipped
         site = shipped.replace("reverse_proxy web:8000", f"reverse_proxy 127.0.0.1:{self.web_port}")
         site = site.replace("\tencode gzip\n", "\tencode gzip\n\tbind 127.0.0.1\n")
-        global_options = (
-            "{\n\tadmin off\n\tskip_install_trust\n"
+        ours = (
+            "\tskip_install_trust\n"
             f"\thttp_port {self.proxy_http_port}\n\thttps_port {self.proxy_port}\n"
-            f"\tstorage file_system {{\n\t\troot {self.tmp / 'caddy-data' / 'caddy'}\n\t}}\n}}\n\n"
+            f"\tstorage file_system {{\n\t\troot {self.tmp / 'caddy-data' / 'caddy'}\n\t}}\n"
         )
-        (self.tmp / "Caddyfile").write_text(global_options + site)
+        site = site.replace("\n{\n\tadmin off\n", "\n{\n\tadmin off\n" + ours, 1)
+        (self.tmp / "Caddyfile").write_text(site)
         env = {
             "HOME": str(self.tmp),
             "XDG_DATA_HOME": str(self.tmp / "caddy-data"),

@@ -6,6 +6,8 @@ script would.
 - a lockout of one client leaves another client's login working (each client connects from its own
   loopback address, so the proxy sees two clients);
 - with Redis stopped, page and API saves, token requests and new study participants succeed;
+- a webhook aimed at an internal service reaches nothing, and the endpoint judges' key never follows a redirect
+  to another server (``outbound_cases``);
 - hostile uploads end failed with a message;
 - clients saving while each worker kind is SIGKILLed, Redis is stopped and PostgreSQL restarted lose no
   acknowledged answer and leave no job unended past its time limit; the counts are printed.
@@ -25,6 +27,7 @@ import requests
 
 from tests.fixtures.collections import stc3_dialogues
 from tests.platform.deployment_stack import QUEUES, Stack
+from tests.platform.outbound_cases import judge_key_redirect, receivers, webhook_to_internal_service
 from tests.reference_scoring import random_stc3_run
 
 pytestmark = [
@@ -90,8 +93,15 @@ print(json.dumps({"answers": answers, "unended": unended}))
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    running = Stack(tmp_path_factory.mktemp("stack"))
+def hostile(tmp_path_factory):
+    """An internal service, a key's endpoint that redirects, and where it redirects to (outbound_cases)."""
+    with receivers(tmp_path_factory.mktemp("receivers")) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, hostile):
+    running = Stack(tmp_path_factory.mktemp("stack"), extra_env=hostile.env())
     try:
         running.start()
         running.world = running.shell_json(SETUP % {"clients": CLIENTS})
@@ -210,6 +220,17 @@ def test_with_redis_stopped_saves_tokens_and_new_participants_succeed(stack, cap
     with capsys.disabled():
         done = "a page save, an API save, a token, a run upload and a new participant"
         print(f"\nwith Redis stopped: {done} in {took:.1f} s", flush=True)
+
+
+# -- Outgoing requests ------------------------------------------------------------------------------------
+
+
+def test_a_webhook_never_reaches_an_internal_service(stack, hostile):
+    webhook_to_internal_service(stack.url, lead(stack), "load", hostile.internal)
+
+
+def test_the_judge_key_never_follows_a_redirect(stack, hostile):
+    judge_key_redirect(stack.url, lead(stack), "load", hostile)
 
 
 # -- Hostile uploads --------------------------------------------------------------------------------------

@@ -99,8 +99,9 @@ def test_quality_settings_items_and_studies_and_runs():
     run("lead_quality", "remove-item", "cli-more", dialogue.external_id)
     assert not QualityItem.objects.exists()
 
-    assert "created study" in run("lead_studies", "create", "cli-more", "Spring study")
+    assert "), closed: /study/" in run("lead_studies", "create", "cli-more", "Spring study")
     study = Study.objects.get(project=work.project)
+    assert not study.is_open  # closed until opened, as the docs say
     run("lead_studies", "open", "cli-more", str(study.pk))
     assert Study.objects.get(pk=study.pk).is_open
     run("lead_studies", "close", "cli-more", str(study.pk))

@@ -13,6 +13,9 @@ import requests
 
 from tests.live_servers import running, start_serve_script
 
+# the embedded default's own live test (its own SQLite file whichever lane runs it): the SQLite lane runs it
+pytestmark = pytest.mark.sqlite_only
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 SERVE = ROOT / "scripts" / "serve.sh"
 

@@ -17,7 +17,6 @@ from django.conf import settings
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
@@ -46,6 +45,8 @@ def lead_client(project, make_user, name="lead"):
 
 @pytest.mark.shared_data
 def test_dbdc3_eval_agreement_through_worker_and_api(celery_worker_process, dbdc_dir, make_project, make_user):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     project = make_project("dbdc", slug="dbdc-e2e")
     dialogues_import(project=project, paths=[dbdc_dir / "eval"])
     answer = recompute_statistics.delay(project.pk).get(timeout=180)

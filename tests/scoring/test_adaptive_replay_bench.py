@@ -43,3 +43,33 @@ def test_the_replay_bench_on_a_slice_of_dbdc3_and_stc3(shared_data):
             assert -0.2 < line[policy]["alpha"]["mean"] < 1 and -0.2 < line[policy]["kappa"]["mean"] < 1
     # DBDC3's annotators agree little (alpha about 0.07 on all 30): the collected labels say so too
     assert abs(lines["dbdc3-en"]["fixed"]["alpha"]["mean"] - lines["dbdc3-en"]["full"]["alpha"]["mean"]) < 0.05
+
+
+@pytest.mark.shared_data
+def test_the_label_gold_replay_prints_the_issues_line_per_collection(shared_data):
+    args = ["--data", str(shared_data), "--gold", "label", "--delta", "0.05", "--replays", "2", "--items", "300"]
+    args += ["--collections", "dbdc3-en-eval", "dbdc3-ja-eval"]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "adaptive_replay.py"), *args], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["collection"] for line in lines] == ["dbdc3-en-eval", "dbdc3-ja-eval", "all"]
+    for line in lines[:2]:
+        assert line["gold"] == "label" and line["delta"] == 0.05 and line["items"] == 300
+        assert line["fixed"] == {"k": 30, "judgements": 30 * 300}
+        adaptive = line["adaptive"]
+        judgements = adaptive["judgements"]
+        assert 3 * 300 <= judgements["interval"][0] <= judgements["mean"] <= judgements["interval"][1] < 30 * 300
+        agreement, error = adaptive["agreement_with_full"], adaptive["error_rate"]
+        assert error["mean"] == pytest.approx(1 - agreement["mean"], abs=1e-6)
+        assert error["interval"][1] == pytest.approx(1 - agreement["interval"][0], abs=1e-6)
+        assert 0 <= error["mean"] <= 0.1  # (delta 0.05: 300 turns and 2 replays leave room for noise)
+        assert line["saving"]["mean"] == pytest.approx(1 - judgements["mean"] / (30 * 300), abs=1e-6)
+        # a dialogue given whole stops with its last turn: it saves less than turns stopping on their own
+        assert line["per_dialogue"]["saving"]["mean"] < line["saving"]["mean"]
+    pooled = lines[2]
+    assert pooled["fixed"]["judgements"] == 2 * 30 * 300
+    assert pooled["adaptive"]["judgements"] == pytest.approx(
+        sum(x["adaptive"]["judgements"]["mean"] for x in lines[:2])
+    )

@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from scoring.adaptive import AT_MAXIMUM, OPEN, STABLE, StopRule, expected_gold_change, interval_width, unit_states
 from scoring.measures import jsd
@@ -57,6 +56,8 @@ def test_expected_change_is_vectorised_and_shrinks_with_labels():
 
 
 def test_interval_width_is_scipys_widest_beta_interval():
+    from scipy import stats
+
     rng = np.random.default_rng(3)
     counts = rng.integers(0, 12, size=(40, 4))
     for level, prior in itertools.product([0.95, 0.8], [0.5, 1.0]):

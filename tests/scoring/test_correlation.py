@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
 
 from scoring import correlation
 from scoring.correlation import correlate, kendall_tau_b_jackknife
@@ -19,6 +18,8 @@ small_samples = st.integers(3, 40).flatmap(
 @settings(max_examples=200, deadline=None)
 @given(small_samples)
 def test_tau_b_and_every_delete_one_value_equal_scipy_with_ties(sample):
+    from scipy import stats
+
     x, y = (np.array(v, dtype=float) for v in sample)
     tau, left_out = kendall_tau_b_jackknife(x, y)
     expected = stats.kendalltau(x, y).statistic
@@ -31,6 +32,8 @@ def test_tau_b_and_every_delete_one_value_equal_scipy_with_ties(sample):
 
 def test_the_interval_agrees_with_the_percentile_bootstrap():
     # given 400 dialogues whose measure is moderately related to three annotators' ratings
+    from scipy import stats
+
     rng = np.random.default_rng(7)
     quality = rng.normal(size=400)
     measure = quality + rng.normal(scale=1.5, size=400)

@@ -10,11 +10,6 @@ weights on patterns are resamples of units.
 
 import numpy as np
 import pytest
-from krippendorff import alpha as reference_alpha
-from scipy import stats
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import cohens_kappa as sm_cohen
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from scoring.agreement import cohen_kappa_matrix, fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
 from scoring.agreement.intervals import (
@@ -64,6 +59,8 @@ def varying_counts(rng, units: int) -> np.ndarray:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_alpha_bootstrap_equals_the_krippendorff_package_on_the_same_resamples(level):
+    from krippendorff import alpha as reference_alpha
+
     counts = varying_counts(np.random.default_rng(1), units=120)
     values = np.array([1.0, 2.0, 4.0, 8.0])  # unequal steps: the interval metric must use them
     seed = seed_from(f"alpha-{level}")
@@ -100,6 +97,8 @@ def test_each_resample_is_a_draw_of_units_with_replacement():
 
 
 def test_fleiss_and_randolph_bootstrap_equal_statsmodels_on_the_same_resamples():
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     counts = as_counts(simulated_labels(np.random.default_rng(3), units=150, raters=5, reliability=0.6))
     seed = seed_from("kappas")
     resamples = unit_resamples(counts, seed=seed, resamples=200)
@@ -117,6 +116,9 @@ def test_fleiss_and_randolph_bootstrap_equal_statsmodels_on_the_same_resamples()
 
 @pytest.mark.parametrize("weights", [None, "linear"])
 def test_cohen_matrix_bootstrap_equals_statsmodels_and_sklearn_on_the_same_resamples(weights):
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_cohen
+
     rng = np.random.default_rng(4)
     labels = simulated_labels(rng, units=90, raters=3, reliability=0.7)
     labels[rng.random(labels.shape) < 0.15] = -1  # some units not judged by everyone
@@ -149,6 +151,8 @@ def test_cohen_matrix_bootstrap_equals_statsmodels_and_sklearn_on_the_same_resam
 
 def jackknife_by_hand(counts, coefficient):
     """Leave each unit out in turn, on the units themselves: (estimate, low, high) of the t interval."""
+    from scipy import stats
+
     n = len(counts)
     theta = np.array([coefficient(np.delete(counts, i, axis=0)) for i in range(n)])
     se = np.sqrt((n - 1) / n * ((theta - theta.mean()) ** 2).sum())
@@ -159,6 +163,8 @@ def jackknife_by_hand(counts, coefficient):
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_alpha_jackknife_equals_leaving_each_unit_out_with_the_krippendorff_package(level):
+    from krippendorff import alpha as reference_alpha
+
     counts = varying_counts(np.random.default_rng(6), units=JACKKNIFE_BELOW - 5)
 
     def alpha(c):
@@ -171,6 +177,8 @@ def test_alpha_jackknife_equals_leaving_each_unit_out_with_the_krippendorff_pack
 
 
 def test_kappa_jackknife_equals_leaving_each_unit_out_with_statsmodels():
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     counts = as_counts(simulated_labels(np.random.default_rng(7), units=20, raters=4, reliability=0.6))
     for method, ours in (("fleiss", fleiss_kappa_interval), ("randolph", randolph_kappa_interval)):
         estimate, low, high = jackknife_by_hand(counts, lambda c, method=method: sm_fleiss(c, method=method))
@@ -180,6 +188,8 @@ def test_kappa_jackknife_equals_leaving_each_unit_out_with_statsmodels():
 
 
 def test_cohen_jackknife_for_a_pair_sharing_few_units():
+    from statsmodels.stats.inter_rater import cohens_kappa as sm_cohen
+
     rng = np.random.default_rng(8)
     labels = simulated_labels(rng, units=60, raters=2, reliability=0.7)
     labels[:40, 1] = -1  # the pair shares 20 units

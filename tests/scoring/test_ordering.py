@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import kendalltau
 
 from scoring.ordering import (
     balanced_permutation_sets,
@@ -78,6 +77,8 @@ def test_constrained_orders_keep_first_speaker_and_alternate():
 @settings(max_examples=100, deadline=None)
 @given(st.permutations(list(range(9))))
 def test_tau_equals_scipy_and_measures_stay_in_range(order):
+    from scipy.stats import kendalltau
+
     assert kendall_tau(order) == pytest.approx(kendalltau(np.arange(9), order).statistic, abs=1e-12)
     for n in (2, 3, 4):
         assert 0 <= ngram_preservation(order, n) <= 1

@@ -9,10 +9,8 @@
 
 from __future__ import annotations
 
-import choix
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from scoring.pairwise import PairwiseVotes, bradley_terry, to_elo, win_matrix
 
@@ -30,6 +28,8 @@ def simulate(n_systems, n_votes, seed, tie_share=0.0, spread=1.0):
 
 
 def choix_scores(n_systems, pairs):
+    import choix
+
     fitted = choix.opt_pairwise(n_systems, pairs, alpha=0.0, tol=1e-12)
     return fitted - fitted.mean()
 
@@ -63,6 +63,8 @@ def test_ties_as_half_wins_equal_the_duplicated_votes():
 
 def davidson_by_scipy(votes: PairwiseVotes):
     """Davidson's likelihood as printed (pi = exp(s)): P(i) = pi_i / D, P(tie) = nu sqrt(pi_i pi_j) / D."""
+    from scipy.optimize import minimize
+
     s_count = len(votes.systems)
 
     def negative_log_likelihood(params):

@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-from statsmodels.stats.proportion import proportion_confint
 
 from scoring.pairwise import (
     PairwiseVotes,
@@ -26,6 +25,8 @@ def votes_from(pairs_and_outcomes, names=("x", "y", "z", "w"), first=None):
 
 def test_position_bias_counts_first_shown_wins_of_decisive_votes():
     # 10 decisive votes, the first-shown candidate wins 7; 3 ties are left out of the share
+    from statsmodels.stats.proportion import proportion_confint
+
     outcome = [1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0.5, 0.5, 0.5]
     first = [True, True, True, True, False, False, False, False, True, False, True, False, True]
     votes = PairwiseVotes(("x", "y"), [0] * 13, [1] * 13, outcome, None, first, None, None)
@@ -37,6 +38,8 @@ def test_position_bias_counts_first_shown_wins_of_decisive_votes():
 
 
 def test_wilson_interval_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
     for k, n in [(0, 5), (5, 5), (13, 40), (500, 1000)]:
         np.testing.assert_allclose(wilson_interval(k, n, 0.9), proportion_confint(k, n, 0.1, "wilson"), atol=1e-12)
     assert wilson_interval(0, 0) == (0.0, 1.0)

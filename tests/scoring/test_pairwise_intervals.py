@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import statsmodels.api as sm
 
 from scoring.pairwise import PairwiseVotes, bootstrap_intervals, sandwich_intervals, style_controlled
 
@@ -35,6 +34,8 @@ def centring(s):
 
 
 def reference_logit(votes, features=None):
+    import statsmodels.api as sm
+
     s = len(votes.systems)
     x = np.zeros((votes.n, s))
     x[np.arange(votes.n), votes.a] = 1

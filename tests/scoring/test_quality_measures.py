@@ -5,8 +5,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from krippendorff import alpha as reference_alpha
-from sklearn.metrics import cohen_kappa_score
 
 from scoring.aggregation import METHODS, aggregate
 from scoring.agreement import cohen_kappa_matrix, krippendorff_alpha_from_counts, krippendorff_alpha_leave_one_out
@@ -29,6 +27,8 @@ def correlated_labels(rng, annotators=5, units=60, values=4, missing=0.3):
 @pytest.mark.parametrize("seed", range(3))
 def test_kappa_matrix_equals_sklearn_for_every_pair(seed, weights):
     # given labels of five annotators with missing values
+    from sklearn.metrics import cohen_kappa_score
+
     x, missing = correlated_labels(np.random.default_rng(seed))
     unit, annotator, value = long_form(x, missing)
     # when the matrix is computed in one go
@@ -56,6 +56,8 @@ def test_kappa_undefined_without_shared_units_or_variation():
 @pytest.mark.parametrize("seed", range(3))
 def test_leave_one_out_alpha_equals_krippendorff_package_without_each_row(seed, level):
     # given a reliability matrix with missing values (and a unit judged by a single annotator)
+    from krippendorff import alpha as reference_alpha
+
     rng = np.random.default_rng(seed)
     x, missing = correlated_labels(rng, annotators=6, units=50)
     missing[:, 0] = True

@@ -4,8 +4,6 @@ import json
 
 import numpy as np
 import pytest
-from krippendorff import alpha as reference_alpha
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts, randolph_kappa
 from scoring.gold import merge_counts
@@ -32,6 +30,9 @@ def stc3_counts(stc3_dir):
 
 
 def test_stc3_quality_and_nugget_agreement_equal_references(stc3_dir):
+    from krippendorff import alpha as reference_alpha
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     quality, nuggets = stc3_counts(stc3_dir)
     for counts in list(quality.values()) + list(nuggets.values()):
         assert fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
@@ -44,6 +45,9 @@ def test_stc3_quality_and_nugget_agreement_equal_references(stc3_dir):
 
 
 def test_dbdc3_breakdown_agreement_equals_references(dbdc_dir):
+    from krippendorff import alpha as reference_alpha
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     counts = dbdc_turn_counts(dbdc_dir / "eval")
     assert counts.sum(axis=1).min() == 30
     assert fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-9)
@@ -65,6 +69,8 @@ BREAKDOWN_GROUPINGS = {"NB,PB,B": [[0], [1], [2]], "NB+PB,B": [[0, 1], [2]], "NB
 
 @pytest.mark.parametrize("language, units", [("en", 2000), ("ja", 1650)])
 def test_dbdc3_eval_fleiss_kappa_per_grouping(request, language, units):
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
     folder = request.getfixturevalue("dbdc_dir" if language == "en" else "dbdc_ja_dir") / "eval"
     counts = dbdc_turn_counts(folder)
     assert counts.shape == (units, 3) and counts.sum(axis=1).min() == 30

@@ -39,7 +39,9 @@ class Command(LeadCommand):
             self.say(f"{s.pk}\t{'open' if s.is_open else 'closed'}\t{s.name}\t/study/{s.token}/")
 
     def do_create(self, project, *, name, **options):
+        """Created closed, as the docs say: a lead reviews the settings on the page, then opens it."""
         study = study_create(project=project, name=name)
+        study = study_set_open(study=study, is_open=False)
         self.say(f"created study {study.pk} ({name}), {'open' if study.is_open else 'closed'}: /study/{study.token}/")
 
     def _set(self, project, study, is_open):

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotator.models import Project
 from annotator.selectors.judges import judge_of
 from evaluation.services.judges.report import judge_report
-from scoring.judges.alt_test import EPSILON
+from evaluation.services.judges.wording import verdict_sentences
 
 
 def _figure(f: dict | None) -> str:
@@ -24,7 +24,12 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("judge")
         parser.add_argument("--json", action="store_true", help="The whole report as JSON.")
-        parser.add_argument("--epsilon", type=float, default=EPSILON, help="The alt-test's margin (default 0.2).")
+        parser.add_argument(
+            "--epsilon",
+            type=float,
+            default=None,
+            help="The alt-test's margin (default: from who annotated; experts 0.2, skilled 0.15, crowd 0.1).",
+        )
 
     def handle(self, *args, slug, judge, epsilon, **options):
         project = Project.objects.filter(slug=slug).first()
@@ -33,17 +38,14 @@ class Command(BaseCommand):
         found = judge_of(project, judge)
         if found is None:
             raise CommandError(f"no judge {judge!r} in project {slug!r}")
-        if not 0 <= epsilon <= 1:
+        if epsilon is not None and not 0 <= epsilon <= 1:
             raise CommandError("--epsilon must be between 0 and 1")
         report = judge_report(project, found, epsilon=epsilon)
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
             return
-        test = report["alt_test"]
-        verdict = "passed" if test["passed"] else "failed"
-        rate = "-" if test["winning_rate"] is None else f"{test['winning_rate']:.2f}"
-        rho = "-" if test["rho"] is None else f"{test['rho']:.2f}"
-        self.stdout.write(f"alt-test (epsilon {test['epsilon']}): {verdict}, winning rate {rate}, rho {rho}")
+        for line in verdict_sentences(report["alt_test"]):
+            self.stdout.write(line)
         for key, a in report["agreement"].items():
             self.stdout.write(
                 f"{key}: items {a['n_items']}, kappa {_figure(a['kappa'])}, "

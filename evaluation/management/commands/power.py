@@ -1,4 +1,5 @@
-"""``manage.py power SLUG --target alpha_width --width 0.1``: annotators per item needed, from the labels so far."""
+"""``manage.py power SLUG --target alpha_width --width 0.1``: annotators per item needed, from the labels so far;
+``--target label_gold --delta 0.02 --k-max 30``: the labels per item label gold's stop rule expects at a delta."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--effect", type=float, help="difference of mean scores to detect (default: the pilot's)")
         parser.add_argument("--system-field", default="system", help="dialogues' source field naming the system")
         parser.add_argument("--systems", nargs=2, metavar=("A", "B"), help="the two systems (default: the only two)")
-        parser.add_argument("--k-max", type=int, default=20)
+        parser.add_argument("--k-max", type=int, default=20, help="K tried up to; label_gold: K_max, the most per item")
+        parser.add_argument("--delta", type=float, default=0.02, help="label_gold: the stop rule's error rate")
         parser.add_argument("--simulations", type=int, default=200)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -39,7 +41,7 @@ class Command(BaseCommand):
             result = project_power(
                 project, criterion=o["criterion"], target=o["target"], width=o["width"], power=o["power"],
                 effect=o["effect"], system_field=o["system_field"], systems=systems,
-                k_max=o["k_max"], n_sim=o["simulations"], seed=o["seed"],
+                k_max=o["k_max"], n_sim=o["simulations"], seed=o["seed"], delta=o["delta"],
             )  # fmt: skip
         except (PowerError, ValueError) as exc:
             raise CommandError(str(exc)) from None
@@ -53,5 +55,14 @@ class Command(BaseCommand):
         for row in result["rows"]:
             figures = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items())
             self.stdout.write(f"  {figures}")
+        if result["target"] == "label_gold":
+            asked = result["asked"]
+            self.stdout.write(
+                f"at delta {result['delta']}: {asked['labels_per_unit']:.1f} labels per unit, "
+                f"{asked['labels_per_item']:.1f} annotators per item of {result['units_per_item']} units "
+                f"(at most {result['max_k']}; {asked['saving']:.1%} fewer judgements), "
+                f"simulated error rate {asked['error_rate']:.4f}"
+            )
+            return
         needed = result["k_needed"]
         self.stdout.write(f"annotators per item needed: {needed if needed is not None else 'more than --k-max'}")

@@ -14,15 +14,17 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models.functions import Length
 
+from annotator.importers.systems import dialogue_system
 from annotator.models import Dialogue, Judge, Post, Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.judges import JudgeLabels, judge_label_arrays
+from evaluation.services.judges.margin import alt_test_margin
 from evaluation.services.judges.pairwise import pairwise_parts
 from evaluation.services.judges.ppi import system_estimate
+from evaluation.services.judges.verdicts import criterion_tests, criterion_verdict, overall_verdict
 from evaluation.services.statistics import numeric_values
-from scoring.judges import alt_test, calibration, combined_alt_test, judge_agreement, verbosity_bias
+from scoring.judges import calibration, combined_alt_test, judge_agreement, verbosity_bias
 from scoring.judges.agreement import human_means
-from scoring.judges.alt_test import ACCURACY, EPSILON, NEG_RMSE
 
 RESAMPLES = 1000
 
@@ -61,17 +63,19 @@ def _unit_lengths(project: Project, data: CriterionJudgements) -> np.ndarray:
 
 
 def _systems(project: Project) -> dict[int, str]:
-    return {
-        pk: s or "all" for pk, s in Dialogue.objects.filter(project=project).values_list("pk", "source_meta__system")
-    }
+    """dialogue id -> the system it comes from (``annotator.importers.systems``), "all" where none is named."""
+    rows = Dialogue.objects.filter(project=project).values_list("pk", "source_meta")
+    return {pk: dialogue_system(meta) or "all" for pk, meta in rows.iterator()}
 
 
-def _ppi_rated(data, labels, judge, counts, x, systems, key) -> list[dict]:
+def _ppi_rated(data, judge, counts, x, systems, key, extra_f=None, extra_dialogue=None) -> list[dict]:
+    """PPI system scores of a judge's labels (``judge``: value index per human unit, -1 where none;
+    ``extra_f``/``extra_dialogue``: its labels on units no human judged)."""
     ordered = data.criterion.level != "nominal"
     humans = counts.sum(axis=1) > 0
-    extra = _extra_units(data, labels)
-    extra_f = labels.value_index[extra]
-    extra_system = np.array([systems.get(int(d), "all") for d in labels.dialogue[extra]], dtype=object)
+    extra_f = np.zeros(0, dtype=np.int64) if extra_f is None else extra_f
+    extra_dialogue = np.zeros(0, dtype=np.int64) if extra_dialogue is None else extra_dialogue
+    extra_system = np.array([systems.get(int(d), "all") for d in extra_dialogue], dtype=object)
     unit_system = np.array([systems.get(int(d), "all") for d in data.unit_dialogue], dtype=object)
     judged = humans & (judge >= 0)
     targets = (
@@ -99,19 +103,35 @@ def _ppi_rated(data, labels, judge, counts, x, systems, key) -> list[dict]:
     return out
 
 
-def judge_report(project: Project, judge: Judge, epsilon: float = EPSILON, *, resamples: int = RESAMPLES) -> dict:
+def _median_width_ratio(rows: list[dict]) -> float | None:
+    ratios = sorted(r["width_ratio"] for r in rows if r["width_ratio"] is not None)
+    return ratios[len(ratios) // 2] if ratios else None
+
+
+def _human_agreement(agreement: dict, level: str) -> dict:
+    """How far the humans agree on the items the judge labelled (Krippendorff's alpha at the criterion's level):
+    the reason a verdict gives when the test cannot tell."""
+    alpha = agreement.get("alpha_humans") or {}
+    return {"alpha": alpha.get("value"), "level": level, "n_items": agreement.get("n_items", 0)}
+
+
+def judge_report(project: Project, judge: Judge, epsilon: float | None = None, *, resamples: int = RESAMPLES) -> dict:
     """The JSON-ready report of ``judge`` against the humans of ``project``.
 
-    ``{"judge", "agreement": {criterion: ...}, "alt_test": {"epsilon", "winning_rate", "passed", "rho",
-    "per_annotator": [...], "criteria": {...}}, "calibration": {criterion: ... | None}, "bias": {...},
-    "ppi": {"systems": [...]}}``
+    ``{"judge", "agreement": {criterion: ...}, "alt_test": {"epsilon", "margin", "verdict", "winning_rate",
+    "passed", "rho", "references", "per_annotator": [...], "criteria": {criterion: {..., "verdict", "scoring",
+    "alignments", "best_trivial", "held_out", "human_agreement"}}}, "calibration": {criterion: ... | None},
+    "bias": {...}, "ppi": {"systems": [...], "references": {...}}}``. ``epsilon`` None: from who annotated
+    (``evaluation.services.judges.margin``).
     """
     humans = project_judgements(project)
     labels_of = judge_label_arrays(judge)
     users = {int(pk) for data in humans.values() for pk in data.annotators.tolist()}
     names = dict(get_user_model().objects.filter(pk__in=users).values_list("pk", "username"))
+    margin = alt_test_margin(project=project, annotators=users, epsilon=epsilon)
     systems = _systems(project)
     agreement, calibrations, tests, verbosity, ppi, labelled = {}, {}, {}, {}, [], {}
+    by_criterion, verdicts, scales, names_of, reference_ppi = {}, {}, {}, {}, {}
     for key, data in humans.items():
         labels = labels_of.get(key)
         if labels is None or len(labels) == 0:
@@ -130,10 +150,20 @@ def judge_report(project: Project, judge: Judge, epsilon: float = EPSILON, *, re
             counts, judge_values, ordered=ordered, level=data.criterion.level, values=x, key=tag, resamples=resamples
         ).as_dict()
         if len(data.value):
-            tests[key] = alt_test(
-                data.unit, data.annotator, data.value, judge_values, n_values=len(data.values),
-                scoring=NEG_RMSE if ordered else ACCURACY, values=x, epsilon=epsilon,
-            )  # fmt: skip
+            name_of = lambda a, data=data: names.get(int(data.annotators[a]), "?")
+            by_criterion[key] = criterion_tests(data, judge_values, x=x, epsilon=margin["epsilon"])
+            tests[key] = by_criterion[key].test
+            verdicts[key] = {
+                **criterion_verdict(by_criterion[key], data.values, name_of),
+                "human_agreement": _human_agreement(agreement[key], data.criterion.level),
+            }
+            scales[key], names_of[key] = data.values, name_of
+            chosen = by_criterion[key].chosen
+            reference_ppi[key] = {
+                role: _ppi_rated(data, ref.labels, counts, x, systems, f"reference:{key}:{role}")
+                for role, ref in (("best_trivial", chosen.best_trivial), ("held_out", chosen.held_out))
+                if ref is not None
+            }
         c = calibration(counts, probabilities, ordered=ordered) if probabilities is not None else None
         calibrations[key] = c.as_dict() if c is not None else None
         if ordered:
@@ -142,14 +172,22 @@ def judge_report(project: Project, judge: Judge, epsilon: float = EPSILON, *, re
                 np.where(judged, x[np.maximum(judge_values, 0)], np.nan), human_means(counts, x),
                 _unit_lengths(project, data), key=f"{tag}:verbosity", resamples=resamples,
             )  # fmt: skip
-        ppi.extend(_ppi_rated(data, labels, judge_values, counts, x, systems, tag))
+        extra = _extra_units(data, labels)
+        ppi.extend(
+            _ppi_rated(data, judge_values, counts, x, systems, tag, labels.value_index[extra], labels.dialogue[extra])
+        )
     combined = combined_alt_test(tests)
     for row in combined["per_annotator"]:
         row["annotator"] = names.get(int(humans[row["criterion"]].annotators[row["annotator"]]), "?")
         row["t"] = row["t"] if row["t"] is None or np.isfinite(row["t"]) else None
+    for key, v in verdicts.items():
+        combined["criteria"][key].update(v)
+    state, references = overall_verdict(by_criterion, combined, scales, names_of)
+    combined.update({"epsilon": margin["epsilon"], "margin": margin, "verdict": state, "references": references})
     pairwise = pairwise_parts(project, judge, labels_of, key=judge.name)
     if pairwise is not None:
         ppi = pairwise["ppi"]
+    kinds = {kind for rows in reference_ppi.values() for kind in rows}
     return {
         "judge": {"name": judge.name, "kind": judge.kind, "labelled": labelled},
         "agreement": agreement,
@@ -160,5 +198,14 @@ def judge_report(project: Project, judge: Judge, epsilon: float = EPSILON, *, re
             "position": pairwise["position"] if pairwise else None,
             "self_preference": pairwise["self_preference"] if pairwise else None,
         },
-        "ppi": {"systems": ppi},
+        "ppi": {
+            "systems": ppi,
+            "median_width_ratio": _median_width_ratio(ppi),
+            "references": {
+                kind: _median_width_ratio([row for rows in reference_ppi.values() for row in rows.get(kind, [])])
+                for kind in sorted(kinds)
+            }
+            if pairwise is None
+            else {},
+        },
     }

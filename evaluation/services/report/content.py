@@ -18,6 +18,7 @@ from django.db.models import Count, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from annotator.importers.systems import dialogue_system, system_field
 from annotator.models import (
     Adjudication,
     AnnotatorExclusion,
@@ -97,17 +98,24 @@ def agreement_row(criterion: str, kind: str, part: str, block: dict, level: str)
 
 
 def agreement_rows(payload: dict, criteria) -> list[AgreementRow]:
-    """The payload's agreement blocks in the project's order of criteria: each criterion, then its speakers
-    and merges (PostgreSQL's jsonb does not keep key order)."""
+    """The payload's agreement blocks in the project's order of criteria: each criterion, then its merges
+    (PostgreSQL's jsonb does not keep key order). A criterion whose scale depends on the speaker (STC-3's
+    nuggets: the customer's labels are not the helpdesk's) gives each speaker's figures first and the figure
+    pooled over speakers after them (kind ``pooled``): pooling units whose label sets differ lets the speaker
+    alone predict part of every label, so the pooled figure is read beside the per-speaker ones, never as the
+    criterion's."""
     rows = []
     for c in criteria:
         block = (payload.get("criteria") or {}).get(c.key)
         if block is None:
             continue
-        rows.append(agreement_row(c.key, "criterion", "", block, c.level))
-        for speaker in c.speakers:
-            if speaker in (block.get("by_speaker") or {}):
-                rows.append(agreement_row(c.key, "speaker", speaker, block["by_speaker"][speaker], "nominal"))
+        by_speaker = block.get("by_speaker") or {}
+        speakers = [speaker for speaker in c.speakers if speaker in by_speaker]
+        if speakers:
+            rows += [agreement_row(c.key, "speaker", sp, by_speaker[sp], "nominal") for sp in speakers]
+            rows.append(agreement_row(c.key, "pooled", "", block, c.level))
+        else:
+            rows.append(agreement_row(c.key, "criterion", "", block, c.level))
         for name, sub in (block.get("merges") or {}).items():
             rows.append(agreement_row(c.key, "merge", name, sub, "nominal"))
     return rows
@@ -130,17 +138,6 @@ def _wordings(project: Project, criterion) -> list[Wording]:
             )
         )
     return out
-
-
-def _system_of(meta: dict) -> str | None:
-    """The system a dialogue is from, where its source says: DBDC's ``speaker-id``, NLPCC's system, or
-    ``meta.system`` of a JSON-lines record."""
-    if not isinstance(meta, dict):
-        return None
-    system = (
-        (meta.get("fields") or {}).get("speaker-id") or meta.get("system") or (meta.get("meta") or {}).get("system")
-    )
-    return str(system) if system not in (None, "") else None
 
 
 def _quality(project: Project, payload: dict) -> QualitySheet:
@@ -221,9 +218,12 @@ def _report(project: Project, language: str) -> Report:
         spec_guidelines.append((LANGUAGE_NAMES[lang], text, lang != "en" and text == english_guidelines))
     dialogues = gold_dialogues(project)
     languages = Counter(dialogues.values_list("language", flat=True))
-    systems = Counter(
-        s for s in (_system_of(meta) for meta in dialogues.values_list("source_meta", flat=True).iterator()) if s
-    )
+    systems, system_fields = Counter(), Counter()
+    for meta in dialogues.values_list("source_meta", flat=True).iterator():
+        system = dialogue_system(meta)
+        if system:
+            systems[system] += 1
+            system_fields[system_field(meta) or ""] += 1
     members = Counter(
         Membership.objects.filter(project=project, active=True, imported=False).values_list("role", flat=True)
     )
@@ -272,6 +272,7 @@ def _report(project: Project, language: str) -> Report:
         dialogues=dialogues.count(),
         dialogue_languages=sorted(languages.items(), key=lambda kv: (-kv[1], kv[0])),
         systems=sorted(systems.items(), key=lambda kv: (-kv[1], kv[0])),
+        system_fields=[gettext(f) for f, _n in system_fields.most_common() if f],
         runs=list(
             Run.objects.filter(project=project, status=RunStatus.SCORED).order_by("name").values_list("name", flat=True)
         ),
@@ -282,6 +283,7 @@ def _report(project: Project, language: str) -> Report:
             for c in criteria
         ],
         k_asked=project.annotators_per_dialogue,
+        annotators_are=str(project.get_annotators_are_display()),
         members={role: members.get(role, 0) for role in Role.values},
         imported_annotators=imported,
         own_annotators=Membership.objects.filter(
@@ -300,6 +302,7 @@ def _report(project: Project, language: str) -> Report:
         agreement=rows,
         methods="",
         merges=sorted({r.part for r in rows if r.kind == "merge"}),
+        adaptive=payload.get("adaptive"),
     )
     return _with_methods(report)
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 from django.utils.translation import gettext, ngettext
 
+from evaluation.services.report.adaptive import adaptive_sentences
 from evaluation.services.report.numbers import number, seconds, utc_text
 from evaluation.services.report.sheet import AgreementRow, Figure, Report
 
@@ -37,8 +38,10 @@ def figure_text(f: Figure, main: tuple | None = None) -> str:
 
 
 def row_name(row: AgreementRow) -> str:
-    """The row's name: the criterion, ``nugget, customer`` for a speaker's units, ``breakdown, merged
-    (NB+PB,B)`` for a merge."""
+    """The row's name: the criterion, ``nugget, customer units`` for a speaker's units, ``nugget, pooled over
+    speakers`` beside them, ``breakdown, merged (NB+PB,B)`` for a merge."""
+    if row.kind == "pooled":
+        return gettext("%(criterion)s, pooled over speakers") % {"criterion": row.criterion}
     if row.kind == "speaker":
         return gettext("%(criterion)s, %(speaker)s units") % {"criterion": row.criterion, "speaker": row.part}
     if row.kind == "merge":
@@ -59,6 +62,119 @@ def _agreement_sentence(row: AgreementRow, main) -> str:
         "level": row.alpha_level,
         "alpha": figure_text(row.alpha, main),
     }
+
+
+def _pooled_sentence(row: AgreementRow, main) -> str:
+    """The figure pooled over speakers whose label sets differ, said beside the per-speaker ones."""
+    return gettext(
+        "Pooled over the speakers, whose label sets differ (so that the speaker alone predicts part of each "
+        "label), %(criterion)s gives Fleiss' κ = %(fleiss)s, Randolph's κ = %(randolph)s and Krippendorff's α "
+        "(%(level)s) = %(alpha)s over %(units)s units; we report it beside the per-speaker figures, not as the "
+        "criterion's agreement."
+    ) % {
+        "criterion": row.criterion,
+        "fleiss": figure_text(row.fleiss, main),
+        "randolph": figure_text(row.randolph, main),
+        "level": row.alpha_level,
+        "alpha": figure_text(row.alpha, main),
+        "units": row.n_units,
+    }
+
+
+def unit_name(unit: str) -> str:
+    """The unit a criterion judges, in words (translated)."""
+    return {
+        "dialogue": gettext("dialogue"),
+        "post": gettext("post"),
+        "turn": gettext("utterance block"),
+        "system_turn": gettext("system turn"),
+        "reply": gettext("reply"),
+    }.get(unit, unit)
+
+
+def _k_text(spread: dict, unit: str, criteria: list[str]) -> str:
+    """``Each dialogue was judged by 19 annotators (A, S, E).``, with a median and range where units differ."""
+    values = {"unit": unit_name(unit), "criteria": ", ".join(criteria)}
+    if spread["min"] == spread["max"]:
+        return gettext("Each %(unit)s was judged by %(k)s annotators (%(criteria)s).") % {
+            **values,
+            "k": number(spread["min"], 0),
+        }
+    return gettext(
+        "Each %(unit)s was judged by a median of %(median)s annotators (range %(min)s–%(max)s; %(criteria)s)."
+    ) % {
+        **values,
+        "median": number(spread["median"], 1 if spread["median"] % 1 else 0),
+        "min": number(spread["min"], 0),
+        "max": number(spread["max"], 0),
+    }
+
+
+def annotators_sentences(report: Report) -> list[str]:
+    """K as obtained, per unit of each criterion (the stored ``work.annotators_per_unit``), and K as asked:
+    the project's K applies to the dialogues collected here; a collection imported with its judgements was
+    annotated elsewhere, by as many annotators as its files hold."""
+    work = report.work or {}
+    per_unit = work.get("annotators_per_unit")
+    out = []
+    if per_unit:
+        groups: dict[tuple, list[str]] = {}
+        for c in report.criteria:
+            spread = per_unit.get(c.key)
+            if spread:
+                key = (c.unit, spread["min"], spread["max"], spread["median"])
+                groups.setdefault(key, []).append(c.key)
+        out += [_k_text(per_unit[keys[0]], unit, keys) for (unit, *_figures), keys in groups.items()]
+    elif work.get("annotators_per_item"):
+        spread = work["annotators_per_item"]
+        out.append(
+            gettext("The dialogues judged had a median of %(median)s annotators each (range %(min)s–%(max)s).")
+            % {
+                "median": number(spread["median"], 1 if spread["median"] % 1 else 0),
+                "min": number(spread["min"], 0),
+                "max": number(spread["max"], 0),
+            }
+        )
+    k = work.get("annotators_per_item_asked", report.k_asked)
+    imported, collected = work.get("items_imported"), work.get("items_collected")
+    if imported is None:
+        out.append(gettext("The project asks for %(k)s annotators per dialogue.") % {"k": k})
+        return out
+    if collected:
+        out.append(
+            ngettext(
+                "The project asks for %(k)s annotators per dialogue; %(n)s dialogue was judged on the platform.",
+                "The project asks for %(k)s annotators per dialogue; %(n)s dialogues were judged on the platform.",
+                collected,
+            )
+            % {"k": k, "n": collected}
+        )
+    if imported:
+        out.append(
+            ngettext(
+                "The judgements of %(n)s dialogue were imported with the source collection, annotated there by "
+                "as many annotators as its files hold (the project's setting of %(k)s applies only to work "
+                "collected here).",
+                "The judgements of %(n)s dialogues were imported with the source collection, annotated there by "
+                "as many annotators as its files hold (the project's setting of %(k)s applies only to work "
+                "collected here).",
+                imported,
+            )
+            % {"n": imported, "k": k}
+        )
+    return out
+
+
+def systems_sentence(report: Report) -> str:
+    """The systems whose dialogues were judged and the field that names them; nothing where none is named."""
+    if not report.systems:
+        return ""
+    listed = ", ".join(f"{system} ({n})" for system, n in report.systems)
+    return ngettext(
+        "The dialogues come from %(n)s system, named by %(field)s: %(list)s.",
+        "The dialogues come from %(n)s systems, named by %(field)s: %(list)s.",
+        len(report.systems),
+    ) % {"n": len(report.systems), "field": "; ".join(report.system_fields) or gettext("the source"), "list": listed}
 
 
 def _interval_sentence(report: Report, main) -> str:
@@ -122,20 +238,11 @@ def methods_paragraph(report: Report) -> str:
                 gettext("A further %(n)s labels were imported as counts whose annotators are unknown.")
                 % {"n": labels["imported_counts"]}
             )
-    per_item = work.get("annotators_per_item")
-    if per_item:
-        parts.append(
-            gettext(
-                "Each dialogue was to be judged by %(k)s annotators; the items judged had a median of %(median)s "
-                "(range %(min)s–%(max)s)."
-            )
-            % {
-                "k": work.get("annotators_per_item_asked", report.k_asked),
-                "median": number(per_item["median"], 1 if per_item["median"] % 1 else 0),
-                "min": number(per_item["min"], 0),
-                "max": number(per_item["max"], 0),
-            }
-        )
+    parts.extend(annotators_sentences(report))
+    parts.extend(adaptive_sentences(report.adaptive))
+    systems = systems_sentence(report)
+    if systems:
+        parts.append(systems)
     timing = work.get("seconds_per_item")
     if timing:
         parts.append(
@@ -158,7 +265,10 @@ def methods_paragraph(report: Report) -> str:
                 "free-marginal κ and Krippendorff's α at each criterion's level of measurement."
             )
         )
-        parts.extend(_agreement_sentence(row, main) for row in report.agreement)
+        parts.extend(
+            _pooled_sentence(row, main) if row.kind == "pooled" else _agreement_sentence(row, main)
+            for row in report.agreement
+        )
         parts.append(_interval_sentence(report, main))
     quality = report.quality
     if quality.control_answers:

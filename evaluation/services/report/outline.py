@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext, ngettext
 
-from evaluation.services.report.methods import figure_text, main_method, row_name
+from evaluation.services.report.methods import figure_text, main_method, row_name, unit_name
 from evaluation.services.report.numbers import number, seconds, utc_text
 from evaluation.services.report.sheet import Report
 
@@ -107,8 +107,11 @@ def _evaluated(report: Report) -> list[Block]:
         )
     if report.systems:
         items.append(
-            gettext("Systems whose dialogues were judged: %(list)s")
-            % {"list": ", ".join(f"{s} ({n})" for s, n in report.systems)}
+            gettext("Systems whose dialogues were judged (named by %(field)s): %(list)s")
+            % {
+                "field": "; ".join(report.system_fields) or gettext("the source"),
+                "list": ", ".join(f"{s} ({n})" for s, n in report.systems),
+            }
         )
     if report.runs:
         items.append(gettext("Runs scored against the gold data: %(list)s") % {"list": ", ".join(report.runs)})
@@ -154,15 +157,29 @@ def _annotators(report: Report) -> list[Block]:
     work = report.work or {}
     m = report.members
     items = [
-        gettext("Annotators asked per dialogue (K): %(k)s") % {"k": report.k_asked},
+        gettext("Annotators asked per dialogue (K, for work collected here): %(k)s") % {"k": report.k_asked},
         gettext("Annotators per judged dialogue: %(spread)s")
         % {"spread": _spread(work.get("annotators_per_item"), counts=True)},
+    ]
+    items += [
+        gettext("Annotators per %(unit)s, %(criterion)s: %(spread)s")
+        % {"unit": unit_name(c.unit), "criterion": c.key, "spread": _spread(spread, counts=True)}
+        for c in report.criteria
+        if (spread := (work.get("annotators_per_unit") or {}).get(c.key))
+    ]
+    if "items_imported" in work:
+        items.append(
+            gettext("Dialogues whose judgements were imported: %(imported)s; judged here: %(collected)s")
+            % {"imported": work["items_imported"], "collected": work["items_collected"]}
+        )
+    items += [
         gettext("Time per item in seconds: %(spread)s") % {"spread": _spread(work.get("seconds_per_item"))},
         gettext("Project members: annotators %(annotators)s, adjudicators %(adjudicators)s, leads %(leads)s")
         % {"annotators": report.own_annotators, "adjudicators": m.get("adjudicator", 0), "leads": m.get("lead", 0)},
         gettext("Annotators imported with the source collection's judgements: %(n)s")
         % {"n": report.imported_annotators},
         gettext("Crowd study participants: %(n)s") % {"n": report.study_participants},
+        gettext("Who the annotators are, as the lead states it: %(who)s") % {"who": report.annotators_are},
     ]
     if report.labels:
         items.append(

@@ -40,6 +40,7 @@ TEX = {
     "–": "--",
     "—": "---",
     "\u00a0": " ",
+    "\u200b": r"\allowbreak{}",
 }
 _TEX_SPECIAL = re.compile("|".join(re.escape(c) for c in TEX))
 
@@ -53,8 +54,24 @@ def tex_escape(text: str) -> str:
     return _TEX_SPECIAL.sub(lambda m: TEX[m.group()], _CONTROL.sub("", str(text)))
 
 
+_LONG_WORD = re.compile(r"[!-~]{24,}")  # Latin runs only: CJK text breaks between its characters
+
+
+def breakable(text: str, every: int = 12) -> str:
+    """Long unbroken runs (fingerprints, identifiers) with a zero-width break point every ``every`` characters,
+    which ``tex_escape`` turns into ``\\allowbreak``: a line may end inside them instead of running into the
+    margin.
+
+    >>> breakable("fingerprint " + "0123456789abcdef" * 2) == "fingerprint 0123456789ab\u200bcdef01234567\u200b89abcdef"
+    True
+    """
+    return _LONG_WORD.sub(
+        lambda m: "\u200b".join(m.group()[i : i + every] for i in range(0, len(m.group()), every)), text
+    )
+
+
 def _tex_cell(text: str) -> str:
-    return tex_escape(" ".join(str(text).split()))  # one line: a blank line would end the cell's paragraph
+    return tex_escape(breakable(" ".join(str(text).split())))  # one line: a blank line would end the paragraph
 
 
 def _tex_paragraph(text: str) -> str:
@@ -108,8 +125,10 @@ TEX_PREAMBLE = r"""\documentclass[11pt]{article}
   \usepackage[T1]{fontenc}
 \else
   \usepackage{fontspec}
-  \IfFileExists{xeCJK.sty}{\ifXeTeX\usepackage{xeCJK}\fi}{}
-  \IfFileExists{luatexja.sty}{\ifLuaTeX\usepackage{luatexja}\fi}{}
+  \IfFontExistsTF{CJKFONT}{\setmainfont{CJKFONT}}{%
+    \IfFontExistsTF{Noto Sans CJK JP}{\setmainfont{Noto Sans CJK JP}}{}}
+  \ifXeTeX\XeTeXlinebreaklocale "ja"\XeTeXlinebreakskip=0pt plus 1pt\relax\fi
+  \ifLuaTeX\IfFileExists{luatexja.sty}{\usepackage{luatexja}}{}\fi
 \fi
 \usepackage{booktabs}
 \usepackage{longtable}
@@ -117,15 +136,60 @@ TEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[margin=2cm]{geometry}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}
+\setlength{\emergencystretch}{3em}
 \begin{document}
 """
+# The main font is a Noto CJK font: each holds every Chinese and Japanese character besides Latin (its region
+# chooses only the glyphs' forms), so one font prints the wording in all three languages without xeCJK (which
+# Debian splits across texlive-lang-cjk and texlive-lang-chinese); XeTeX breaks lines between CJK characters
+# with ICU's rules (\XeTeXlinebreaklocale). The report's language picks the forms.
+CJK_FONTS = {"zh-hans": "Noto Serif CJK SC"}
+CJK_FONT = "Noto Serif CJK JP"
 TEX_HEADINGS = {1: r"\section*", 2: r"\subsection*", 3: r"\subsubsection*"}
+WIDE_TABLE = 7  # columns from which a table is set a size smaller, so that its words fit their columns
 
 
-def latex(blocks: list[Block]) -> str:
-    """A standalone document (XeLaTeX or LuaLaTeX for the Japanese and Chinese wording; pdfLaTeX for English
-    only); the methods paragraph is plain text to paste into a paper."""
-    out = [TEX_PREAMBLE]
+def column_shares(header: list[str], rows: list[list[str]]) -> list[float]:
+    """Each column's share of the text width, in proportion to its longest word (which no line break can
+    split) plus a quarter of its mean text, so that long cells get more room than short figures.
+
+    >>> [round(x, 2) for x in column_shares(["Criterion", "Units"], [["breakdown, merged (NB+PB,B)", "2000"]])]
+    [0.69, 0.31]
+    """
+    weights = []
+    for column in zip(header, *rows):
+        words = [len(w) for cell in column for w in str(cell).split()] or [1]
+        mean = sum(len(str(cell)) for cell in column) / len(column)
+        weights.append(max(max(words), 3) + 1 + mean / 4)  # + 1: headers are bold
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def tex_columns(shares: list[float]) -> str:
+    r"""Ragged-right columns that together fill the text width exactly (each its share of ``\linewidth`` less
+    the separations between columns; none outside, ``@{}``), hyphenating from the first word on: no table runs
+    into the margin.
+
+    >>> tex_columns([0.5, 0.5]).count(r"\dimexpr(\linewidth-2\tabcolsep)*500/1000\relax")
+    2
+    """
+    n = len(shares)
+    return (
+        "@{}"
+        + "".join(
+            rf">{{\raggedright\arraybackslash\hspace{{0pt}}}}p{{\dimexpr(\linewidth-{2 * (n - 1)}\tabcolsep)"
+            rf"*{int(share * 1000)}/1000\relax}}"
+            for share in shares
+        )
+        + "@{}"
+    )
+
+
+def latex(blocks: list[Block], language: str = "en") -> str:
+    """A standalone document for XeLaTeX (Debian: ``texlive-xetex fonts-noto-cjk``), which prints the Japanese
+    and Chinese wording in a Noto CJK font (LuaLaTeX with luatexja works too; pdfLaTeX only where no text is
+    Japanese or Chinese); the methods paragraph is plain text to paste into a paper."""
+    out = [TEX_PREAMBLE.replace("CJKFONT", CJK_FONTS.get(language, CJK_FONT))]
     for b in blocks:
         if isinstance(b, Heading):
             out.append(f"{TEX_HEADINGS.get(b.level, TEX_HEADINGS[3])}{{{_tex_cell(b.text)}}}\n")
@@ -140,12 +204,12 @@ def latex(blocks: list[Block]) -> str:
             items = "\n".join(f"  \\item {_tex_cell(item)}" for item in b.items)
             out.append(f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n")
         elif isinstance(b, Table):
-            width = f"{0.96 / len(b.header):.3f}"
-            spec = "".join(f">{{\\raggedright\\arraybackslash}}p{{{width}\\linewidth}}" for _ in b.header)
+            spec = tex_columns(column_shares(b.header, b.rows))
+            size = r"\small" if len(b.header) < WIDE_TABLE else r"\footnotesize"  # the agreement table's eight
             rows = [" & ".join(_tex_cell(c) for c in row) + r" \\" for row in b.rows]
             head = " & ".join(f"\\textbf{{{_tex_cell(h)}}}" for h in b.header) + r" \\"
             out.append(
-                f"{{\\small\\begin{{longtable}}{{@{{}}{spec}@{{}}}}\n\\toprule\n{head}\n\\midrule\n\\endhead\n"
+                f"{{{size}\\begin{{longtable}}{{{spec}}}\n\\toprule\n{head}\n\\midrule\n\\endhead\n"
                 + "\n".join(rows)
                 + "\n\\bottomrule\n\\end{longtable}}\n"
             )
@@ -173,7 +237,7 @@ def report_render(report: Report, fmt: str) -> str:
         if fmt == "md":
             return markdown(blocks)
         if fmt == "tex":
-            return latex(blocks)
+            return latex(blocks, report.language)
         if fmt == "html":
             return html_document(blocks, report)
     raise ValueError(f"unknown report format {fmt!r}; one of {', '.join(FORMATS)}")

@@ -25,7 +25,7 @@ class AgreementRow:
     """Agreement of one criterion, of one speaker's units of it, or of one merge of its labels."""
 
     criterion: str
-    kind: str  # "criterion", "speaker" or "merge"
+    kind: str  # "criterion", "speaker", "pooled" (over speakers whose scales differ) or "merge"
     part: str  # the speaker or the merge's name; "" for the criterion itself
     n_units: int
     n_annotators: int
@@ -130,9 +130,11 @@ class Report:
     dialogues: int  # in the project, control and training items left out
     dialogue_languages: list[tuple[str, int]]
     systems: list[tuple[str, int]]  # system -> dialogues (from the source's metadata), most first
+    system_fields: list[str]  # where the sources name the systems (``annotator.importers.systems``), translated
     runs: list[str]  # runs scored against the gold on the leaderboard
     criteria: list[CriterionSheet]
     k_asked: int
+    annotators_are: str  # who the lead says the annotators are (``AnnotatorsAre``'s label), translated
     members: dict[str, int]  # role -> active members (imported annotators apart)
     imported_annotators: int
     own_annotators: int
@@ -149,6 +151,7 @@ class Report:
     agreement: list[AgreementRow]
     methods: str
     merges: list[str] = field(default_factory=list)
+    adaptive: dict | None = None  # the payload's "adaptive" (adaptive budgets only)
 
     @property
     def has_statistics(self) -> bool:

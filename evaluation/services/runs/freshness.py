@@ -18,6 +18,7 @@ from annotator.models import Project
 from evaluation.models import Run, RunKind, RunStatus
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from evaluation.services.compare import comparisons_refresh
+from evaluation.services.runs.events import run_outcome_emit
 from evaluation.services.runs.scoring import run_score, zip_files
 from scoring.errors import InputError
 
@@ -53,12 +54,13 @@ def runs_rescore_stale(*, project_id: int) -> int:
 
 
 def _rescore(project: Project, run: Run) -> bool:
+    """Score ``run`` again against the current gold and send its ``run.scored`` (or ``run.failed``) webhook."""
     options = run.options or {}
     try:
         if run.kind == RunKind.REORDERING:
-            run_score(project=project, name=run.name)
+            scored = run_score(project=project, name=run.name)
         else:
-            run_score(
+            scored = run_score(
                 project=project,
                 files=zip_files(bytes(run.source)),
                 name=run.name,
@@ -67,11 +69,17 @@ def _rescore(project: Project, run: Run) -> bool:
                 threshold=options.get("threshold", 0.0),
             )
     except InputError as exc:
-        Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=str(exc)[:5000])
+        scored = _rejected(run, str(exc))
     except (OperationalError, InterfaceError):
         raise  # transient: the task retries
     except Exception as exc:  # never leave a run half-done: rejected with the reason, files kept
         log.exception("run %s (%s) could not be scored again", run.pk, run.name)
-        message = f"{run.source_name}: the run could not be scored again ({type(exc).__name__}: {exc})"
-        Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=message[:5000])
+        scored = _rejected(run, f"{run.source_name}: the run could not be scored again ({type(exc).__name__}: {exc})")
+    run_outcome_emit(run=scored, rescored=True)
     return True
+
+
+def _rejected(run: Run, message: str) -> Run:
+    Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error=message[:5000])
+    run.status, run.error = RunStatus.FAILED, message[:5000]
+    return run

@@ -120,12 +120,18 @@ def run_score(
     if files is None:
         if path is None:
             raise InputError(project.slug, N_("needs a run file (a path)"))
-        files = _json_files(walk_path(path, archive_limits()))
+        given = list(walk_path(path, archive_limits()))
     else:
-        files = _json_files(expand_archives(files, archive_limits()))
+        given = list(expand_archives(files, archive_limits()))
+    files = _json_files(given)
     source = str(path) if path is not None else ", ".join(n for n, _r in files)[:500]
     if not files:
-        raise InputError(source or "run", N_("contains no JSON files"))
+        names = ", ".join(f.relative for f in given[:5]) + (", ..." if len(given) > 5 else "")
+        raise InputError(
+            str(path) if path is not None else ", ".join(f.display for f in given)[:500] or "run",
+            N_("contains no JSON files (a run is JSON, a zip of JSON files, or either gzipped); it holds: %(names)s"),
+            params={"names": names or "nothing"},
+        )
     # The files are zipped on a thread of their own while the run is scored (zlib lets go of the interpreter's
     # lock while it compresses); bad input discards the zip.
     with gc_paused(), ThreadPoolExecutor(max_workers=1) as zipping:  # gc: a parsed run and its scores (scoring.memory)

@@ -55,4 +55,6 @@ def stc3_run_score(*, project: Project, fingerprint: str, files: list[tuple[str,
             turn_counts(turns, run.dialogues, rows.dialogue, rows.turn, speaker)
             for rows, speaker in ((run.customer, "customer"), (run.helpdesk, "helpdesk"))
         )
-    return stc3_run_scores(run, source=name, quality_gold=gold_quality, nugget_gold=nugget_gold, alpha=alpha)
+    return stc3_run_scores(
+        run, source=name, quality_gold=gold_quality, nugget_gold=nugget_gold, alpha=alpha, gold_dialogues=gold_ids
+    )

@@ -18,12 +18,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotator.importers.limits import archive_limits
-from annotator.models import Project, WebhookEvent
+from annotator.models import Project
 from annotator.services.imports import upload_check_size
-from annotator.services.webhooks import webhook_emit
 from config import enqueue
 from evaluation.models import Run, RunStatus
 from evaluation.services.compare import comparisons_refresh
+from evaluation.services.runs.events import run_outcome_emit
 from evaluation.services.runs.scoring import files_zip, run_score, uploads_check, zip_files
 from scoring.errors import N_, InputError, crash_text, storable_message
 from scoring.files import check_archives
@@ -154,19 +154,8 @@ def run_score_stored(*, run_id: int) -> Run:
         log.exception("run %s (%s) could not be scored", run.pk, run.name)
         return _reject(run, f"{run.source_name}: the run could not be read ({crash_text(exc)})")
     comparisons_refresh(project=run.project)  # the significance tests, in the same background job as the scoring
-    _emit(scored)
+    run_outcome_emit(run=scored)
     return scored
-
-
-def _emit(run: Run) -> None:
-    """``run.scored`` or ``run.failed`` to the project's webhooks."""
-    data = {"run": run.pk, "name": run.name, "status": run.status}
-    if run.status == RunStatus.FAILED:
-        data["error"] = run.error
-    else:
-        data["scores"] = run.scores
-    event = WebhookEvent.RUN_FAILED if run.status == RunStatus.FAILED else WebhookEvent.RUN_SCORED
-    webhook_emit(project_id=run.project_id, event=event, data=data)
 
 
 def _reject(run: Run, message: str) -> Run:
@@ -179,5 +168,5 @@ def _reject(run: Run, message: str) -> Run:
         log.exception("run %s (%s): its error could not be stored", run.pk, run.name)
         Run.objects.filter(pk=run.pk).update(status=RunStatus.FAILED, error="The run could not be read.")
     run.refresh_from_db()
-    _emit(run)
+    run_outcome_emit(run=run)
     return run

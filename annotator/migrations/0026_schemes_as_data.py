@@ -21,7 +21,7 @@ def keep_each_project_s_scheme(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0021_adaptive_budget'),
+        ('annotator', '0025_quality_settings_bounds'),
     ]
 
     operations = [
