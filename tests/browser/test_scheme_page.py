@@ -1,6 +1,7 @@
 """A lead builds and edits a project's scheme on its page (add, edit, reorder, remove criteria, with the preview of
-the annotator's questions), uploads a scheme file, is refused a change that would reinterpret answers, and an
-annotator then answers the new criterion, "not applicable" included, by keyboard. Real Chromium on a live server."""
+the annotator's questions), downloads the scheme and uploads it reworded, is refused a file that is not a scheme and
+a change that would reinterpret answers, and an annotator answers the new criterion "not applicable" by keyboard.
+Real Chromium on a live server."""
 
 from __future__ import annotations
 
@@ -75,6 +76,31 @@ def test_a_lead_builds_the_scheme_and_an_annotator_answers_it(live_server, page,
     page.locator("#scheme-upload-button").click()
     expect(page.locator("#scheme-error")).to_contain_text("bad.yaml: field criteria")
     assert _keys(project) == [*keys[:-2], "engaging", keys[-2]]
+
+    # when the lead removes a criterion nobody has answered yet
+    removed = keys[0]
+    page.get_by_role("button", name=f"Remove {removed}").click()
+    expect(page.locator(".messages")).to_contain_text(f"Removed criterion {removed}")
+    expect(page.locator(f"#scheme-preview fieldset[data-criterion={removed}]")).to_have_count(0)
+    keys = [*keys[1:-2], "engaging", keys[-2]]
+    assert _keys(project) == keys
+
+    # and downloads the scheme as YAML, rewords it and uploads the file in place of the scheme
+    with page.expect_download() as download:
+        page.locator("#download-yaml").click()
+    text = download.value.path().read_text(encoding="utf-8")
+    assert "How engaging is the conversation?" in text
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(text.replace("How engaging is the conversation?", "Was it engaging?"), encoding="utf-8")
+    version = Project.objects.get(pk=project.pk).scheme_version
+    page.locator("#id_file").set_input_files(str(edited))
+    page.locator("#scheme-upload-button").click()
+
+    # then the project follows the file: the same criteria, the new wording, a new version
+    expect(page.locator(".messages")).to_contain_text("The project follows the scheme of edited.yaml")
+    expect(page.locator("#scheme-preview fieldset[data-criterion=engaging]")).to_contain_text("Was it engaging?")
+    assert _keys(project) == keys
+    assert Project.objects.get(pk=project.pk).scheme_version > version
 
     # then the annotator answers the new criterion "not applicable" by its key
     annotator = work.annotators[0]
