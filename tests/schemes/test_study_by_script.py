@@ -27,7 +27,8 @@ m() { "$PYTHON" manage.py "$@"; }
 cd "$ROOT"
 m create_project pilot --scheme "$WORK/fed-like.yaml" --lead lead1
 m import_dialogues pilot "$WORK/chats.jsonl"
-m lead_project settings pilot --guidelines-file "$WORK/guidelines.txt" --annotators-per-dialogue 2
+m lead_project settings pilot --guidelines-file "$WORK/guidelines.txt" --annotators-per-dialogue 2 \\
+  --annotators-are crowd
 m lead_project wording pilot ja --question "interesting=応答は面白いですか？"
 m lead_members add pilot ann1
 m lead_members add pilot ann2 --password a-long-passphrase-9
@@ -92,6 +93,7 @@ def test_a_study_end_to_end_by_a_script(tmp_path, django_user_model):
     project = Project.objects.get(slug="pilot")
     assert Membership.objects.get(project=project, user__username="lead1").role == "lead"
     assert project.guidelines == "Read the whole conversation first." and project.annotators_per_dialogue == 2
+    assert project.annotators_are == "crowd"
     assert project.wordings["ja"]["questions"]["interesting"] == "応答は面白いですか？"
     assert AdaptiveBudget.objects.get(project=project).adaptive
     assert not Webhook.objects.get(project=project).active

@@ -8,7 +8,7 @@ from scoring.errors import InputError
 class Command(BaseCommand):
     help = (
         "Import existing ratings into a project's dialogues: JSON lines in long form, "
-        '{"item", "unit", "annotator", "criterion", "value"} (docs/leads.md); all or nothing.'
+        '{"item", "unit", "annotator", "criterion", "value"} (docs/schemes.md); all or nothing.'
     )
 
     def add_arguments(self, parser):
