@@ -23,9 +23,9 @@ from tests.factories import project_with_work, user_make
 pytestmark = pytest.mark.django_db
 
 # Queries of the manage page, pinned: session, user, project, membership, per-annotator progress,
-# members, totals, active annotators, dialogues short of K, imports, open invitations, item count, one page
-# of items (not asked for when the count is 0).
-MANAGE_QUERIES = 13
+# members, totals, active annotators, dialogues short of K, imports, criteria (label gold of the adaptive
+# budget), open invitations, item count, one page of items (not asked for when the count is 0).
+MANAGE_QUERIES = 14
 
 
 def lead_client(project_work) -> Client:
