@@ -17,7 +17,7 @@ def annotators_per_dialogue_field(**kwargs) -> forms.IntegerField:
 class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=80, help_text=gettext_lazy("Short name used in URLs and commands."))
-    preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
+    preset = forms.ChoiceField(choices=lambda: [(key, spec.label) for key, spec in PRESETS.items()])
     scheme_file = forms.FileField(
         required=False,
         label=gettext_lazy("Or a scheme file"),

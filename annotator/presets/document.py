@@ -17,9 +17,9 @@ import json
 import math
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import yaml
-from jsonschema import Draft202012Validator
+import yaml  # config.deferred_imports: imported on its first use
 
 from annotator.presets.spec import (
     PAIR_OUTCOMES,
@@ -32,6 +32,9 @@ from annotator.presets.spec import (
 )
 from scoring.errors import N_, InputError
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 SCHEME_FORMAT = 1
 SCHEMA_PATH = Path(__file__).with_name("scheme.schema.json")
 FILE_LANGUAGES = {"ja": "ja", "zh": "zh-hans"}  # a file's language key -> the interface's language code
@@ -40,6 +43,8 @@ MAX_SCHEME_BYTES = 1_000_000
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator  # (and its referencing, rpds): on the first scheme read
+
     return Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
 
 
