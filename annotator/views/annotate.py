@@ -30,7 +30,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.glossary import label_glossary
 from annotator.selectors.hand_out import hand_out_stopped
@@ -75,7 +75,7 @@ def annotate(request, assignment_id: int):
     if clock and assignment.status != AssignmentStatus.SUBMITTED and clock.now > clock.saves_end:
         return redirect(clock.study_url)
     errors = request.session.pop(f"submit-errors:{assignment_id}", None) or {}
-    if PRESETS[project.preset].comparison and not assignment.shown_first and not assignment.imported:
+    if project_scheme(project).comparison and not assignment.shown_first and not assignment.imported:
         pair_orders_fill(project=project, dialogue_ids=[assignment.dialogue_id])  # made by a path that gave none
         assignment.refresh_from_db(fields=["shown_first"])
     page = annotation_page(assignment)

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 
 from annotator.models import Criterion, Dialogue, Project
 from annotator.selectors.structure import DialogueShape
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_speaker
 from evaluation.archive.people import People
 from scoring.errors import N_
 from scoring.input import Record
@@ -86,7 +86,7 @@ class Restoring:
         value = at.check_text(at.value(value, str, f"{where}.value"), where)
         try:
             shape = self.shapes[external_id]
-            check_value(criterion, unit_speaker(criterion, unit, shape, rule=unit_rule(self.project.preset)), value)
+            check_value(criterion, unit_speaker(criterion, unit, shape), value)
         except UnitError as exc:
             raise at.error(str(exc), where) from None
         return unit, value

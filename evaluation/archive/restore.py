@@ -25,6 +25,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils.translation import gettext
 
 from annotator.models import (
+    AppliesTo,
     Assignment,
     AssignmentStatus,
     Candidate,
@@ -39,7 +40,9 @@ from annotator.models import (
     Role,
     Unit,
 )
-from annotator.presets import PRESETS
+from annotator.presets import CUSTOM, PRESETS
+from annotator.presets.document import scheme_document, scheme_from_document
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.projects import membership_add
@@ -109,7 +112,15 @@ def _project(r: Record, document: dict, slug: str | None, actor: AbstractBaseUse
     meta = r.field(document, "project", dict)
     slug = _slug(r, meta, slug)
     preset = r.field(meta, "preset", str, "project")
-    if preset not in PRESETS:
+    kept = r.json(meta, "scheme", "project", dict, optional=True) or {}
+    if kept:
+        try:
+            scheme_from_document(kept, display=r.file)
+        except InputError as exc:
+            raise r.error(
+                N_("%(problem)s"), "project.scheme" + (f".{exc.field}" if exc.field else ""), problem=exc.message
+            ) from None
+    if preset not in PRESETS and not (preset == CUSTOM and kept):
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
     values = fields_restore(r, meta, Project, PROJECT_V1, "project")
@@ -129,6 +140,8 @@ def _project(r: Record, document: dict, slug: str | None, actor: AbstractBaseUse
             gettext("Single sign-on groups not made leads (you lead the restored project): %(groups)s.")
             % {"groups": ", ".join(sorted(g for g, role in groups.items() if role == Role.LEAD))}
         )
+    if not values.get("scheme"):  # an archive written before schemes were data: its preset's shipped scheme
+        values["scheme"] = scheme_document(PRESETS[preset])
     created_at = values.pop("created_at")
     project = Project.objects.create(slug=slug, preset=preset, **values)
     Project.objects.filter(pk=project.pk).update(created_at=created_at)
@@ -149,7 +162,7 @@ def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser
     )
     batches.restore(restoring)
     restoring.dialogues, restoring.shapes = _dialogues(
-        r, document, project, comparison=PRESETS[project.preset].comparison is not None, batches=restoring.batches
+        r, document, project, comparison=project_scheme(project).comparison is not None, batches=restoring.batches
     )
     assignments = _assignments(restoring)
     _judgements(restoring, assignments)
@@ -195,12 +208,30 @@ def _criteria(r: Record, document: dict, project: Project) -> dict[str, Criterio
                 values=values,
                 level=r.choice(c, "level", Level.values, where),
                 speaker=r.text(c, "speaker", where, max_length=_max(Criterion, "speaker")),
+                applies_to=_applies_to(r, c, where, project),
+                not_applicable=_not_applicable(r, c, where),
                 position=r.integer(c, "position", where, bounds=SMALL),
             )
         )
     if len({c.key for c in rows}) != len(rows):
         raise r.error(N_("two criteria share a key"), "criteria")
     return {c.key: c for c in Criterion.objects.bulk_create(rows)}
+
+
+def _applies_to(r: Record, c: dict, where: str, project: Project) -> str:
+    """The criterion's unit rule; an archive written before criteria had one takes its scheme's."""
+    if "applies_to" in c:
+        return r.choice(c, "applies_to", AppliesTo.values, where)
+    spec = project_scheme(project).criterion(c.get("key"))
+    return spec.applies_to if spec is not None else AppliesTo.EVERY
+
+
+def _not_applicable(r: Record, c: dict, where: str) -> dict | None:
+    na = r.json(c, "not_applicable", where, dict, optional=True)
+    if na is not None:
+        r.text(na, "value", f"{where}.not_applicable", max_length=_max(Judgement, "value"), non_empty=True)
+        r.text(na, "label", f"{where}.not_applicable")
+    return na
 
 
 def _posts(at: Record, d: dict) -> list[Post]:

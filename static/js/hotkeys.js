@@ -87,11 +87,17 @@ function hotkeys() {
     return true;
   }
 
-  function letterIndex(stop, letter) { // the radio whose shortcuts name the letter (y/n, n/p/b)
+  // The choice a key chooses: the one whose keys (aria-keyshortcuts; data-key on a list's options) name it.
+  function keyIndex(stop, key) {
+    if (!stop) return -1;
+    const select = stop.querySelector("select");
+    if (select) {
+      return Array.from(select.options).filter(function (option) { return option.value !== ""; })
+        .findIndex(function (option) { return option.dataset.key === key; });
+    }
     const radios = Array.from(stop.querySelectorAll("input[type=radio]"));
     return radios.findIndex(function (radio) {
-      const keys = (radio.getAttribute("aria-keyshortcuts") || "").split(" ");
-      return keys.length > 1 && keys.indexOf(letter) > 0;
+      return (radio.getAttribute("aria-keyshortcuts") || "").split(" ").indexOf(key) >= 0;
     });
   }
 
@@ -122,10 +128,11 @@ function hotkeys() {
     else if (key === "Enter") {
       if (target.closest && target.closest("button, a, summary, dialog, #signin-panel")) return;
       nextOrSubmit();
-    } else if (/^[1-9]$/.test(key)) {
-      if (!choose(stop, Number(key) - 1)) return;
+    } else if (/^[0-9]$/.test(key)) {
+      const index = keyIndex(stop, key);
+      if (!choose(stop, index === -1 ? Number(key) - 1 : index)) return;
     } else if (/^[a-z]$/.test(key) && stop && stop.id !== "reorder-list" && !readOnly) {
-      const index = letterIndex(stop, key);
+      const index = keyIndex(stop, key);
       if (index === -1) return;
       choose(stop, index);
     } else {

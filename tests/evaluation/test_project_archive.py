@@ -25,7 +25,7 @@ from annotator.models import (
     QualitySettings,
     Reordering,
 )
-from annotator.presets import PRESETS, RunScheme
+from annotator.presets import PRESETS
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add, membership_remove
@@ -78,12 +78,13 @@ def finished_project(preset: str, tmp_path, slug: str | None = None):
                 submit=not draft,
             )
     scheme = PRESETS[preset].run_scheme
-    if scheme == RunScheme.REORDERING:
+    if scheme is not None and not scheme.uploads:
         run_score(project=project)
     elif preset == "stc3":
         run = random_stc3_run(json.loads(export_gold(project=project, fmt="stc3")))
         run_score(project=project, files=[("run.json", json.dumps(run).encode())], name="random")
-    run_upload(project=project, name="waiting", files=[("later.json", b'[{"id": "x"}]')])  # kept until scored
+    if scheme is not None and scheme.uploads:
+        run_upload(project=project, name="waiting", files=[("later.json", b'[{"id": "x"}]')])  # kept until scored
     return project
 
 
@@ -98,8 +99,9 @@ def test_archive_into_an_empty_database_and_back_gives_the_same_bytes(preset, tm
     assert {AssignmentStatus.SUBMITTED, AssignmentStatus.IN_PROGRESS} <= statuses
     assert len(data["judgements"]) == Judgement.objects.filter(assignment__dialogue__project=project).count() > 0
     assert any(not m["active"] for m in data["members"])
-    assert {r["name"] for r in data["runs"]} >= {"waiting"}
-    assert any(r["source"] for r in data["runs"])
+    if PRESETS[preset].run_scheme is not None and PRESETS[preset].run_scheme.uploads:
+        assert {r["name"] for r in data["runs"]} >= {"waiting"}
+        assert any(r["source"] for r in data["runs"])
     if PRESETS[preset].reordering:
         assert sum(a["reordering"] is not None for a in data["assignments"]) > 0
         assert any(r["scores"] for r in data["runs"])
@@ -118,8 +120,9 @@ def test_archive_into_an_empty_database_and_back_gives_the_same_bytes(preset, tm
     assert project_archive_data(again) == data  # a readable difference first, then the bytes
     assert project_archive(again) == first
     assert {fmt: export_gold(project=again, fmt=fmt) for fmt in gold} == gold
-    waiting = Run.objects.get(project=again, name="waiting")
-    assert waiting.status == RunStatus.PENDING and zipfile.ZipFile(io.BytesIO(bytes(waiting.source))).namelist()
+    if PRESETS[preset].run_scheme is not None and PRESETS[preset].run_scheme.uploads:
+        waiting = Run.objects.get(project=again, name="waiting")
+        assert waiting.status == RunStatus.PENDING and zipfile.ZipFile(io.BytesIO(bytes(waiting.source))).namelist()
     assert not get_user_model().objects.get(username=data["members"][0]["username"]).has_usable_password()
 
 
