@@ -27,6 +27,7 @@ from annotator.models import (
     Webhook,
 )
 from annotator.presets import PRESETS
+from annotator.presets.document import scheme_document
 from annotator.services.adjudication import adjudication_record
 from annotator.services.exclusions import annotator_exclude
 from annotator.services.imports import dialogues_import
@@ -144,6 +145,7 @@ NOT_IN = {
     "annotator.PairwiseSettings": lambda p: PRESETS[p].comparison is None,
     "annotator.Reordering": lambda p: not PRESETS[p].reordering,
     "annotator.GoldCount": lambda p: p != "nlpcc",
+    "scoring.Run": lambda p: PRESETS[p].run_scheme is None,
     "annotator.Study": lambda p: PRESETS[p].reordering,
     "annotator.Participant": lambda p: PRESETS[p].reordering,
     "annotator.ReleasedItem": lambda p: PRESETS[p].reordering,
@@ -158,7 +160,8 @@ def test_a_project_using_every_feature_is_restored_whole_into_an_empty_database(
     before = state(project)
     for label, rows in before["tables"].items():  # the project holds a row of every table its preset can have
         assert bool(rows) != NOT_IN.get(label, lambda p: False)(preset), label
-    assert before["removed"] and any(before["runs_current"].values())
+    assert before["removed"]
+    assert any(before["runs_current"].values()) or PRESETS[preset].run_scheme is None  # (a preset without runs)
     hooks = dict(Webhook.objects.filter(project=project).values_list("url", "secret"))
     assert not any(secret.encode() in raw for secret in hooks.values())  # no webhook secret leaves
 
@@ -225,10 +228,14 @@ def test_an_archive_of_version_1_is_still_restored_whole(preset):
     new = project_archive_data(restored)
     # what version 1 held comes back as it was; the parts it did not have are empty
     assert new["version"] == 2
-    assert new["criteria"] == old["criteria"] and new["gold_counts"] == old["gold_counts"]
+    assert [{k: c[k] for k in o} for c, o in zip(new["criteria"], old["criteria"], strict=True)] == old["criteria"]
+    scheme = {c.key: c for c in PRESETS[preset].criteria}  # what version 1 did not have: the preset's
+    assert all(c["applies_to"] == scheme[c["key"]].applies_to and c["not_applicable"] is None for c in new["criteria"])
+    assert new["gold_counts"] == old["gold_counts"]
     assert new["dialogues"] == [d | {"batch": None} for d in old["dialogues"]]
     assert {k: new["project"][k] for k in old["project"]} == old["project"]
-    for name in set(new["project"]) - set(old["project"]):  # the project's fields version 1 did not have
+    assert new["project"]["scheme"] == scheme_document(PRESETS[preset])  # the preset's shipped scheme
+    for name in set(new["project"]) - set(old["project"]) - {"scheme"}:  # the fields version 1 did not have
         assert new["project"][name] == Project._meta.get_field(name).get_default(), name
     assert sorted(json.dumps(m, sort_keys=True) for m in new["members"]) == sorted(
         json.dumps(m, sort_keys=True) for m in old["members"]

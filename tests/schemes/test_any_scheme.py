@@ -207,6 +207,6 @@ def test_a_generated_scheme_works_everywhere(document, seed, tmp_path_factory, c
 
     # and the scheme exported gives the scheme back, and the archive the same project
     assert scheme_from_document(scheme_export(project=project)) == scheme
-    again = project_archive_import(raw=project_archive(project), display="gen.zip", slug="gen-again")
+    again = project_archive_import(raw=project_archive(project), display="gen.zip", slug="gen-again").project
     assert again.scheme == project.scheme
     assert project_statistics(again)["criteria"] == stats["criteria"]
