@@ -17,7 +17,14 @@ def annotators_per_dialogue_field(**kwargs) -> forms.IntegerField:
 class ProjectCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=80, help_text=gettext_lazy("Short name used in URLs and commands."))
-    preset = forms.ChoiceField(choices=[(key, spec.label) for key, spec in PRESETS.items()])
+    preset = forms.ChoiceField(choices=lambda: [(key, spec.label) for key, spec in PRESETS.items()])
+    scheme_file = forms.FileField(
+        required=False,
+        label=gettext_lazy("Or a scheme file"),
+        help_text=gettext_lazy(
+            "YAML or JSON (see the documentation); given, it is the project's scheme instead of the preset."
+        ),
+    )
     annotators_per_dialogue = annotators_per_dialogue_field(
         required=False, help_text=gettext_lazy("Leave empty for the preset's default.")
     )
@@ -55,13 +62,16 @@ class UploadForm(forms.Form):
         ("dbdc", "DBDC3 *.log.json or zip"),
         ("nlpcc", "NLPCC xlsx"),
         ("jsonl", "JSON lines"),
+        ("chat", "Chat transcripts (OpenAI messages, ShareGPT)"),
         ("pairwise", "Pairwise JSON lines"),
     ]
     file = forms.FileField()
     format = forms.ChoiceField(
         choices=FORMATS,
         initial="auto",
-        help_text=gettext_lazy("Detect imports the file only if its format is this project's own or JSON lines."),
+        help_text=gettext_lazy(
+            "Detect imports the file only if its format is this project's own, JSON lines or chat transcripts."
+        ),
     )
 
 

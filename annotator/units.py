@@ -2,9 +2,10 @@
 
 One place for the rules the annotation page, saves, imports, gold data, exports and run scoring
 follow. A unit is asked about when it is of the criterion's kind (post, turn...), by the
-criterion's speaker if it names one, and allowed by the preset's unit rule
-(``annotator.presets.UnitRule``): every unit, or the DBDC3 protocol's responses, i.e. the turns
-the source annotated, and in a new collection the turns that follow a turn by another speaker.
+criterion's speaker if it names one, and allowed by the criterion's unit rule
+(``Criterion.applies_to``, ``annotator.presets.UnitRule``): every unit; the DBDC3 protocol's responses,
+i.e. the turns the source annotated, and in a new collection the turns that follow a turn by another
+speaker; or the last one (the response a context leads to).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import cached_property
 from django.utils.translation import gettext
 
 from annotator.models import Criterion, Unit
-from annotator.presets import PRESETS, UnitRule
+from annotator.presets import UnitRule
 from annotator.selectors.structure import DialogueShape
 from annotator.wording import speaker_name
 
@@ -25,11 +26,6 @@ POST_UNITS = {Unit.POST, Unit.SYSTEM_TURN, Unit.REPLY}
 
 class UnitError(ValueError):
     """A judgement that does not fit its criterion; the message says why."""
-
-
-def unit_rule(preset: str) -> UnitRule:
-    """The unit rule of a project's preset."""
-    return PRESETS[preset].units
 
 
 def _first_post(criterion: Criterion, unit: int, shape: DialogueShape) -> int:
@@ -46,22 +42,24 @@ def _rule_allows(rule: UnitRule, shape: DialogueShape, post: int) -> bool:
     ...  for p in range(4)]
     [False, False, False, True]
     """
-    if rule == UnitRule.EVERY:
+    if rule in (UnitRule.EVERY, UnitRule.LAST):  # LAST: the last of these (``required_units``)
         return True
     if shape.annotated is not None:
         return post in shape.annotated
     return any(s != shape.speakers[post] for s in shape.speakers[:post])
 
 
-def _rule_reason(shape: DialogueShape) -> str:
+def _rule_reason(rule: UnitRule, shape: DialogueShape) -> str:
+    if rule == UnitRule.LAST:
+        return "it asks about the last one only"
     if shape.annotated is not None:
         return "the source collection did not annotate it"
     return "no turn by another speaker comes before it"
 
 
-def unit_speaker(criterion: Criterion, unit: int, shape: DialogueShape, *, rule: UnitRule) -> str:
+def unit_speaker(criterion: Criterion, unit: int, shape: DialogueShape) -> str:
     """The speaker of ``unit`` (blank for the dialogue); raises ``UnitError`` if the unit does not exist
-    or is not one the criterion asks about under the preset's ``rule``."""
+    or is not one the criterion asks about under its unit rule (``applies_to``)."""
     if criterion.unit == Unit.DIALOGUE:
         if unit != 0:
             raise UnitError(
@@ -90,17 +88,20 @@ def unit_speaker(criterion: Criterion, unit: int, shape: DialogueShape, *, rule:
             gettext("criterion %(key)s applies to %(speaker)s turns, this one is by %(speaker2)s")
             % {"key": criterion.key, "speaker": criterion.speaker, "speaker2": speaker}
         )
-    if not _rule_allows(rule, shape, first):
+    rule = UnitRule(criterion.applies_to or UnitRule.EVERY)
+    allowed = unit in required_units(criterion, shape) if rule == UnitRule.LAST else _rule_allows(rule, shape, first)
+    if not allowed:
         raise UnitError(
             gettext("criterion %(key)s is not asked of %(what)s %(unit)s: %(rule_reason)s")
-            % {"key": criterion.key, "what": what, "unit": unit, "rule_reason": _rule_reason(shape)}
+            % {"key": criterion.key, "what": what, "unit": unit, "rule_reason": _rule_reason(rule, shape)}
         )
     return speaker
 
 
 def check_value(criterion: Criterion, speaker: str, value: str) -> None:
-    """Raise ``UnitError`` unless ``value`` is on the criterion's scale for ``speaker``."""
-    allowed = criterion.allowed_values(speaker if criterion.speakers else None)
+    """Raise ``UnitError`` unless ``value`` is on the criterion's scale for ``speaker``, or is its "not
+    applicable" answer."""
+    allowed = criterion.answers(speaker if criterion.speakers else None)
     if value not in allowed:
         whose = f" on a {speaker} unit" if criterion.speakers else ""
         raise UnitError(
@@ -109,19 +110,27 @@ def check_value(criterion: Criterion, speaker: str, value: str) -> None:
         )
 
 
-def required_units(criterion: Criterion, shape: DialogueShape, *, rule: UnitRule) -> list[int]:
-    """Every unit of a dialogue the criterion asks about under the preset's ``rule``, in order."""
+def required_units(criterion: Criterion, shape: DialogueShape) -> list[int]:
+    """Every unit of a dialogue the criterion asks about under its unit rule (``applies_to``), in order.
+
+    >>> from annotator.models import Criterion
+    >>> shape = DialogueShape(("U", "S", "U", "S"), (0, 1, 2, 3))
+    >>> [required_units(Criterion(unit="turn", speaker="S", applies_to=r), shape) for r in ("every", "last")]
+    [[1, 3], [3]]
+    """
     if criterion.unit == Unit.DIALOGUE:
         return [0]
     if criterion.unit in POST_UNITS:
         first_posts = list(range(len(shape.speakers)))
     else:
         first_posts = [shape.blocks.index(b) for b in range(shape.blocks[-1] + 1)] if shape.blocks else []
-    return [
+    rule = UnitRule(criterion.applies_to or UnitRule.EVERY)
+    units = [
         u
         for u, post in enumerate(first_posts)
         if (not criterion.speaker or shape.speakers[post] == criterion.speaker) and _rule_allows(rule, shape, post)
     ]
+    return units[-1:] if rule == UnitRule.LAST else units
 
 
 def unit_names(

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from annotator.views import annotate, home, lead, people, quality, study, study_lead, webhooks
+from annotator.views import annotate, home, lead, people, quality, scheme, study, study_lead, webhooks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -38,6 +38,7 @@ urlpatterns = [
     path("projects/<slug:slug>/manage/", lead.project_manage, name="lead_project"),
     path("projects/<slug:slug>/manage/guidelines/", lead.guidelines, name="lead_guidelines"),
     path("projects/<slug:slug>/manage/wording/", lead.wording, name="lead_wording"),
+    path("projects/<slug:slug>/manage/scheme/", scheme.scheme_page, name="lead_scheme"),
     path("projects/<slug:slug>/manage/upload/", lead.upload, name="lead_upload"),
     path("projects/<slug:slug>/manage/imports/<int:batch_id>/", lead.import_status, name="lead_import_status"),
     path("projects/<slug:slug>/manage/imports/<int:batch_id>/remove/", lead.import_remove, name="lead_import_remove"),

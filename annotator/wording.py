@@ -4,32 +4,28 @@ For a language other than English, each text is, in this order:
 
 1. the lead's own wording of the project for the language (``Project.wordings[language]``: ``guidelines``
    and ``questions`` by criterion key), edited on the *Wording* page;
-2. the preset's translation from the gettext catalogues (``locale/``), but only while the project's English
-   text is still the preset's: a lead who rewrote the English question has not had it translated;
+2. the translation in the project's scheme (its file's ``ja`` and ``zh`` texts, kept in ``Project.scheme``),
+   but only while the project's English text is still the scheme's: a lead who rewrote the English question
+   has not had it translated;
 3. the project's English text.
 
-Value labels follow (2) then (3). English pages always show the project's own text.
-
-The presets' English texts are the msgids (marked in ``annotator.presets``); a text translated otherwise
-in one preset than elsewhere has the context ``"<preset key> preset"`` (``Task accomplishment`` is
-タスクの達成 in DCH-1 and タスクの達成度 in STC-3), which is looked up first.
+Value labels follow (2) then (3). English pages always show the project's own text. Each scheme words its
+own texts, so one English word may be translated otherwise in two schemes (``Task accomplishment`` is
+タスクの達成 in DCH-1 and タスクの達成度 in STC-3).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils import formats, translation
-from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 
 from annotator.models import Criterion, Project
 from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 
 WORDING_LANGUAGES = ("ja", "zh-hans")  # the languages a lead can word a project in, beside English
-# the presets' value labels, translated wherever a criterion uses one (the scales are shared by presets)
-PRESET_VALUE_LABELS = frozenset(
-    value["label"] for spec in PRESETS.values() for criterion in spec.criteria for value in criterion.values
-)
 
 # The presets' speakers, named in the reader's language (other speakers are data: shown as they are)
 SPEAKER_NAMES = {
@@ -65,26 +61,20 @@ def wording_language(language: str | None = None) -> str:
 class CriterionWording:
     label: str
     question: str
-    values: dict[str, str]  # value -> label
-
-
-def _preset_criterion(project: Project, key: str):
-    spec = PRESETS.get(project.preset)
-    return next((c for c in spec.criteria if c.key == key), None) if spec else None
+    values: dict[str, str]  # value -> label (the "not applicable" answer's too)
+    description: str = ""  # what the criterion means (the glossary), or ""
+    value_descriptions: dict[str, str] = field(default_factory=dict)  # value -> what it means (the glossary)
 
 
 def preset_text(preset_key: str, text: str, language: str) -> str:
-    """A preset's English ``text`` as the catalogues translate it in ``language``: under the context
-    ``"<preset key> preset"`` when the preset has its own translation, else the plain entry.
+    """A preset's English ``text`` as its scheme file words it in ``language`` (English when it does not).
 
     >>> preset_text("stc3", "Task accomplishment", "ja"), preset_text("dch1", "Task accomplishment", "ja")
     ('タスクの達成度', 'タスクの達成')
     >>> preset_text("dbdc", "B: breakdown", "zh-hans"), preset_text("dbdc", "B: breakdown", "en")
     ('B: 崩溃', 'B: breakdown')
     """
-    with translation.override(language):
-        translated = pgettext(f"{preset_key} preset", text)
-        return translated if translated != text else gettext(text)
+    return PRESETS[preset_key].text(text, wording_language(language))
 
 
 def guidelines_text(project: Project, language: str | None = None) -> str:
@@ -95,39 +85,50 @@ def guidelines_text(project: Project, language: str | None = None) -> str:
     own = ((project.wordings or {}).get(lang) or {}).get("guidelines", "").strip()
     if own:
         return own
-    spec = PRESETS.get(project.preset)
-    if spec is not None and project.guidelines.strip() == spec.guidelines.strip():
-        return preset_text(project.preset, spec.guidelines, lang)
+    spec = project_scheme(project)
+    if project.guidelines.strip() == spec.guidelines.strip():
+        return spec.text(spec.guidelines, lang)
     return project.guidelines
 
 
 def criterion_wording(project: Project, criterion: Criterion, language: str | None = None) -> CriterionWording:
-    """The criterion's label, question and value labels in ``language``, falling back to English."""
+    """The criterion's label, question and value labels in ``language``, falling back to English.
+
+    A text is translated only while the project's English text is still the scheme's (a lead who rewrote it has
+    not had it translated); the lead's own wording of a question wins.
+    """
     english_values = {v["value"]: v["label"] for v in criterion.values}
+    if criterion.not_applicable:
+        english_values[criterion.not_applicable["value"]] = criterion.not_applicable["label"]
+    spec = project_scheme(project)
+    own_spec = spec.criterion(criterion.key)
+    same_scale = own_spec is not None and [v["value"] for v in own_spec.values] == criterion.allowed_values()
+    description = own_spec.description if own_spec is not None and criterion.label == own_spec.label else ""
+    descriptions = dict(own_spec.value_descriptions) if same_scale else {}
     lang = wording_language(language)
     if lang == "en":
-        return CriterionWording(criterion.label, criterion.question, english_values)
-    preset_spec = _preset_criterion(project, criterion.key)
-    label, question = criterion.label, criterion.question
-    if preset_spec is not None:
-        if criterion.label == preset_spec.label:
-            label = preset_text(project.preset, label, lang)
-        if criterion.question == preset_spec.question:
-            question = preset_text(project.preset, question, lang)
+        return CriterionWording(criterion.label, criterion.question, english_values, description, descriptions)
+    question = spec.text(criterion.question, lang)
     own = ((project.wordings or {}).get(lang) or {}).get("questions", {}).get(criterion.key, "").strip()
-    if own:
-        question = own
-    values = {
-        value: preset_text(project.preset, text, lang) if text in PRESET_VALUE_LABELS else text
-        for value, text in english_values.items()
-    }
-    return CriterionWording(label, question, values)
+    return CriterionWording(
+        spec.text(criterion.label, lang),
+        own or question,
+        {value: spec.text(text, lang) for value, text in english_values.items()},
+        spec.text(description, lang),
+        {value: spec.text(text, lang) for value, text in descriptions.items()},
+    )
+
+
+def scheme_label(project: Project, language: str | None = None) -> str:
+    """The name of the project's scheme in ``language`` (English when it has none)."""
+    spec = project_scheme(project)
+    return spec.text(spec.label, wording_language(language))
 
 
 def preset_label(preset_key: str, language: str | None = None) -> str:
     """A preset's name in ``language`` (English when it has none)."""
     spec = PRESETS.get(preset_key)
-    return preset_text(preset_key, spec.label, wording_language(language)) if spec else preset_key
+    return spec.text(spec.label, wording_language(language)) if spec else preset_key
 
 
 def minutes_text(minutes: int) -> str:

@@ -321,6 +321,9 @@ class ArchiveIn(serializers.Serializer):
 
 class ArchiveOut(serializers.Serializer):
     slug = serializers.SlugField()
+    notes = serializers.ListField(
+        child=serializers.CharField(), help_text="What the restore did not restore as archived, and why."
+    )
 
 
 class ExportQuery(serializers.Serializer):

@@ -205,7 +205,7 @@ def live_figures_stage(project, lead, scale: int, saves: int = LIVE_SAVES) -> No
     from annotator.services.judgements import Given, judgements_save
     from annotator.services.judgements.save import assignment_reopen
     from annotator.services.projects import membership_add
-    from annotator.units import required_units, unit_rule, unit_speaker
+    from annotator.units import required_units, unit_speaker
     from evaluation.services.incremental import live_figures
     from evaluation.services.live_rebuild import live_state_rebuild
     from evaluation.services.statistics import numeric_values
@@ -226,15 +226,14 @@ def live_figures_stage(project, lead, scale: int, saves: int = LIVE_SAVES) -> No
     Assignment.objects.filter(annotator__in=people, dialogue__project=project).delete()
     items = Assignment.objects.bulk_create([Assignment(annotator=p, dialogue_id=d) for d in dialogues for p in people])
     criteria = list(project_criteria(project.pk).values())
-    rule = unit_rule(project.preset)
     rng = np.random.default_rng(7)
 
     def answers(item) -> list[Given]:
         shape = dialogue_shape(item.dialogue_id)
         out = []
         for criterion in criteria:
-            for unit in required_units(criterion, shape, rule=rule):
-                speaker = unit_speaker(criterion, unit, shape, rule=rule)
+            for unit in required_units(criterion, shape):
+                speaker = unit_speaker(criterion, unit, shape)
                 allowed = criterion.allowed_values(speaker if criterion.speakers else None)
                 out.append(Given(criterion.key, unit, allowed[int(rng.integers(len(allowed)))]))
         return out
@@ -277,7 +276,7 @@ def live_figures_stage(project, lead, scale: int, saves: int = LIVE_SAVES) -> No
                 assignment_reopen(assignment_id=item.pk)
                 changed = given[int(rng.integers(len(given)))]
                 criterion = project_criteria(project.pk)[changed.criterion]
-                speaker = unit_speaker(criterion, changed.unit, dialogue_shape(item.dialogue_id), rule=rule)
+                speaker = unit_speaker(criterion, changed.unit, dialogue_shape(item.dialogue_id))
                 allowed = criterion.allowed_values(speaker if criterion.speakers else None)
                 other = allowed[(allowed.index(changed.value) + 1) % len(allowed)]
                 edited = [Given(g.criterion, g.unit, other) if g is changed else g for g in given]

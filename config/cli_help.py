@@ -13,13 +13,19 @@ from django.core.management import ManagementUtility, get_commands
 LOADING_ONLY = {"check"}
 
 GROUPS = {
-    "Projects and data": ["create_project", "import_dialogues", "assign", "export_gold", "demo"],
-    "Lead actions (the manage pages' operations, for scripted set-ups)": [
-        "lead_members", "lead_exclusions", "lead_adjudication", "lead_quality", "lead_imports", "lead_studies",
-        "lead_runs",
+    "Projects, schemes and data": [
+        "create_project", "export_scheme", "change_scheme", "import_dialogues", "import_annotations", "assign",
+        "export_gold", "demo",
     ],
-    "Scoring and statistics": ["stats", "score_run", "compare_runs"],
+    "Lead actions (the manage pages' operations, for scripted set-ups)": [
+        "lead_project", "lead_members", "lead_tokens", "lead_items", "lead_exclusions", "lead_adjudication",
+        "lead_quality", "lead_adaptive", "lead_pairwise", "lead_webhooks", "lead_imports", "lead_studies",
+        "lead_runs", "lead_judges",
+    ],
+    "Scoring, statistics and reports": ["stats", "power", "report", "score_run", "compare_runs"],
+    "Judges": ["import_judge", "judge_report", "remove_judge"],
     "Project archives": ["export_project", "import_project"],
+    "Translations": ["makemessages"],
 }  # fmt: skip
 
 

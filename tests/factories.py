@@ -25,7 +25,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add, project_create
 from annotator.services.quality_items import Expected
-from annotator.units import required_units, unit_rule
+from annotator.units import required_units
 
 DEMO_FILES = {preset: files for _slug, preset, _name, files in DEMO_PROJECTS}
 PASSWORD = "pw-for-tests-1"
@@ -56,8 +56,10 @@ def project_with_work(
     paths: list | None = None,
     lead_name: str | None = None,
     annotator_names: list[str] | None = None,
+    scheme=None,
 ) -> ProjectWithWork:
-    """A ``preset`` project with dialogues, a lead, ``annotators`` annotators and K = ``k`` (default: all of them).
+    """A ``preset`` project with dialogues, a lead, ``annotators`` annotators and K = ``k`` (default: all of them);
+    with ``scheme`` (a ``Scheme``), a project following it (the demo's files of the preset named ``preset``).
 
     The dialogues come from ``paths`` (default: the demo's files for the preset). Usernames are
     ``lead_name`` and ``annotator_names`` if given, else ``{prefix}-lead`` and ``{prefix}-ann1``...
@@ -66,7 +68,8 @@ def project_with_work(
     slug = slug or f"{preset}-work"
     prefix = prefix or slug
     names = annotator_names or [f"{prefix}-ann{i + 1}" for i in range(annotators)]
-    project = project_create(slug=slug, preset=preset, annotators_per_dialogue=k or len(names))
+    source = {"preset": preset} if scheme is None else {"scheme": scheme}
+    project = project_create(slug=slug, annotators_per_dialogue=k or len(names), **source)
     dialogues_import(project=project, paths=paths or [DEMO_DIR / f for f in DEMO_FILES[preset]], language="en")
     lead = user_make(lead_name or f"{prefix}-lead")
     membership_add(project=project, user=lead, role=Role.LEAD)
@@ -162,8 +165,7 @@ def breakdown_project(tmp_path: Path, *, dialogues: int = 12, annotators: int = 
 
 def units_of(dialogue_id: int, project) -> list[tuple[str, int]]:
     shape = dialogue_shape(dialogue_id)
-    rule = PRESETS[project.preset].units
-    return [(c.key, u) for c in project.criteria.all() for u in required_units(c, shape, rule=rule)]
+    return [(c.key, u) for c in project.criteria.all() for u in required_units(c, shape)]
 
 
 def expected_all(dialogue: Dialogue, value: str = "X", tolerance: int = 0) -> list[Expected]:
@@ -215,10 +217,9 @@ def random_values(assignment, rng) -> list[Given]:
 def _values_for_units(assignment, pick) -> list[Given]:
     """A value for every unit of every criterion, ``pick``ed from those allowed for the unit's speaker."""
     shape = dialogue_shape(assignment.dialogue_id)
-    rule = unit_rule(assignment.dialogue.project.preset)
     given = []
     for criterion in project_criteria(assignment.dialogue.project_id).values():
-        for unit in required_units(criterion, shape, rule=rule):
+        for unit in required_units(criterion, shape):
             if criterion.unit == "dialogue":
                 speaker = None
             elif criterion.unit == "turn":

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from django.utils.translation import gettext
 
 from annotator.models import Project
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from scoring.aggregation import ModelsNotInstalled, models_installed
 
 from .dbdc import export_dbdc_zip_chunks
@@ -24,7 +24,7 @@ EXPORT_FORMATS = {
     "pairwise": (export_pairwise_chunks, "application/jsonl", "jsonl"),
     "preference-pairs": (export_preference_pairs_chunks, "application/jsonl", "jsonl"),
 }
-# formats exported only from projects that take another format as their own (``PresetSpec.formats``)
+# formats exported only from projects that take another format as their own (``Scheme.formats``)
 EXPORTED_WITH = {"preference-pairs": "pairwise"}
 
 
@@ -38,9 +38,9 @@ class ExportFormatMismatch(ValueError):
 
 def export_formats_of(project: Project) -> list[str]:
     """The formats that fit the project: the distributions always, a community format (``stc3``, ``dbdc``,
-    ``pairwise``) when the preset takes it as its own (``PresetSpec.formats``, the formats *Detect* imports as
+    ``pairwise``) when the preset takes it as its own (``Scheme.formats``, the formats *Detect* imports as
     it), and the preference pairs with ``pairwise``."""
-    own = PRESETS[project.preset].formats
+    own = project_scheme(project).formats
     return [f for f in EXPORT_FORMATS if f in DISTRIBUTION_FORMATS or EXPORTED_WITH.get(f, f) in own]
 
 
@@ -53,7 +53,7 @@ def export_format_check(*, project: Project, fmt: str) -> None:
                 "A %(preset)s project cannot be exported as %(format)s: its criteria and speakers are not that "
                 "format's. Choose one of: %(formats)s."
             )
-            % {"preset": gettext(PRESETS[project.preset].label), "format": fmt, "formats": ", ".join(fitting)}
+            % {"preset": gettext(project_scheme(project).label), "format": fmt, "formats": ", ".join(fitting)}
         )
 
 

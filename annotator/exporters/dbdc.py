@@ -11,7 +11,7 @@ from annotator.importers.dbdc import DEFAULT_ANNOTATION_EXTRA
 from annotator.models import Criterion, Project, Unit
 from annotator.selectors.population import gold_dialogues, gold_judgements, population_of
 from annotator.selectors.structure import project_shapes
-from annotator.units import required_units, unit_rule
+from annotator.units import required_units
 
 from .common import annotator_names, gold_dialogue_chunks, posts_by_dialogue
 from .stream import zip_chunks
@@ -31,7 +31,6 @@ def dbdc_record_stream(project: Project) -> Iterator[tuple[str, dict]]:
     population = population_of(project)
     names = annotator_names(project)
     shapes = project_shapes(project.pk)
-    rule = unit_rule(project.preset)
     criteria = {c.pk: c for c in Criterion.objects.filter(project=project)}
     external_ids = gold_dialogues(project, population).order_by("position", "pk").values_list("external_id", flat=True)
     members = iter(unique_names(list(external_ids), ".log.json"))
@@ -50,9 +49,7 @@ def dbdc_record_stream(project: Project) -> Iterator[tuple[str, dict]]:
         )
         for dialogue_id, unit, annotator_id, value, extra, criterion_id in rows:  # one chunk: a plain cursor
             if (criterion_id, dialogue_id) not in asked:
-                asked[(criterion_id, dialogue_id)] = set(
-                    required_units(criteria[criterion_id], shapes[dialogue_id], rule=rule)
-                )
+                asked[(criterion_id, dialogue_id)] = set(required_units(criteria[criterion_id], shapes[dialogue_id]))
             if unit not in asked[(criterion_id, dialogue_id)]:
                 continue
             annotator = names.get(annotator_id, (0, str(annotator_id)))[1]

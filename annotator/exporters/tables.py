@@ -58,13 +58,16 @@ def table_download(request, *, prefix: str, tables: list[DownloadTable]) -> Stre
     return table_file(table, fmt, prefix=prefix)
 
 
+def table_chunks(table: DownloadTable, fmt: str) -> Iterator[bytes]:
+    """``table`` as CSV or JSON, in chunks as it is written (the pages' downloads and the commands' files)."""
+    if fmt == "csv":
+        return csv_chunks(_csv_rows(table))
+    rows = ({c: _plain(row.get(c)) for c in table.columns} for row in table.rows())
+    return json_chunks(LazyList(rows), ensure_ascii=False, indent=1)
+
+
 def table_file(table: DownloadTable, fmt: str, *, prefix: str) -> StreamingHttpResponse:
     """``table`` as a streamed CSV or JSON attachment named ``PREFIX-TABLE.FORMAT``."""
-    if fmt == "csv":
-        chunks = csv_chunks(_csv_rows(table))
-    else:
-        rows = ({c: _plain(row.get(c)) for c in table.columns} for row in table.rows())
-        chunks = json_chunks(LazyList(rows), ensure_ascii=False, indent=1)
-    response = StreamingHttpResponse(chunks, content_type=DOWNLOAD_FORMATS[fmt])
+    response = StreamingHttpResponse(table_chunks(table, fmt), content_type=DOWNLOAD_FORMATS[fmt])
     response["Content-Disposition"] = attachment(f"{prefix}-{table.name}.{fmt}")
     return response

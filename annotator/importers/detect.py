@@ -10,6 +10,7 @@ from scoring.errors import N_
 from scoring.files import walk_path
 
 from .base import InputError, ParsedDialogue
+from .chat import read_chat
 from .dbdc import iter_dbdc_members
 from .jsonl import read_jsonl
 from .limits import archive_limits, check_record
@@ -17,7 +18,7 @@ from .nlpcc import read_nlpcc
 from .pairwise import read_pairwise
 from .stc3 import read_stc3
 
-FORMATS = ("auto", "stc3", "dbdc", "nlpcc", "jsonl", "pairwise")
+FORMATS = ("auto", "stc3", "dbdc", "nlpcc", "jsonl", "chat", "pairwise")
 NOT_UTF8_JSON = N_("is not UTF-8 text, which JSON files must be; save it as UTF-8 and upload it again")
 LANGUAGE_HINTS = {"en": "en", "ja": "ja", "cn": "zh", "zh": "zh"}
 
@@ -41,7 +42,9 @@ def detect_format(path: Path) -> str:
     if name.endswith(".xlsx"):
         return "nlpcc"
     if name.endswith(".jsonl"):
-        return "pairwise" if _first_line_has(path, b'"candidates"') else "jsonl"
+        if _first_line_has(path, b'"candidates"'):
+            return "pairwise"
+        return "chat" if _first_line_has(path, b'"messages"', b'"conversations"') else "jsonl"
     if name.endswith(".json"):
         with open(path, "rb") as fh:
             raw = fh.read(4096)
@@ -57,17 +60,18 @@ def detect_format(path: Path) -> str:
         str(path),
         N_(
             "cannot tell which format this file is in; choose its format (STC-3 / DialEval JSON, "
-            "DBDC3 *.log.json or a zip of them, NLPCC xlsx, JSON lines, pairwise JSON lines)"
+            "DBDC3 *.log.json or a zip of them, NLPCC xlsx, JSON lines, chat transcripts, pairwise JSON lines)"
         ),
     )
 
 
-def _first_line_has(path: Path, marker: bytes) -> bool:
-    """Whether the first non-blank line of a JSON lines file holds ``marker`` (a comparison's ``"candidates"``)."""
+def _first_line_has(path: Path, *markers: bytes) -> bool:
+    """Whether the first non-blank line of a JSON lines file holds one of ``markers`` (a comparison's
+    ``"candidates"``, a chat transcript's ``"messages"``)."""
     with open(path, "rb") as fh:
         for raw in fh:
             if raw.strip():
-                return marker in raw
+                return any(marker in raw for marker in markers)
     return False
 
 
@@ -91,6 +95,8 @@ def _read_source(path: Path, fmt: str, language: str | None) -> Iterator[ParsedD
         return read_nlpcc(path, display=display, language=lang)
     if fmt == "jsonl":
         return read_jsonl(path, display=display, language=lang)
+    if fmt == "chat":
+        return read_chat(path, display=display, language=lang)
     if fmt == "pairwise":
         return read_pairwise(path, display=display, language=lang)
     raise InputError(

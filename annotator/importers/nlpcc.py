@@ -11,7 +11,6 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
-from annotator.presets import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR
 from scoring.errors import N_
 from scoring.files import check_archive
 from scoring.input import Record
@@ -20,7 +19,20 @@ from .base import InputError, ParsedDialogue, ParsedGoldCount, ParsedPost
 from .limits import EXTERNAL_ID, archive_limits
 
 QUESTION, REPLY, SYSTEM, N_ANNOTATORS, NONE_OF_ABOVE = "问题", "回答", "机器人", "参与总人数", "以上均不选"
-COUNT_COLUMNS = [(NLPCC_SEVERE_ERROR[0], NLPCC_SEVERE_ERROR[2])] + [(key, col) for key, _a, _q, col in NLPCC_QUESTIONS]
+SEVERE_ERROR = "severe_error"
+# the nlpcc preset's criteria (annotator/presets/files/nlpcc.yaml) and the xlsx column of each
+COUNT_COLUMNS = [
+    (SEVERE_ERROR, "特殊标注"),
+    ("not_ambiguous", "回复内容不含糊，不存在歧义"),
+    ("natural_style", "回复不是明显的书面化表达"),
+    ("informative", "回复内容信息量适当"),
+    ("emotion", "回复中有主观态度或明显的情绪表达"),
+    ("affecting", "回复内容会让人感到开心或难过"),
+    ("new_content", "回复中有发散，生成新的内容或实体"),
+    ("new_round", "回复内容可以引发新一轮的对话"),
+    ("related_entities", "回复中有与上文内容相关或重叠的实体词"),
+    ("continues_topic", "回复内容延续了上文所探讨的话题"),
+]
 
 
 def read_nlpcc(path: Path, *, display: str, language: str) -> Iterator[ParsedDialogue]:
@@ -70,7 +82,7 @@ def _read_rows(workbook, display: str, language: str) -> Iterator[ParsedDialogue
             return
         item = parse_nlpcc_row(row, col, row_number=row_number, display=display, language=language)
         system = item.source_meta["system"]
-        severe = next(g.count for g in item.gold_counts if g.criterion == NLPCC_SEVERE_ERROR[0] and g.value == "yes")
+        severe = next(g.count for g in item.gold_counts if g.criterion == SEVERE_ERROR and g.value == "yes")
         severe_total[system] = severe_total.get(system, 0) + severe
         items_total[system] = items_total.get(system, 0) + item.source_meta["annotators"]
         yield item

@@ -7,7 +7,7 @@ Each command is a thin wrapper: it parses, finds the project and calls the same 
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
@@ -34,6 +34,8 @@ class LeadCommand(BaseCommand):
             raise CommandError("; ".join(exc.messages)) from None
         except (ValueError, LookupError) as exc:
             raise CommandError(str(exc)) from None
+        except ObjectDoesNotExist as exc:  # an id or name the project does not have
+            raise CommandError(f"not found in {slug}: {exc}") from None
 
     @staticmethod
     def user(username: str):

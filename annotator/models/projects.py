@@ -34,6 +34,12 @@ class Project(models.Model):
     # The lead's wording in the other interface languages (annotator.wording): {language: {"guidelines": str,
     # "questions": {criterion key: str}}}; what is absent comes from the preset's translation, else English.
     wordings = models.JSONField(default=dict, blank=True)
+    # The project's scheme: the document of its scheme file (annotator.presets.document), kept with the project so
+    # that it is asked what the project does (annotator.presets.of_project) and never reinterpreted when a
+    # preset's file changes; the criteria's rows below are the scheme's criteria as judgements refer to them.
+    scheme = models.JSONField(default=dict, blank=True)
+    # How many times the scheme was changed after the project was created (annotator.services.schemes).
+    scheme_version = models.PositiveIntegerField(default=1)
     # single sign-on: {provider group: role}; a user signing in with OpenID Connect whose groups claim names one
     # of these groups becomes a member with that role (annotator.services.sso)
     sso_groups = models.JSONField(default=dict, blank=True)
@@ -108,6 +114,15 @@ class Level(models.TextChoices):
     NOMINAL = "nominal", _("Nominal")
     ORDINAL = "ordinal", _("Ordinal")
     INTERVAL = "interval", _("Interval")
+    RATIO = "ratio", _("Ratio")
+
+
+class AppliesTo(models.TextChoices):
+    """Which units of its kind (and speaker) a criterion asks about (``annotator.presets.UnitRule``)."""
+
+    EVERY = "every", _("Every one")
+    RESPONSES = "responses", _("Responses (after another speaker's turn)")
+    LAST = "last", _("The last one")
 
 
 class Criterion(models.Model):
@@ -126,6 +141,10 @@ class Criterion(models.Model):
     values = models.JSONField()
     level = models.CharField(max_length=20, choices=Level.choices)
     speaker = models.CharField(max_length=40, blank=True, help_text="Only units by this speaker; blank for all.")
+    applies_to = models.CharField(max_length=20, choices=AppliesTo.choices, default=AppliesTo.EVERY)
+    # {"value": str, "label": str, "key"?: str}: the answer "does not apply", stored as that value, counted as
+    # an answer, left out of agreement and gold (annotator.selectors.judgement_arrays); null: none
+    not_applicable = models.JSONField(null=True, blank=True)
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -138,6 +157,16 @@ class Criterion(models.Model):
     def allowed_values(self, speaker: str | None = None) -> list[str]:
         """The scale's values in order; for a speaker, only the values that apply to them."""
         return [v["value"] for v in self.values if speaker is None or v.get("speaker") in (None, speaker)]
+
+    @property
+    def not_applicable_value(self) -> str | None:
+        """The stored value of the "not applicable" answer, or None when the criterion has none."""
+        return self.not_applicable["value"] if self.not_applicable else None
+
+    def answers(self, speaker: str | None = None) -> list[str]:
+        """What may be stored: the scale's values (``allowed_values``), then "not applicable" if it has one."""
+        na = self.not_applicable_value
+        return self.allowed_values(speaker) + ([na] if na is not None else [])
 
     @property
     def speakers(self) -> list[str]:

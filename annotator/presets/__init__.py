@@ -1,21 +1,21 @@
-"""The annotation schemes a project starts from: ``spec`` says what a preset is, ``catalogue`` holds the
-presets of the source papers (DCH-1, STC-3/DialEval, dialogue coherence, DBDC3 breakdown, NLPCC,
-pairwise comparison)."""
+"""The annotation schemes a project follows: ``spec`` says what a scheme is, ``document`` reads and writes scheme
+files (YAML or JSON, ``scheme.schema.json``), ``catalogue`` holds the presets (the scheme files in ``files/``),
+``of_project`` is the one place a project's scheme is asked."""
 
-from annotator.presets.catalogue import NLPCC_QUESTIONS, NLPCC_SEVERE_ERROR, PRESETS, preset_choices
+from annotator.presets.catalogue import CUSTOM, PRESETS, preset_choices
 from annotator.presets.spec import (
     A_BETTER,
     B_BETTER,
     BOTH_BAD,
+    RUN_SCHEMES,
     TIE,
     Comparison,
     CriterionSpec,
     LeaderboardColumn,
-    PresetSpec,
     RunScheme,
+    Scheme,
     Summary,
     UnitRule,
-    pgettext_noop,
     stc3_leaderboard,
 )
 
@@ -23,18 +23,17 @@ __all__ = [
     "A_BETTER",
     "BOTH_BAD",
     "B_BETTER",
-    "NLPCC_QUESTIONS",
-    "NLPCC_SEVERE_ERROR",
+    "CUSTOM",
     "PRESETS",
+    "RUN_SCHEMES",
     "TIE",
     "Comparison",
     "CriterionSpec",
     "LeaderboardColumn",
-    "PresetSpec",
     "RunScheme",
+    "Scheme",
     "Summary",
     "UnitRule",
-    "pgettext_noop",
     "preset_choices",
     "stc3_leaderboard",
 ]

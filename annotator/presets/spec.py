@@ -1,53 +1,41 @@
-"""What a preset is: its criteria and scales (``CriterionSpec``), its typed capabilities (``RunScheme``,
-``UnitRule``, ``Summary``, leaderboard columns) and the ``PresetSpec`` that holds them."""
+"""What a scheme is: its criteria and scales (``CriterionSpec``), its typed capabilities (``RunScheme``,
+``UnitRule``, ``Summary``, leaderboard columns) and the ``Scheme`` that holds them."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 
 from django.utils.translation import gettext_noop as N_
 
 from scoring.metric_names import (
     BREAKDOWN_METRICS,
+    REORDERING_METRICS,
     STC3_NUGGET_METRICS,
     STC3_QUALITY_METRICS,
     lower_is_better,
 )
-
-CUSTOMER, HELPDESK = "customer", "helpdesk"
-
-
-def pgettext_noop(context: str, message: str) -> str:
-    """Marks ``message`` for the catalogues under ``context`` and returns it unchanged (``N_`` with a context).
-
-    The context is ``"<preset key> preset"`` where a preset's text is translated otherwise than the same
-    English elsewhere (``annotator.wording`` looks there first); ``makemessages`` collects it
-    (``--keyword=pgettext_noop:1c,2``).
-    """
-    return message
 
 
 def scale_of(pairs: list[tuple[str, str]], speaker: str | None = None) -> list[dict]:
     return [dict(value=v, label=lab, **({"speaker": speaker} if speaker else {})) for v, lab in pairs]
 
 
-# Value labels keep their code before ": ": the page shows it as the choice's short name.
-THREE_POINT = [("-1", N_("-1: no")), ("0", N_("0: partly")), ("1", N_("1: yes"))]
-FIVE_POINT = [
-    ("-2", N_("-2: very poor")),
-    ("-1", N_("-1: poor")),
-    ("0", N_("0: neutral")),
-    ("1", N_("1: good")),
-    ("2", N_("2: very good")),
-]
-YES_NO = [("yes", N_("Yes")), ("no", N_("No"))]
-
-
 @dataclass(frozen=True)
 class CriterionSpec:
+    """One criterion of a scheme, as its file describes it (``annotator.presets.document``).
+
+    ``values``: the scale, ``{"value", "label"}`` with an optional ``"speaker"`` (values that apply to that
+    speaker's units only) and ``"key"`` (the keyboard key that chooses it). ``applies_to``: which of the
+    units of the criterion's kind (and speaker) are asked about (``UnitRule``). ``not_applicable``: the
+    answer "does not apply" (``{"value", "label"}``, optional ``"key"``), stored as its own value and left
+    out of agreement and gold. ``wordings``: the translations (``{"ja": {"label": ..., "question": ...,
+    "values": {value: label}, ...}}``).
+    """
+
     key: str
     label: str
     question: str
@@ -55,18 +43,41 @@ class CriterionSpec:
     values: list[dict]
     level: str
     speaker: str = ""
+    applies_to: str = "every"
+    not_applicable: Mapping | None = None
+    description: str = ""  # what the criterion means, for the page's glossary
+    value_descriptions: Mapping[str, str] = field(default_factory=dict)  # value -> what it means (the glossary)
+    merges: Mapping[str, list[list[str]]] = field(default_factory=dict)  # name -> groups of values merged
+    aspect: str = ""  # the NLPCC aspect the criterion asks about (``Summary.NLPCC``)
+    wordings: Mapping[str, Mapping] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("value_descriptions", "merges", "wordings"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
 
-class RunScheme(StrEnum):
-    """How a project's system runs are read and scored (``evaluation.services.runs.scoring``)."""
+@dataclass(frozen=True)
+class RunScheme:
+    """How a project's system runs are read and scored: the one object the upload (page, API, command), the
+    scorer (``evaluation.services.runs.scoring.SCORERS``, keyed by ``key``) and the leaderboard ask.
 
-    STC3 = "stc3"  # an STC-3/DialEval submission: quality distributions per dialogue, nuggets per turn
-    DBDC = "dbdc"  # DBDC ``*.labels.json``: a label and a distribution per annotated system turn
-    REORDERING = "reordering"  # no file: the annotators' own reorderings are scored
+    ``uploads``: a lead uploads run files (STC-3, DBDC); otherwise the annotators' own judgements are the
+    runs (coherence: their reorderings). ``options``: the upload options that apply (the rest are refused).
+    """
+
+    key: str  # also the stored ``Run.kind``
+    uploads: bool
+    options: tuple[str, ...]
+    files_help: str
+    columns: Callable[[Sequence[CriterionSpec]], tuple[LeaderboardColumn, ...]]
+
+    def __str__(self) -> str:
+        return self.key
 
 
 class UnitRule(StrEnum):
-    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``).
+    """Which units of a turn-level criterion each dialogue asks about (``annotator.units``;
+    ``Criterion.applies_to``).
 
     Applied after the criterion's own unit kind and speaker; dialogue-level criteria ask about the
     dialogue whatever the rule.
@@ -80,6 +91,9 @@ class UnitRule(StrEnum):
     # logs); in a new collection (JSON lines, logs without labels), every turn that follows at
     # least one turn by another speaker (for breakdown: each system turn after the first user turn).
     RESPONSES = "responses"
+    # the last of the units of the criterion's kind (and speaker): the response a context leads to (FED's
+    # turn-level qualities, a chatbot's last reply)
+    LAST = "last"
 
 
 class Summary(StrEnum):
@@ -154,11 +168,13 @@ def breakdown_columns() -> tuple[LeaderboardColumn, ...]:
 
 
 @dataclass(frozen=True)
-class PresetSpec:
-    """An annotation scheme and everything that behaves differently for it.
+class Scheme:
+    """An annotation scheme and everything that behaves differently for it: a scheme file
+    (``annotator.presets.document``), one of the presets shipped in ``files/`` or a lead's own.
 
-    A new preset is one ``PresetSpec`` added to ``PRESETS``: the pages, assignment, statistics,
-    run scoring and the leaderboard read these fields instead of testing the preset's key.
+    A project keeps the document of its scheme (``Project.scheme``) and is asked what it does through
+    ``project_scheme``: the pages, assignment, statistics, run scoring and the leaderboard read these fields,
+    never a preset's key.
     """
 
     key: str
@@ -171,21 +187,56 @@ class PresetSpec:
     incremental: str | None = None  # the criterion judged turn by turn, later turns revealed once it is given
     merges: Mapping[str, Mapping[str, list[list[str]]]] = field(default_factory=dict)  # criterion -> name -> groups
     summaries: tuple[Summary, ...] = ()
-    run_scheme: RunScheme | None = RunScheme.STC3
-    leaderboard: tuple[LeaderboardColumn, ...] = ()
+    run_scheme: RunScheme | None = None  # ``RUN_SCHEMES``; None: no system runs are scored
     aspects: Mapping[str, str] = field(default_factory=dict)  # NLPCC: question key -> aspect
-    units: UnitRule = UnitRule.EVERY  # which turns of a dialogue are asked about
-    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this preset's own (JSON lines always)
+    formats: tuple[str, ...] = ()  # community formats "Detect" imports as this scheme's own (JSON lines always)
     comparison: Comparison | None = None  # items are two candidate responses compared (the pairwise preset)
+    k_reason: str = ""  # why the default K is what it is (said where a project keeps it and lacks annotators)
+    wordings: Mapping[str, Mapping] = field(default_factory=dict)  # language -> label, guidelines, k_reason
 
     def __post_init__(self):
         object.__setattr__(self, "merges", MappingProxyType(dict(self.merges)))
         object.__setattr__(self, "aspects", MappingProxyType(dict(self.aspects)))
-        if self.run_scheme == RunScheme.STC3 and not self.leaderboard:
-            object.__setattr__(self, "leaderboard", stc3_leaderboard(self.criteria))
+        object.__setattr__(self, "wordings", MappingProxyType(dict(self.wordings)))
+
+    def criterion(self, key: str) -> CriterionSpec | None:
+        return next((c for c in self.criteria if c.key == key), None)
+
+    @cached_property
+    def translations(self) -> Mapping[str, Mapping[str, str]]:
+        """language -> the scheme's English texts -> their translation in it (``annotator.wording``)."""
+        table: dict[str, dict[str, str]] = {}
+        for language, entry in self.wordings.items():
+            own = table.setdefault(language, {})
+            for name in ("label", "guidelines", "k_reason"):
+                if entry.get(name):
+                    own[getattr(self, name)] = entry[name]
+        for c in self.criteria:
+            for language, entry in c.wordings.items():
+                own = table.setdefault(language, {})
+                for name in ("label", "question", "description"):
+                    if entry.get(name):
+                        own[getattr(c, name)] = entry[name]
+                if c.not_applicable and entry.get("not_applicable"):
+                    own[c.not_applicable["label"]] = entry["not_applicable"]
+                for v in c.values:
+                    if v["value"] in entry.get("values", {}):
+                        own[v["label"]] = entry["values"][v["value"]]
+                    if v["value"] in entry.get("value_descriptions", {}):
+                        own[c.value_descriptions[v["value"]]] = entry["value_descriptions"][v["value"]]
+        return MappingProxyType({k: MappingProxyType(v) for k, v in table.items()})
+
+    def text(self, english: str, language: str) -> str:
+        """``english`` (one of the scheme's texts) in ``language`` when the scheme translates it; else as it is."""
+        return self.translations.get(language, {}).get(english, english) if english else english
+
+    @property
+    def leaderboard(self) -> tuple[LeaderboardColumn, ...]:
+        """The leaderboard's columns for the preset's own criteria (a project's come from its criteria)."""
+        return self.run_scheme.columns(self.criteria) if self.run_scheme else ()
 
 
-def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
+def stc3_leaderboard(criteria: Sequence[CriterionSpec]) -> tuple[LeaderboardColumn, ...]:
     """Quality metrics for each dialogue-level criterion, then the nugget metrics; the -log2 forms
     (DialEval's published figures) in a group of their own."""
     columns = [
@@ -197,3 +248,27 @@ def stc3_leaderboard(criteria: list[CriterionSpec]) -> tuple[LeaderboardColumn, 
     plain = [c for c in columns if not c.key.endswith("_neglog2")]
     logs = [replace(c, group=N_("-log2 forms"), featured=False) for c in columns if c.key.endswith("_neglog2")]
     return tuple(plain + logs)
+
+
+STC3_RUNS = RunScheme(
+    "stc3",
+    uploads=True,
+    options=("alpha", "strict"),
+    files_help=N_("An STC-3 / DialEval submission JSON."),
+    columns=stc3_leaderboard,
+)
+DBDC_RUNS = RunScheme(
+    "dbdc",
+    uploads=True,
+    options=("threshold", "strict"),
+    files_help=N_("DBDC *.labels.json files, or a zip of them."),
+    columns=lambda _criteria: breakdown_columns(),
+)
+REORDERING_RUNS = RunScheme(
+    "reordering",
+    uploads=False,
+    options=(),
+    files_help="",
+    columns=lambda _criteria: metric_columns("reordering", REORDERING_METRICS),
+)
+RUN_SCHEMES: dict[str, RunScheme] = {r.key: r for r in (STC3_RUNS, DBDC_RUNS, REORDERING_RUNS)}

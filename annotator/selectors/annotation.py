@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext
 
 from annotator.models import Assignment, Candidate, Criterion, Judgement, PairwiseSettings, Reordering, Unit
-from annotator.presets import A_BETTER, B_BETTER, BOTH_BAD, PRESETS, TIE
+from annotator.presets import A_BETTER, B_BETTER, BOTH_BAD, TIE
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape, dialogue_shape
 from annotator.units import POST_UNITS, ShownFrame, required_units, unit_names
 from annotator.wording import criterion_wording, guidelines_text
@@ -108,22 +109,29 @@ def comparison_candidates(assignment: Assignment) -> list[CandidateView]:
 
 
 def choice_hotkeys(choices: list[dict], shown_labels: dict[str, str] | None = None) -> list[dict]:
-    """The choices with their keys: ``key`` is the number key (1-9, in the order shown) and ``letter``
-    the first letter of the short label (``y``/``n`` for Yes/No, ``n``/``p``/``b`` for NB/PB/B) when
-    those letters tell every choice apart and none is a navigation key. Keys come from the English
-    labels; ``shown_labels`` (value -> label in the reader's language) replaces what is shown.
+    """The choices with their keys: ``key`` is the key the scheme gives the choice, else the number key (1-9,
+    in the order shown, skipping numbers the scheme gives others), and ``letter`` the first letter of the
+    short label (``y``/``n`` for Yes/No, ``n``/``p``/``b`` for NB/PB/B) when those letters tell every choice
+    apart and none is a navigation key or another choice's key. Keys come from the English labels;
+    ``shown_labels`` (value -> label in the reader's language) replaces what is shown.
 
     >>> yes_no = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
     >>> [(c["key"], c["letter"]) for c in choice_hotkeys(yes_no)]
     [('1', 'y'), ('2', 'n')]
     >>> [c["letter"] for c in choice_hotkeys([{"value": "-1", "label": "-1: no"}, {"value": "0", "label": "0: ok"}])]
     ['', '']
+    >>> na = {"value": "n/a", "label": "Not applicable", "key": "0"}
+    >>> [(c["key"], c["letter"]) for c in choice_hotkeys([*yes_no, na])]
+    [('1', ''), ('2', ''), ('0', '')]
     """
+    given = {c["key"] for c in choices if c.get("key")}
+    numbers = iter(str(n) for n in range(1, 10) if str(n) not in given)
+    keys = [c.get("key") or next(numbers, "") for c in choices]
     shorts = [c["label"].split(":", 1)[0].strip() or c["value"] for c in choices]
     letters = [s[0].lower() if s[:1].isalpha() else "" for s in shorts]
-    usable = all(letters) and len(set(letters)) == len(letters) and not NAVIGATION_KEYS & set(letters)
+    usable = all(letters) and len(set(letters)) == len(letters) and not (NAVIGATION_KEYS | given) & set(letters)
     hotkeys = [
-        dict(c, key=str(i + 1) if i < 9 else "", letter=letters[i] if usable else "", short=shorts[i])
+        dict(c, key=keys[i], letter=letters[i] if usable and not c.get("key") else "", short=shorts[i])
         for i, c in enumerate(choices)
     ]
     for choice in hotkeys if shown_labels else ():
@@ -155,6 +163,8 @@ class _Questions:
     def of(self, criterion: Criterion, unit: int, speaker: str, source_unit: int | None = None) -> Question:
         """``unit`` as shown (``source_unit``: where it is stored, when it differs)."""
         choices = [v for v in criterion.values if speaker == "" or v.get("speaker") in (None, speaker)]
+        if criterion.not_applicable:  # an answer of its own, after the scale
+            choices = [*choices, criterion.not_applicable]
         if criterion.unit not in self.names:
             self.names[criterion.unit] = unit_names(
                 criterion.unit, self.shape.speakers, self.shape.blocks, self.shown_order
@@ -215,7 +225,7 @@ def _reordering(assignment: Assignment, shown: list[BlockView], frame: ShownFram
 def annotation_page(assignment: Assignment) -> AnnotationPage:
     """Build the page of one assignment (a handful of queries, whatever the dialogue's length)."""
     project = assignment.dialogue.project
-    spec = PRESETS[project.preset]
+    spec = project_scheme(project)
     criteria = list(project.criteria.all())
     posts = list(
         assignment.dialogue.posts.order_by("position").values_list(
@@ -239,7 +249,7 @@ def annotation_page(assignment: Assignment) -> AnnotationPage:
     )
     blocks, post_views = _blocks(posts, frame)
     for criterion in criteria:
-        units = required_units(criterion, shape, rule=spec.units)
+        units = required_units(criterion, shape)
         if criterion.unit in POST_UNITS:
             for position in units:
                 post, speaker = post_views[position]
@@ -312,3 +322,29 @@ def removed_answers(removed: dict[str, int]) -> list[tuple[str, str, int, int]]:
         )
     }
     return [(*named[c], u, r) for c, u, r in pairs if c in named]
+
+
+def scheme_preview(project) -> list[Question]:
+    """Each criterion's question as the annotation page asks it (its choices, keys and wording in the reader's
+    language), for the lead's scheme page."""
+    comparison = project_scheme(project).comparison is not None
+    questions = []
+    for criterion in project.criteria.all():
+        wording = criterion_wording(project, criterion)
+        compared = comparison and criterion.unit == Unit.DIALOGUE
+        choices = [*criterion.values, *([criterion.not_applicable] if criterion.not_applicable else [])]
+        questions.append(
+            Question(
+                criterion=criterion,
+                unit=0,
+                name=f"preview:{criterion.key}",
+                choices=choice_hotkeys(comparison_choices("a"))
+                if compared
+                else choice_hotkeys(choices, wording.values),
+                value=None,
+                widget="radio" if compared else _widget(criterion),
+                label=wording.label,
+                question=wording.question,
+            )
+        )
+    return questions

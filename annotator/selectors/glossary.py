@@ -1,5 +1,5 @@
 """The labels an annotation page offers, explained: every criterion asked on the page with its question, and
-each of its values that has a definition (nugget types, breakdown labels; ``annotator.presets.definitions``),
+each of its values that has a definition (nugget types, breakdown labels: the descriptions in the scheme's file),
 with the letter key that chooses it where there is one (``n`` is No in NLPCC and NB in breakdown projects).
 The page shows it under the guidelines, so a lead's own guidelines never leave a label unexplained.
 """
@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.utils.translation import gettext
-
-from annotator.presets import PRESETS
-from annotator.presets.definitions import ASPECT_DEFINITIONS, SEVERE_ERROR_DEFINITION, VALUE_DEFINITIONS
+from annotator.wording import criterion_wording
 
 
 @dataclass
@@ -25,7 +22,7 @@ class GlossaryValue:
 class GlossaryCriterion:
     label: str
     question: str
-    definition: str = ""  # the NLPCC aspect the question belongs to, or ""
+    definition: str = ""  # what the criterion means (the NLPCC aspect it asks about), or ""
     values: list[GlossaryValue] = field(default_factory=list)
 
 
@@ -50,21 +47,17 @@ class Glossary:
 def label_glossary(page) -> Glossary:
     """The page's criteria in the order first asked, each with the values it offers anywhere on the page
     (a customer's and a helpdesk's nugget types together) that need explaining, and the letter keys."""
-    spec = PRESETS.get(page.assignment.dialogue.project.preset)
-    aspects = spec.aspects if spec else {}
-    preset_values = {(c.key, v["value"]) for c in spec.criteria for v in c.values} if spec else set()
+    project = page.assignment.dialogue.project
     found: dict[str, GlossaryCriterion] = {}
+    described: dict[str, dict[str, str]] = {}
     seen: dict[str, set[str]] = {}
     letters: dict[str, str] = {}
     for q in _page_questions(page):
         key = q.criterion.key
         if key not in found:
-            definition = ""
-            if key in aspects:
-                definition = gettext(ASPECT_DEFINITIONS[aspects[key]])
-            elif spec is not None and spec.aspects and key == "severe_error":
-                definition = gettext(SEVERE_ERROR_DEFINITION)
-            found[key] = GlossaryCriterion(label=q.label, question=q.question, definition=definition)
+            wording = criterion_wording(project, q.criterion)
+            found[key] = GlossaryCriterion(label=q.label, question=q.question, definition=wording.description)
+            described[key] = wording.value_descriptions
             seen[key] = set()
         for choice in q.choices:
             if choice["value"] in seen[key]:
@@ -72,11 +65,9 @@ def label_glossary(page) -> Glossary:
             seen[key].add(choice["value"])
             if choice.get("letter"):
                 letters.setdefault(choice["letter"], choice["short"])
-            definition = VALUE_DEFINITIONS.get(choice["value"], "") if (key, choice["value"]) in preset_values else ""
+            definition = described[key].get(choice["value"], "")
             if definition:
                 found[key].values.append(
-                    GlossaryValue(
-                        label=choice["label"], definition=gettext(definition), letter=choice.get("letter", "")
-                    )
+                    GlossaryValue(label=choice["label"], definition=definition, letter=choice.get("letter", ""))
                 )
     return Glossary(list(found.values()), list(letters.items()))

@@ -5,7 +5,8 @@ judgement in long form (unit index, annotator index, value index), plus the unit
 positions and speakers. Counts per unit (units x values) are a ``bincount`` away, and imported
 per-unit counts (NLPCC) are added to them. Only the units the criterion asks about count
 (``annotator.units``): a judgement left on any other unit, such as a DBDC opening prompt
-labelled before the preset followed the DBDC3 protocol, is not part of the gold data. Only the
+labelled before the preset followed the DBDC3 protocol, is not part of the gold data; nor is a criterion's
+"not applicable" answer. Only the
 judgements that count (``annotator.selectors.population``: not on control or training items, not by an
 excluded annotator, from the chosen source) are read.
 """
@@ -19,13 +20,13 @@ from itertools import chain, islice
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, Q
 
 from annotator.models import Criterion, Post, Project, Unit
 from annotator.presets import UnitRule
 from annotator.selectors.population import gold_counts, gold_judgements, population_of
 from annotator.selectors.structure import DialogueShape
-from annotator.units import required_units, unit_rule
+from annotator.units import required_units
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,6 @@ class _Reading:
     judged: _Columns  # one row per judgement: ``other`` is the annotator
     counted: _Columns  # one row per (unit, value) count: ``other`` is the count
     shapes: _Shapes
-    rule: UnitRule
 
 
 def _read(project: Project, *, long_form: bool, keys, dialogue_ids) -> _Reading:
@@ -181,6 +181,13 @@ def _read(project: Project, *, long_form: bool, keys, dialogue_ids) -> _Reading:
     if keys is not None:
         submitted = submitted.filter(criterion__in=criteria)
         published = published.filter(criterion__in=criteria)
+    # "not applicable" is an answer, not a value: it is no part of the reliability data
+    not_applicable = Q()
+    for c in criteria:
+        if c.not_applicable_value is not None:
+            not_applicable |= Q(criterion_id=c.pk, value=c.not_applicable_value)
+    if not_applicable:
+        submitted, published = submitted.exclude(not_applicable), published.exclude(not_applicable)
     if dialogue_ids is not None:
         submitted = submitted.filter(assignment__dialogue_id__in=dialogue_ids)
         published = published.filter(dialogue_id__in=dialogue_ids)
@@ -201,7 +208,6 @@ def _read(project: Project, *, long_form: bool, keys, dialogue_ids) -> _Reading:
         judged,
         _columns(chain(*counted), codes, value_last=False),
         _read_shapes(posts),
-        unit_rule(project.preset),
     )
 
 
@@ -225,7 +231,7 @@ def _asked(columns: _Columns, criterion: Criterion, reading: _Reading, asked: di
     looked up once per unit, not per row). Under ``UnitRule.EVERY`` every stored judgement is on an asked
     unit (saves and imports check it), so nothing is looked up. ``asked`` caches each dialogue's asked units
     for the criterion, shared by its judgements and its counts."""
-    if reading.rule == UnitRule.EVERY or not len(columns.unit):
+    if criterion.applies_to == UnitRule.EVERY or not len(columns.unit):
         return columns
     keys = columns.keys
     dropped = []
@@ -233,7 +239,7 @@ def _asked(columns: _Columns, criterion: Criterion, reading: _Reading, asked: di
         dialogue_id, unit = key >> 32, key & 0xFFFFFFFF
         if dialogue_id not in asked:
             shape = reading.shapes.dialogue.get(dialogue_id, DialogueShape((), ()))
-            asked[dialogue_id] = set(required_units(criterion, shape, rule=reading.rule))
+            asked[dialogue_id] = set(required_units(criterion, shape))
         if unit not in asked[dialogue_id]:
             dropped.append(key)
     if not dropped:

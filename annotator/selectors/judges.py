@@ -91,7 +91,8 @@ def _scale(criterion: Criterion) -> list[str]:
 def judge_label_arrays(judge: Judge, *, keys=None) -> dict[str, JudgeLabels]:
     """Every criterion's labels by ``judge`` as arrays (one query); ``keys`` reads only those criteria.
 
-    Every criterion of the project has an entry, empty when the judge labelled none of its units.
+    Every criterion of the project has an entry, empty when the judge labelled none of its units. A criterion's
+    "not applicable" labels are left out.
     """
     criteria = [c for c in judge.project.criteria.all() if keys is None or c.key in keys]
     rows: dict[int, list[tuple]] = {c.pk: [] for c in criteria}
@@ -101,9 +102,12 @@ def judge_label_arrays(judge: Judge, *, keys=None) -> dict[str, JudgeLabels]:
         .values_list("criterion_id", "dialogue_id", "dialogue__external_id", "unit", "value", "distribution")
         .order_by("criterion_id", "dialogue_id", "unit")
     )
+    not_applicable = {c.pk: c.not_applicable_value for c in criteria}
     for criterion_id, dialogue_id, item, unit, value, distribution in labels.iterator(chunk_size=20000):
         if value == "":
             missing[criterion_id] += 1
+        elif value == not_applicable[criterion_id]:
+            continue  # an answer, not a value: left out of the alignment as out of the gold (judgement_arrays)
         else:
             rows[criterion_id].append((dialogue_id, item, unit, value, distribution))
     return {c.key: _arrays(c, rows[c.pk], missing[c.pk]) for c in criteria}

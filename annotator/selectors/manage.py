@@ -16,8 +16,8 @@ from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils.translation import gettext, ngettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, Project, Role
-from annotator.presets import PRESETS
-from annotator.presets.definitions import K_REASONS
+from annotator.presets.of_project import project_scheme
+from annotator.wording import wording_language
 
 ITEMS_PER_PAGE = 50
 
@@ -40,7 +40,7 @@ class Shortfall:
     dialogues: int
     short: int  # dialogues with fewer than K annotators once unfinished work of removed annotators is handed back
     reordering: bool  # coherence projects: permutation sets, K does not apply
-    preset: str = ""  # the project's preset, whose default K may need explaining
+    k_reason: str = ""  # why the scheme's default K is what it is (when the project keeps it), in the reader's words
 
     @property
     def too_few_annotators(self) -> bool:
@@ -66,10 +66,8 @@ class Shortfall:
                 "Add %(missing)s more annotators or lower K.",
                 missing,
             ) % {"missing": missing}
-            spec = PRESETS.get(self.preset)
-            reason = K_REASONS.get(self.preset) if spec is not None and spec.annotators_per_dialogue == self.k else None
             where = gettext("K is set under “Guidelines and annotators per dialogue”.")
-            return " ".join(part for part in (has, add, gettext(reason) if reason else "", where) if part)
+            return " ".join(part for part in (has, add, self.k_reason, where) if part)
         if self.short:
             return gettext(
                 "%(short)s of %(dialogues)s dialogues have fewer than K = %(k)s annotators; "
@@ -92,9 +90,9 @@ def assignment_shortfall(*, project: Project) -> Shortfall:
     counts = project.dialogues.annotate(kept=Count("assignments", filter=kept)).aggregate(
         dialogues=Count("pk"), short=Count("pk", filter=Q(kept__lt=k))
     )
-    return Shortfall(
-        k, len(active), counts["dialogues"], counts["short"], PRESETS[project.preset].reordering, project.preset
-    )
+    scheme = project_scheme(project)
+    k_reason = scheme.text(scheme.k_reason, wording_language()) if scheme.annotators_per_dialogue == k else ""
+    return Shortfall(k, len(active), counts["dialogues"], counts["short"], scheme.reordering, k_reason)
 
 
 def manage_overview(*, project: Project) -> dict:

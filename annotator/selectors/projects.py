@@ -8,9 +8,9 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, Post, Project, Role, Unit
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.units import ShownFrame
-from annotator.wording import preset_label
+from annotator.wording import scheme_label
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def projects_for_user(*, user) -> list[ProjectRow]:
         ProjectRow(
             slug=p.slug,
             name=p.name,
-            preset_label=preset_label(p.preset),
+            preset_label=scheme_label(p),
             role=roles.get(p.pk, ""),
             role_label=Role(roles[p.pk]).label if roles.get(p.pk) in Role.values else "",
             is_lead=roles.get(p.pk) == Role.LEAD,
@@ -89,7 +89,7 @@ def _project_progress(project_ids: list[int]) -> dict[int, dict]:
 
 def _lead_figures(project: Project, counts: dict | None) -> dict:
     counts = counts or {"assigned": 0, "submitted": 0, "imported": 0}
-    if PRESETS[project.preset].reordering:
+    if project_scheme(project).reordering:
         needed = counts["assigned"]
     else:
         needed = max(counts["assigned"], project.dialogue_count * project.annotators_per_dialogue)

@@ -20,7 +20,7 @@ from annotator.models import (
 )
 from annotator.selectors.manage import ITEMS_PER_PAGE
 from annotator.selectors.structure import dialogue_shape
-from annotator.units import POST_UNITS, required_units, unit_rule, unit_speaker
+from annotator.units import POST_UNITS, required_units, unit_speaker
 from scoring.reliability import answers_match
 
 ORDERED_LEVELS = ("ordinal", "interval")
@@ -127,13 +127,12 @@ def quality_item_questions(*, project: Project, dialogue_id: int) -> dict:
     if item is not None:
         expected = {(a.criterion.key, a.unit): a for a in item.answers.select_related("criterion")}
     shape = dialogue_shape(dialogue.pk)
-    rule = unit_rule(project.preset)
     posts = list(dialogue.posts.order_by("position").values("position", "speaker", "text", "utterance_block"))
     criteria = []
     for criterion in project.criteria.all():
         questions = []
-        for unit in required_units(criterion, shape, rule=rule):
-            speaker = unit_speaker(criterion, unit, shape, rule=rule)
+        for unit in required_units(criterion, shape):
+            speaker = unit_speaker(criterion, unit, shape)
             choices = [v for v in criterion.values if not criterion.speakers or v.get("speaker") in (None, speaker)]
             if criterion.unit in POST_UNITS:
                 text = posts[unit]["text"]

@@ -24,6 +24,7 @@ from rest_framework.authtoken.models import Token
 
 from annotator.models import AccountSettings, Membership, Project, Role
 from annotator.services.projects import membership_add
+from annotator.usernames import username_reserved
 
 
 def token_expired(token: Token) -> bool:
@@ -127,7 +128,8 @@ def membership_add_account(
 
     A lead who is not staff learns nothing about accounts that did not agree: the answer for them
     is the same as for a username nobody has. Usernames of new accounts pass Django's username
-    validator and the password validators. Raises ``ValidationError`` with a message per field.
+    validator and are not reserved (``annotator.usernames``), and their passwords the password validators.
+    Raises ``ValidationError`` with a message per field.
     """
     User = get_user_model()
     existing = User.objects.filter(username=username).first()
@@ -142,6 +144,8 @@ def membership_add_account(
         raise ValidationError({"username": exc.messages}) from None
     if existing is not None:
         raise ValidationError({"username": _("This username is taken: choose another one for the new account.")})
+    if username_reserved(username):
+        raise ValidationError({"username": _("This username is reserved: choose another one for the new account.")})
     candidate = User(username=username)
     try:
         validate_password(password, candidate)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from annotator.models import Assignment, Project
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.pairwise import collection_status, comparison_vote_records, item_candidates, pairwise_settings
 from annotator.services.handout import hand_out_one
 from scoring.pairwise import PairwiseVotes, next_pairs
@@ -24,7 +24,7 @@ STOPPED = ("separated", "budget_spent")
 
 def active_pairs_on(project: Project) -> bool:
     """Whether the project hands out comparisons actively (a comparison preset with the setting on)."""
-    return PRESETS[project.preset].comparison is not None and pairwise_settings(project).active_pairs
+    return project_scheme(project).comparison is not None and pairwise_settings(project).active_pairs
 
 
 def _open_items(project: Project, user_id: int) -> dict[int, int]:

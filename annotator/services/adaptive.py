@@ -21,7 +21,7 @@ from annotator.services.handout import hand_out_one
 SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold", "label_gold", "delta")
 
 
-def _label_gold_checked(project: Project, label_gold) -> dict[str, float]:
+def label_gold_checked(project: Project, label_gold) -> dict[str, float]:
     """``label_gold`` as criterion key -> share threshold in [0, 1], each a criterion of the project with one
     scale; ``ValidationError`` naming the first that is not."""
     if not isinstance(label_gold, dict):
@@ -64,7 +64,7 @@ def adaptive_budget_update(*, project: Project, **settings) -> AdaptiveBudget:
     if unknown:
         raise TypeError(f"unknown adaptive settings: {', '.join(sorted(unknown))}")
     if "label_gold" in settings:
-        settings["label_gold"] = _label_gold_checked(project, settings["label_gold"])
+        settings["label_gold"] = label_gold_checked(project, settings["label_gold"])
     row = AdaptiveBudget.objects.filter(project=project).first() or AdaptiveBudget(project=project)
     for name, value in settings.items():
         setattr(row, name, value)

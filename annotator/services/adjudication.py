@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 from annotator import events
 from annotator.models import Adjudication, Dialogue, Project
 from annotator.selectors.structure import dialogue_shape
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_speaker
 
 
 class AdjudicationError(ValueError):
@@ -37,9 +37,7 @@ def adjudication_record(
     if found is None:
         raise AdjudicationError(gettext("unknown criterion %(criterion)s") % {"criterion": repr(criterion)})
     try:
-        check_value(
-            found, unit_speaker(found, unit, dialogue_shape(dialogue.pk), rule=unit_rule(project.preset)), value
-        )
+        check_value(found, unit_speaker(found, unit, dialogue_shape(dialogue.pk)), value)
     except UnitError as exc:
         raise AdjudicationError(str(exc)) from None
     record, _created = Adjudication.objects.update_or_create(

@@ -16,7 +16,7 @@ from django.db.models import Count
 from django.utils.translation import gettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, PairwiseSettings, Post, Project, Role
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_on
 from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
@@ -67,10 +67,10 @@ def assignments_create_balanced(
     """
     Project.objects.select_for_update().filter(pk=project.pk).first()  # one assignment run at a time
     handed_back = _hand_back(project) if hand_back_unfinished else 0
-    if PRESETS[project.preset].reordering:
+    if project_scheme(project).reordering:
         return _assign_permutation_sets(project, sets, seed, handed_back)
     if (
-        PRESETS[project.preset].comparison
+        project_scheme(project).comparison
         and PairwiseSettings.objects.filter(project=project, active_pairs=True).exists()
     ):
         report = AssignReport(0, handed_back, {})  # comparisons are handed out one at a time (active pairs)

@@ -38,7 +38,7 @@ from annotator.selectors.population import gold_dialogues
 from annotator.selectors.structure import DialogueShape
 from annotator.services.chat_endpoint import Completion, EndpointError, RateLimiter, chat_complete, completions_url
 from annotator.services.judges import judge_name_check
-from annotator.units import POST_UNITS, required_units, unit_rule
+from annotator.units import POST_UNITS, required_units
 from config.enqueue import task_send
 from config.outbound.addresses import DestinationRefused, HostRule, destination_precheck, url_under
 from config.outbound.policy import allowed_hosts, max_response_bytes
@@ -165,7 +165,6 @@ def project_prompts(judge: Judge) -> list[Prompt]:
         Candidate.objects.filter(dialogue__in=dialogues).order_by("slot").values_list("dialogue_id", "text")
     ):
         candidates.setdefault(dialogue_id, []).append(text)
-    rule = unit_rule(project.preset)
     shapes = _shapes(dialogues)
     prompts = []
     for dialogue_id in dialogues.values_list("pk", flat=True):
@@ -173,7 +172,7 @@ def project_prompts(judge: Judge) -> list[Prompt]:
         shape = shapes.get(dialogue_id, DialogueShape((), ()))
         pair = candidates.get(dialogue_id, [])
         for criterion in criteria:
-            for unit in required_units(criterion, shape, rule=rule):
+            for unit in required_units(criterion, shape):
                 if criterion.unit == Unit.DIALOGUE:
                     context, target = rows, rows
                 elif criterion.unit in POST_UNITS:

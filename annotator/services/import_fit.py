@@ -2,8 +2,8 @@
 
 A dialogue fits its project's preset when every criterion has at least one unit in it (a
 breakdown project needs a system turn, an NLPCC project a reply) and every speaker is one the
-preset labels (``PresetSpec.speakers``; empty: any). With "Detect", a dialogue of a community
-format the preset does not take as its own (``PresetSpec.formats``; JSON lines always fit) is
+preset labels (``Scheme.speakers``; empty: any). With "Detect", a dialogue of a community
+format the preset does not take as its own (``Scheme.formats``; JSON lines always fit) is
 refused with a message saying how to import it anyway: a format chosen by name is the
 person's decision. Messages speak to a person and say what the preset needs.
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from annotator.importers import ParsedDialogue
 from annotator.models import Criterion, Unit
-from annotator.presets import PresetSpec, UnitRule
+from annotator.presets import Scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.units import required_units
 from scoring.errors import N_
@@ -24,8 +24,10 @@ FORMAT_NAMES = {
     "dbdc": "DBDC3 log",
     "nlpcc": "NLPCC xlsx",
     "jsonl": "JSON lines",
+    "chat": "chat transcripts",
     "pairwise": "pairwise JSON lines",
 }
+ALWAYS_FIT = ("jsonl", "chat")  # the new collections' formats, of any scheme
 UNIT_NOUNS = {  # singular, plural
     Unit.DIALOGUE: ("dialogue", "dialogues"),
     Unit.POST: ("post", "posts"),
@@ -48,21 +50,19 @@ def _either(names: Sequence[str]) -> str:
 def dialogue_fit_check(
     parsed: ParsedDialogue,
     *,
-    spec: PresetSpec,
+    spec: Scheme,
     criteria: Sequence[Criterion],
     shape: DialogueShape,
-    rule: UnitRule,
     format_chosen: bool,
 ) -> None:
     """Raise ``InputError`` (naming the file and the dialogue) unless ``parsed`` fits the preset.
 
     Checked in this order: a unit for every criterion, the speakers, then (with "Detect") the
-    format. ``shape`` is the dialogue's speakers, utterance blocks and source annotation marks; ``rule``
-    the preset's units rule.
+    format. ``shape`` is the dialogue's speakers, utterance blocks and source annotation marks.
     """
     present = list(dict.fromkeys(shape.speakers))
     for criterion in criteria:
-        if required_units(criterion, shape, rule=rule):
+        if required_units(criterion, shape):
             continue
         noun, nouns = UNIT_NOUNS.get(criterion.unit, (criterion.unit, f"{criterion.unit}s"))
         params = {"noun": noun, "nouns": nouns, "present": _either(present), "preset": spec.label}
@@ -89,8 +89,8 @@ def dialogue_fit_check(
                 params={"unknown": _either(unknown), "preset": spec.label, "speakers": _either(spec.speakers)},
             )
     source = parsed.source_meta.get("format", "")
-    if not format_chosen and source in FORMAT_NAMES and source != "jsonl" and source not in spec.formats:
-        takes = _either([FORMAT_NAMES[f] for f in (*spec.formats, "jsonl")])
+    if not format_chosen and source in FORMAT_NAMES and source not in ALWAYS_FIT and source not in spec.formats:
+        takes = _either([FORMAT_NAMES[f] for f in (*spec.formats, *ALWAYS_FIT)])
         raise parsed.fail(
             N_(
                 "is a dialogue of the %(format)s format, and %(preset)s projects take %(takes)s; "

@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 
 from annotator.models import Invitation, Project, Role
 from annotator.services.projects import membership_add
+from annotator.usernames import username_reserved
 
 SALT = "annotator.invitation"
 
@@ -99,7 +100,7 @@ def invitation_accept(*, token: str, username: str, password: str) -> tuple[Abst
     """Create the invited person's account (``username``, ``password``, the invited address) and make them a member.
 
     Raises ``InvitationInvalid`` for a link that no longer serves, ``ValidationError`` per field for a username
-    that is taken or invalid or a password the validators refuse."""
+    that is taken, invalid or reserved (``annotator.usernames``) or a password the validators refuse."""
     invitation = invitation_from_token(token)
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
     if invitation.accepted_at is not None:  # accepted by a concurrent request since
@@ -112,6 +113,8 @@ def invitation_accept(*, token: str, username: str, password: str) -> tuple[Abst
         raise ValidationError({"username": exc.messages}) from None
     if not username or User.objects.filter(username__iexact=username).exists():
         raise ValidationError({"username": _("This username is taken: choose another one.")})
+    if username_reserved(username):
+        raise ValidationError({"username": _("This username is reserved: choose another one for the new account.")})
     try:
         validate_password(password, User(username=username, email=invitation.email))
     except ValidationError as exc:

@@ -25,7 +25,7 @@ from annotator.importers.judge_labels import ParsedLabel, is_labels_file, read_j
 from annotator.models import Dialogue, Judge, JudgeKind, JudgeLabel, Project
 from annotator.selectors.structure import DialogueShape, project_shapes
 from annotator.services.imports.uploads import upload_check_size
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_speaker
 from scoring.errors import N_, InputError
 from scoring.run_files import PROBABILITY_TOLERANCE
 
@@ -160,7 +160,6 @@ class _Checker:
         self.dialogues = dict(Dialogue.objects.filter(project=project).values_list("external_id", "pk"))
         self.criteria = {c.key: c for c in project.criteria.all()}
         self.shapes = project_shapes(project.pk)
-        self.rule = unit_rule(project.preset)
         self.seen: set[tuple[int, int, int]] = set()
 
     def row(self, judge: Judge, label: ParsedLabel) -> JudgeLabel:
@@ -180,9 +179,7 @@ class _Checker:
                 join=", ".join(self.criteria),
             )
         try:
-            speaker = unit_speaker(
-                criterion, label.unit, self.shapes.get(dialogue_id, DialogueShape((), ())), rule=self.rule
-            )
+            speaker = unit_speaker(criterion, label.unit, self.shapes.get(dialogue_id, DialogueShape((), ())))
             allowed = criterion.allowed_values(speaker if criterion.speakers else None)
             distribution = None if label.distribution is None else _checked_distribution(label, allowed)
             value = label.value if label.value is not None else _argmax(distribution)

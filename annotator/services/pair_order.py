@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from annotator.models import Assignment, Project
 from annotator.models.pairwise import SLOTS
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 
 
 def item_starts_with(project_id: int, dialogue_id: int) -> str:
@@ -46,7 +46,7 @@ def pair_orders_fill(*, project: Project, dialogue_ids: Iterable[int] | None = N
     (in the order the assignments were made); returns how many were given. Call it where assignments are made,
     inside the transaction that holds the project's lock, so two hand-outs never count the same item at once.
     Other presets: nothing to do."""
-    if PRESETS[project.preset].comparison is None:
+    if project_scheme(project).comparison is None:
         return 0
     rows = Assignment.objects.filter(dialogue__project=project, imported=False)
     if dialogue_ids is not None:

@@ -4,20 +4,21 @@ adds a criterion (coherence, helpfulness) that asks the comparison's question wi
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils.translation import gettext
 
 from annotator.models import Criterion, PairwiseSettings, Project
 from annotator.models.pairwise import TieModel
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
+from annotator.services.schemes import scheme_change, scheme_current
 
 CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 
-def _comparison(project: Project):
-    comparison = PRESETS[project.preset].comparison
+def comparison_check(project: Project):
+    comparison = project_scheme(project).comparison
     if comparison is None:
         raise ValueError(gettext("%(slug)s is not a comparison project") % {"slug": project.slug})
     return comparison
@@ -27,7 +28,7 @@ def pairwise_settings_save(
     *, project: Project, reveal_systems: bool, active_pairs: bool, vote_budget: int | None, ties: str
 ) -> PairwiseSettings:
     """Save the comparison settings (``ValueError`` with a message for the lead on a bad value)."""
-    _comparison(project)
+    comparison_check(project)
     if ties not in TieModel.values:
         raise ValueError(gettext("unknown tie model %(ties)s") % {"ties": repr(ties)})
     if vote_budget is not None and vote_budget < 1:
@@ -46,20 +47,13 @@ def pairwise_settings_save(
 
 @transaction.atomic
 def comparison_criterion_add(*, project: Project, key: str, label: str, question: str) -> Criterion:
-    """A new criterion of the comparison (the item as a whole, the four outcomes), asked after the others."""
-    spec = _comparison(project).criterion(key, label.strip() or key, question.strip())
+    """A new criterion of the comparison (the item as a whole, the four outcomes), asked after the others: a change
+    of the project's scheme (``scheme_change``)."""
+    spec = comparison_check(project).criterion(key, label.strip() or key, question.strip())
     if not CRITERION_KEY.match(key):
         raise ValueError(gettext("a criterion key is lower-case letters, digits and _, starting with a letter"))
     if project.criteria.filter(key=key).exists():
         raise ValueError(gettext("the project already has a criterion %(key)s") % {"key": key})
-    position = (project.criteria.aggregate(m=Max("position"))["m"] or 0) + 1
-    return Criterion.objects.create(
-        project=project,
-        key=spec.key,
-        label=spec.label,
-        question=spec.question,
-        unit=spec.unit,
-        values=spec.values,
-        level=spec.level,
-        position=position,
-    )
+    current = scheme_current(project)
+    scheme_change(project=project, scheme=replace(current, criteria=[*current.criteria, spec]))
+    return project.criteria.get(key=key)

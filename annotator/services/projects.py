@@ -1,4 +1,4 @@
-"""Creating projects from presets and managing their members."""
+"""Creating projects from presets or scheme files, and managing their members."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from annotator.models import K_MAX, K_MIN, AnnotatorsAre, Criterion, Membership, Project, Role
-from annotator.presets import PRESETS
+from annotator.presets import CUSTOM, PRESETS, Scheme
+from annotator.presets.document import scheme_document
 from annotator.wording import WORDING_LANGUAGES
 
 
@@ -14,41 +15,56 @@ from annotator.wording import WORDING_LANGUAGES
 def project_create(
     *,
     slug: str,
-    preset: str,
+    preset: str | None = None,
+    scheme: Scheme | None = None,
     name: str | None = None,
     annotators_per_dialogue: int | None = None,
     guidelines: str | None = None,
 ) -> Project:
-    """A project with the preset's criteria, scales and default guidelines."""
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    """A project following ``scheme`` (or the preset named ``preset``): its criteria, scales and default
+    guidelines and K, with the scheme's document kept with the project (``Project.scheme``)."""
+    if (preset is None) == (scheme is None):
+        raise ValueError("give either a preset or a scheme")
+    if scheme is None:
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+        scheme = PRESETS[preset]
     if Project.objects.filter(slug=slug).exists():
         raise ValueError(f"a project with slug {slug!r} already exists")
-    spec = PRESETS[preset]
-    k = spec.annotators_per_dialogue if annotators_per_dialogue is None else annotators_per_dialogue
+    k = scheme.annotators_per_dialogue if annotators_per_dialogue is None else annotators_per_dialogue
     annotators_per_dialogue_check(k)
+    document = scheme_document(scheme)
+    origin = scheme.key if scheme.key in PRESETS and document == scheme_document(PRESETS[scheme.key]) else CUSTOM
     project = Project.objects.create(
         slug=slug,
-        preset=preset,
+        preset=origin,
+        scheme=document,
         name=name or slug,
         annotators_per_dialogue=k,
-        guidelines=spec.guidelines if guidelines is None else guidelines,
+        guidelines=scheme.guidelines if guidelines is None else guidelines,
     )
-    Criterion.objects.bulk_create(
+    Criterion.objects.bulk_create(criterion_rows(project, scheme))
+    return project
+
+
+def criterion_rows(project: Project, scheme: Scheme) -> list[Criterion]:
+    """The scheme's criteria as the project's rows (not saved), in the scheme's order."""
+    return [
         Criterion(
             project=project,
             key=c.key,
             label=c.label,
             question=c.question,
             unit=c.unit,
-            values=c.values,
+            values=list(c.values),
             level=c.level,
             speaker=c.speaker,
+            applies_to=c.applies_to,
+            not_applicable=dict(c.not_applicable) if c.not_applicable else None,
             position=i,
         )
-        for i, c in enumerate(spec.criteria)
-    )
-    return project
+        for i, c in enumerate(scheme.criteria)
+    ]
 
 
 def annotators_per_dialogue_check(k: int) -> None:
@@ -79,12 +95,15 @@ def project_create_led(
     *,
     lead: AbstractBaseUser,
     slug: str,
-    preset: str,
+    preset: str | None = None,
+    scheme: Scheme | None = None,
     name: str | None = None,
     annotators_per_dialogue: int | None = None,
 ) -> Project:
     """``project_create``, with ``lead`` as the new project's first lead."""
-    project = project_create(slug=slug, preset=preset, name=name, annotators_per_dialogue=annotators_per_dialogue)
+    project = project_create(
+        slug=slug, preset=preset, scheme=scheme, name=name, annotators_per_dialogue=annotators_per_dialogue
+    )
     membership_add(project=project, user=lead, role=Role.LEAD)
     return project
 

@@ -39,7 +39,7 @@ from annotator.models import (
 )
 from annotator.selectors.structure import dialogue_shape
 from annotator.services.imports import dialogues_import_upload
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_speaker
 from scoring.errors import N_
 
 ORDERED_LEVELS = ("ordinal", "interval")
@@ -120,7 +120,6 @@ def quality_settings_update(
 def _checked_answers(project: Project, dialogue: Dialogue, answers: list[Expected]) -> list[ExpectedAnswer]:
     criteria = {c.key: c for c in project.criteria.all()}
     shape = dialogue_shape(dialogue.pk)
-    rule = unit_rule(project.preset)
     problems, rows, seen = [], [], set()
     for a in answers:
         criterion = criteria.get(a.criterion)
@@ -128,7 +127,7 @@ def _checked_answers(project: Project, dialogue: Dialogue, answers: list[Expecte
             problems.append(gettext("unknown criterion %(criterion)s") % {"criterion": repr(a.criterion)})
             continue
         try:
-            check_value(criterion, unit_speaker(criterion, a.unit, shape, rule=rule), a.value)
+            check_value(criterion, unit_speaker(criterion, a.unit, shape), a.value)
         except UnitError as exc:
             problems.append(str(exc))
             continue

@@ -45,7 +45,7 @@ from annotator.models import (
     Study,
 )
 from annotator.models.studies import completion_code_new, study_token_new
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_on
 from annotator.selectors.studies import release_cutoff, time_limit_change
 from annotator.services.adaptive import adaptive_items_choose
@@ -85,8 +85,8 @@ def study_create(*, project: Project, name: str, **settings) -> Study:
     (``django.core.exceptions.ValidationError`` on bad values). Reordering projects (coherence) cannot
     run as a study: their annotators judge whole permutation sets, not a share of the dialogues.
     """
-    if PRESETS[project.preset].reordering:
-        label = PRESETS[project.preset].label
+    if project_scheme(project).reordering:
+        label = project_scheme(project).label
         raise StudyError(
             StudyError.PRESET,
             gettext(

@@ -30,9 +30,10 @@ from django.views.decorators.http import require_http_methods
 
 from annotator.access import MembershipEnded, member_project, own_assignment
 from annotator.models import Assignment, AssignmentStatus
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.glossary import label_glossary
+from annotator.selectors.hand_out import hand_out_stopped
 from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_queue
 from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
@@ -50,9 +51,10 @@ def queue(request, slug: str):
     if study_page is not None:  # a study's participant: the study's page says what comes next
         return redirect(study_page)
     next_item_hand_out(project=project, user=request.user)  # active pairs, adaptive budgets: one item at a time
-    return render(
-        request, "annotator/queue.html", {"project": project, **annotator_queue(project=project, user=request.user)}
-    )
+    mine = annotator_queue(project=project, user=request.user)
+    # nothing more for them: say whether the project needs no more answers at all (a budget spent...)
+    stopped = None if mine["next_item"] or mine["locked"] else hand_out_stopped(project)
+    return render(request, "annotator/queue.html", {"project": project, "stopped": stopped, **mine})
 
 
 @never_cache
@@ -73,7 +75,7 @@ def annotate(request, assignment_id: int):
     if clock and assignment.status != AssignmentStatus.SUBMITTED and clock.now > clock.saves_end:
         return redirect(clock.study_url)
     errors = request.session.pop(f"submit-errors:{assignment_id}", None) or {}
-    if PRESETS[project.preset].comparison and not assignment.shown_first and not assignment.imported:
+    if project_scheme(project).comparison and not assignment.shown_first and not assignment.imported:
         pair_orders_fill(project=project, dialogue_ids=[assignment.dialogue_id])  # made by a path that gave none
         assignment.refresh_from_db(fields=["shown_first"])
     page = annotation_page(assignment)

@@ -17,8 +17,10 @@ from annotator.exporters import AGGREGATIONS, export_formats_of
 from annotator.exporters.parquet import ParquetUnavailable, parquet_check
 from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
+from annotator.input_errors import input_error_text
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership, StopRuleKind
-from annotator.presets import PRESETS
+from annotator.presets.document import scheme_read
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_gold_rows, adaptive_settings, replay_figures
 from annotator.selectors.imports import (
     import_batch_contents,
@@ -53,7 +55,8 @@ from annotator.services.projects import (
     project_settings_update,
     project_wording_save,
 )
-from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text
+from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text, scheme_label
+from scoring.errors import InputError
 
 
 def _page(request, project, *, upload_error: str | None = None, **forms):
@@ -67,6 +70,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
     )
     context = {
         "project": project,
+        "scheme_label": scheme_label(project),
         "guidelines_form": forms.get("guidelines_form") or GuidelinesForm(instance=project),
         "upload_form": forms.get("upload_form") or UploadForm(),
         "member_form": forms.get("member_form") or MemberForm(),
@@ -77,7 +81,7 @@ def _page(request, project, *, upload_error: str | None = None, **forms):
         "filters": filters,
         "filter_query": filters.as_query(),
         "statuses": AssignmentStatus.choices,
-        "pairwise": pairwise_settings_of(project) if PRESETS[project.preset].comparison else None,
+        "pairwise": pairwise_settings_of(project) if project_scheme(project).comparison else None,
         "adaptive": adaptive_settings(project),
         "adaptive_gold": adaptive_gold_rows(project),
         "replay_figures": replay_figures(),
@@ -110,17 +114,26 @@ def _exports(project) -> dict:
 def project_new(request):
     if not can_create_projects(request.user):
         raise PermissionDenied(gettext("only staff and project leads can create projects"))
-    form = ProjectCreateForm(request.POST or None)
+    form = ProjectCreateForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        project = project_create_led(
-            lead=request.user,
-            slug=form.cleaned_data["slug"],
-            preset=form.cleaned_data["preset"],
-            name=form.cleaned_data["name"],
-            annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
-        )
-        messages.success(request, gettext("Created project %(slug)s.") % {"slug": project.slug})
-        return redirect("lead_project", slug=project.slug)
+        upload = form.cleaned_data["scheme_file"]
+        try:
+            scheme = None if upload is None else scheme_read(upload.read(), upload.name)
+            project = project_create_led(
+                lead=request.user,
+                slug=form.cleaned_data["slug"],
+                preset=None if scheme is not None else form.cleaned_data["preset"],
+                scheme=scheme,
+                name=form.cleaned_data["name"],
+                annotators_per_dialogue=form.cleaned_data["annotators_per_dialogue"],
+            )
+        except InputError as exc:
+            form.add_error("scheme_file", input_error_text(exc))
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, gettext("Created project %(slug)s.") % {"slug": project.slug})
+            return redirect("lead_project", slug=project.slug)
     return render(request, "annotator/project_new.html", {"form": form}, status=400 if form.errors else 200)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
@@ -11,9 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import CanCreateProjects, IsProjectLead
-from annotator.models import Role
 from annotator.services.imports import upload_check_size
-from annotator.services.projects import membership_add
 from api import serializers as s
 from api.errors import FormatIsAParameter
 from api.job_responses import job_file_response, job_pending_response
@@ -49,9 +46,10 @@ class ProjectArchive(APIView):
 class ArchiveImport(APIView):
     """Create a project from an archive (staff and leads), optionally under another ``slug``; you become its lead.
 
-    The people it names become members only if you could add them on the members page; the others
-    become imported annotators, their judgements kept under their archived names, and no superuser
-    gets a role."""
+    A lead's restore makes no one else a lead; the people it names become members only if you could add them on
+    the members page; the others who hold work in it become imported annotators (inactive accounts), their
+    judgements kept under their archived names; no account is created for anyone else, nor under a reserved
+    name, and no superuser gets a role. ``notes`` says what was not restored as archived."""
 
     parser_classes = [MultiPartParser, FormParser]
     permission_classes = [CanCreateProjects]
@@ -62,12 +60,11 @@ class ArchiveImport(APIView):
         given.is_valid(raise_exception=True)
         upload = given.validated_data["file"]
         upload_check_size(name=upload.name, size=upload.size)
-        with transaction.atomic():
-            project = project_archive_import(
-                raw=upload.read(),
-                display=upload.name,
-                slug=given.validated_data.get("slug") or None,
-                actor=request.user,
-            )
-            membership_add(project=project, user=request.user, role=Role.LEAD)
-        return Response(s.ArchiveOut({"slug": project.slug}).data, status=status.HTTP_201_CREATED)
+        restored = project_archive_import(
+            raw=upload.read(),
+            display=upload.name,
+            slug=given.validated_data.get("slug") or None,
+            actor=request.user,
+        )
+        answer = {"slug": restored.project.slug, "notes": restored.notes}
+        return Response(s.ArchiveOut(answer).data, status=status.HTTP_201_CREATED)

@@ -10,7 +10,7 @@ import io
 import zipfile
 
 from annotator.importers.limits import archive_limits
-from evaluation.archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, ARCHIVE_VERSION
+from evaluation.archive import ARCHIVE_FORMAT, ARCHIVE_MEMBER, READABLE_VERSIONS
 from scoring.errors import N_
 from scoring.files import ZIP_ERRORS, check_listing
 from scoring.input import Record, load_json
@@ -36,14 +36,16 @@ def archive_member(raw: bytes, display: str) -> bytes:
 
 
 def archive_document(raw: bytes, display: str) -> dict:
-    """The archive's JSON document from zip bytes, of the format and version this instance reads."""
+    """The archive's JSON document from zip bytes, of the format and a version this instance reads
+    (``READABLE_VERSIONS``: the current one and every earlier one)."""
     document = load_json(archive_member(raw, display), f"{display}:{ARCHIVE_MEMBER}")
     archive_file = Record(display)
     if not isinstance(document, dict) or document.get("format") != ARCHIVE_FORMAT:
         message = N_("not a project archive (expected format %(ARCHIVE_FORMAT)s)")
         raise archive_file.error(message, "format", ARCHIVE_FORMAT=repr(ARCHIVE_FORMAT))
-    if document.get("version") != ARCHIVE_VERSION:
+    if document.get("version") not in READABLE_VERSIONS or isinstance(document.get("version"), bool):
         message = N_("archive version %(found)s; this version reads %(ARCHIVE_VERSION)s")
         found = repr(document.get("version"))
-        raise archive_file.error(message, "version", found=found, ARCHIVE_VERSION=ARCHIVE_VERSION)
+        readable = ", ".join(map(str, READABLE_VERSIONS))
+        raise archive_file.error(message, "version", found=found, ARCHIVE_VERSION=readable)
     return document

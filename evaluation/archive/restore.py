@@ -1,33 +1,31 @@
 """Restoring a project from its archive (``evaluation.archive``): all of it, or nothing.
 
-Every value is checked before anything is written, the way collection imports are: types and
-choices, text that fits its column (``annotator.importers.limits``), references between the parts
-(a judgement's assignment, an assignment's dialogue), and judgement values against the criteria and
-the dialogue's units. A bad archive raises ``InputError`` naming the file, the record and the field
-(``scoring.input``).
+Every value is checked before it is written, the way collection imports are: types and choices, text that
+fits its column (``annotator.importers.limits``, ``evaluation.archive.fields``), references between the parts
+(a judgement's assignment, an assignment's dialogue, an adjudication's criterion), and values against the
+criteria and the dialogue's units. A bad archive raises ``InputError`` naming the file, the record and the
+field (``scoring.input``), and the transaction leaves nothing behind.
 
-People are matched by username as the members page adds them (``accounts_addable``): an existing
-account the importing lead may add (its owner agreed to be found by leads, or it is a member of a
-project the lead leads; any account for staff and for ``manage.py import_project``) becomes a member
-with the archived role; a missing one is created without a usable password (an administrator sets
-one, or the person resets it). Any other existing account - and a superuser always: no import grants
-a superuser a role - is left alone: the person becomes an imported annotator of the new project
-(``annotator.services.imports.annotators``) whose judgements are kept under the archived name.
-Times are kept as archived.
+The people the archive names are mapped by one rule, which depends on who restores it
+(``evaluation.archive.people``): whoever restores it leads the new project, and a lead's restore creates at most
+the archive's annotators as imported accounts. Times are kept as archived. The runs' scores stay current when
+they were current against the archived gold; the statistics and the live figures are rebuilt from the restored
+judgements.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, connection, transaction
+from django.utils.translation import gettext
 
 from annotator.models import (
+    AppliesTo,
     Assignment,
     AssignmentStatus,
     Candidate,
@@ -36,40 +34,54 @@ from annotator.models import (
     GoldCount,
     Judgement,
     Level,
-    Membership,
     Post,
     Project,
     Reordering,
     Role,
     Unit,
 )
-from annotator.presets import PRESETS
+from annotator.presets import CUSTOM, PRESETS
+from annotator.presets.document import scheme_document, scheme_from_document
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
-from annotator.services.accounts import accounts_addable
 from annotator.services.blocks import utterance_blocks
-from annotator.services.imports.annotators import imported_annotators_create
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.services.projects import membership_add
 from evaluation.archive import ARCHIVE_MEMBER
+from evaluation.archive.context import Restoring
+from evaluation.archive.fields import fields_restore, plain_fields
+from evaluation.archive.parts import batches, judges, quality, settings, studies, webhooks
+from evaluation.archive.people import people_named, people_restore
 from evaluation.archive.reader import archive_document
 from evaluation.models import Run, RunKind, RunStatus
+from evaluation.selectors.fingerprint import judgements_fingerprint
 from scoring.errors import N_, InputError
 from scoring.input import Record
 
 INT32 = (0, 2_147_483_647)
 SMALL = (0, 32_767)
+ARCHIVED_STALE = "archived-stale"  # a run's gold mark no fingerprint equals: scored again after the restore
 
 
 def _max(model, column: str) -> int:
     return model._meta.get_field(column).max_length
 
 
+@dataclass(frozen=True)
+class Restored:
+    """The restored project, and what the restore did not restore as archived (for the person restoring)."""
+
+    project: Project
+    notes: list[str] = field(default_factory=list)
+
+
 def project_archive_import(
     *, raw: bytes, display: str = "archive", slug: str | None = None, actor: AbstractBaseUser | None = None
-) -> Project:
+) -> Restored:
     """Create the archived project (under ``slug`` if given) with everything in it, or raise ``InputError``.
 
-    ``actor`` is the lead importing it (None: the operator, ``manage.py import_project``); the people the
-    archive names are mapped as the module's docstring says."""
+    ``actor`` is the lead or staff member restoring it, who becomes its lead (None: the operator,
+    ``manage.py import_project``); the people the archive names are mapped as ``evaluation.archive.people``
+    says."""
     document = archive_document(raw, display)
     r = Record(f"{display}:{ARCHIVE_MEMBER}")
     try:
@@ -92,30 +104,91 @@ def _slug(r: Record, meta: dict, slug: str | None) -> str:
     return slug
 
 
-def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser | None) -> Project:
+# the project's fields every archive has held (version 1 wrote these and the slug and preset)
+PROJECT_V1 = ("name", "guidelines", "annotators_per_dialogue", "created_at")
+
+
+def _project(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser | None) -> tuple[Project, list]:
     meta = r.field(document, "project", dict)
     slug = _slug(r, meta, slug)
     preset = r.field(meta, "preset", str, "project")
-    if preset not in PRESETS:
+    kept = r.json(meta, "scheme", "project", dict, optional=True) or {}
+    if kept:
+        try:
+            scheme_from_document(kept, display=r.file)
+        except InputError as exc:
+            raise r.error(
+                N_("%(problem)s"), "project.scheme" + (f".{exc.field}" if exc.field else ""), problem=exc.message
+            ) from None
+    if preset not in PRESETS and not (preset == CUSTOM and kept):
         message = N_("unknown preset %(preset)s; this instance has %(presets)s")
         raise r.error(message, "project.preset", preset=repr(preset), presets=", ".join(PRESETS))
-    project = Project.objects.create(
-        slug=slug,
-        preset=preset,
-        name=r.text(meta, "name", "project", max_length=_max(Project, "name")),
-        guidelines=r.text(meta, "guidelines", "project"),
-        annotators_per_dialogue=r.integer(meta, "annotators_per_dialogue", "project", bounds=SMALL),
+    values = fields_restore(r, meta, Project, PROJECT_V1, "project")
+    # every other field: required from version 2 on (the export writes every one), kept where a version 1 has it
+    newer = [n for n in plain_fields(Project, without=("slug", "preset", *PROJECT_V1))
+             if n in meta or document.get("version", 1) >= 2]  # fmt: skip
+    values |= fields_restore(r, meta, Project, newer, "project")
+    notes = []
+    groups = values.get("sso_groups") or {}
+    for group, role in groups.items():
+        if role not in Role.values:
+            raise r.error(N_("%(value)s is not one of %(choices)s"), f"project.sso_groups.{group[:40]}",
+                          value=repr(str(role)[:40]), choices=", ".join(Role.values))  # fmt: skip
+    if actor is not None and not actor.is_staff and Role.LEAD in groups.values():
+        values["sso_groups"] = {g: role for g, role in groups.items() if role != Role.LEAD}
+        notes.append(
+            gettext("Single sign-on groups not made leads (you lead the restored project): %(groups)s.")
+            % {"groups": ", ".join(sorted(g for g, role in groups.items() if role == Role.LEAD))}
+        )
+    if not values.get("scheme"):  # an archive written before schemes were data: its preset's shipped scheme
+        values["scheme"] = scheme_document(PRESETS[preset])
+    created_at = values.pop("created_at")
+    project = Project.objects.create(slug=slug, preset=preset, **values)
+    Project.objects.filter(pk=project.pk).update(created_at=created_at)
+    project.created_at = created_at
+    return project, notes
+
+
+def _import(r: Record, document: dict, slug: str | None, actor: AbstractBaseUser | None) -> Restored:
+    project, notes = _project(r, document, slug, actor)
+    restoring = Restoring(r=r, document=document, project=project, version=document["version"], notes=notes)
+    restoring.criteria = _criteria(r, document, project)
+    participants = studies.studies_restore(restoring)
+    named = set()
+    for part, fields in HISTORY_PEOPLE.items():
+        named |= people_named(r, restoring.part(part), fields, part)
+    restoring.people = people_restore(
+        r=r, document=document, project=project, actor=actor, participants=participants, named=named
     )
-    project.created_at = r.time(meta, "created_at", "project")
-    Project.objects.filter(pk=project.pk).update(created_at=project.created_at)
-    criteria = _criteria(r, document, project)
-    users = _members(r, document, project, actor)
-    dialogues, shapes = _dialogues(r, document, project, comparison=PRESETS[preset].comparison is not None)
-    assignments = _assignments(r, document, dialogues, users)
-    _judgements(r, document, assignments, criteria, shapes)
-    _gold_counts(r, document, dialogues, criteria, shapes)
-    _runs(r, document, project)
-    return project
+    batches.restore(restoring)
+    restoring.dialogues, restoring.shapes = _dialogues(
+        r, document, project, comparison=project_scheme(project).comparison is not None, batches=restoring.batches
+    )
+    assignments = _assignments(restoring)
+    _judgements(restoring, assignments)
+    _gold_counts(restoring)
+    gold_current = _runs(restoring)
+    settings.restore(restoring)
+    quality.restore(restoring)
+    studies.participants_restore(restoring)
+    judges.restore(restoring)
+    webhooks.restore(restoring)
+    # the gold the runs were scored against is the archived one: those current then are current now
+    Run.objects.filter(pk__in=gold_current).update(gold_fingerprint=judgements_fingerprint(project))
+    if actor is not None:
+        membership_add(project=project, user=actor, role=Role.LEAD)
+    return Restored(project=project, notes=restoring.notes + restoring.people.notes)
+
+
+# the parts whose rows name people in history fields (who excluded, settled, created...)
+HISTORY_PEOPLE = {
+    "import_batches": ("created_by", "removed_by"),
+    "qualifications": ("admitted_by",),
+    "exclusions": ("excluded_by",),
+    "adjudications": ("adjudicator",),
+    "judges": ("created_by",),
+    "webhooks": ("created_by",),
+}
 
 
 def _criteria(r: Record, document: dict, project: Project) -> dict[str, Criterion]:
@@ -135,6 +208,8 @@ def _criteria(r: Record, document: dict, project: Project) -> dict[str, Criterio
                 values=values,
                 level=r.choice(c, "level", Level.values, where),
                 speaker=r.text(c, "speaker", where, max_length=_max(Criterion, "speaker")),
+                applies_to=_applies_to(r, c, where, project),
+                not_applicable=_not_applicable(r, c, where),
                 position=r.integer(c, "position", where, bounds=SMALL),
             )
         )
@@ -143,48 +218,20 @@ def _criteria(r: Record, document: dict, project: Project) -> dict[str, Criterio
     return {c.key: c for c in Criterion.objects.bulk_create(rows)}
 
 
-def _members(r: Record, document: dict, project: Project, actor: AbstractBaseUser | None) -> dict[str, int]:
-    """The archived members, and the annotators of its assignments, mapped to accounts as the module's
-    docstring says; username -> user id for each."""
-    User = get_user_model()
-    limit = User._meta.get_field(User.USERNAME_FIELD).max_length
-    members: dict[str, Membership] = {}
-    for i, m in enumerate(r.field(document, "members", list)):
-        where = f"members[{i}]"
-        name = r.text(m, "username", where, max_length=limit, non_empty=True)
-        members[name] = Membership(
-            project=project,
-            role=r.choice(m, "role", Role.values, where),
-            imported=r.field(m, "imported", bool, where),
-            source_key=r.text(m, "source_key", where, max_length=_max(Membership, "source_key")),
-            rank=r.integer(m, "rank", where, bounds=INT32),
-            active=r.field(m, "active", bool, where),
-        )
-    names = dict.fromkeys(members)
-    for i, a in enumerate(r.field(document, "assignments", list)):
-        names[r.text(a, "annotator", f"assignments[{i}]", max_length=limit, non_empty=True)] = None
-    existing = dict(User.objects.filter(username__in=list(names)).values_list("username", "pk"))
-    mappable = accounts_addable(actor=actor).filter(pk__in=existing.values(), is_superuser=False)
-    live = set(mappable.values_list("username", flat=True))
-    missing = [n for n in names if n not in existing]
-    User.objects.bulk_create(User(username=n, password=make_password(None)) for n in missing)
-    existing.update(User.objects.filter(username__in=missing).values_list("username", "pk"))
-    live.update(missing)
-    users = {n: existing[n] for n in live}
-    for name, membership in members.items():
-        if name in live:
-            membership.user_id = users[name]
-    Membership.objects.bulk_create(m for name, m in members.items() if name in live)
-    # the others: imported annotators under the archived name (an imported member keeps its source key)
-    kept = [n for n in names if n not in live]
-    keys = {n: (members[n].source_key if n in members and members[n].imported and members[n].source_key else n)[:100]
-            for n in kept}  # fmt: skip
-    if len(set(keys.values())) < len(keys):
-        keys = {n: n[:100] for n in kept}
-    rank = max((m.rank for m in members.values()), default=0) + 1
-    ids = imported_annotators_create(project=project, keys=list(keys.values()), first_rank=rank)
-    users.update({n: ids[keys[n]] for n in kept})
-    return users
+def _applies_to(r: Record, c: dict, where: str, project: Project) -> str:
+    """The criterion's unit rule; an archive written before criteria had one takes its scheme's."""
+    if "applies_to" in c:
+        return r.choice(c, "applies_to", AppliesTo.values, where)
+    spec = project_scheme(project).criterion(c.get("key"))
+    return spec.applies_to if spec is not None else AppliesTo.EVERY
+
+
+def _not_applicable(r: Record, c: dict, where: str) -> dict | None:
+    na = r.json(c, "not_applicable", where, dict, optional=True)
+    if na is not None:
+        r.text(na, "value", f"{where}.not_applicable", max_length=_max(Judgement, "value"), non_empty=True)
+        r.text(na, "label", f"{where}.not_applicable")
+    return na
 
 
 def _posts(at: Record, d: dict) -> list[Post]:
@@ -234,7 +281,9 @@ def _candidates(at: Record, d: dict, comparison: bool) -> list[Candidate]:
     return candidates
 
 
-def _dialogues(r: Record, document: dict, project: Project, *, comparison: bool) -> tuple[dict[str, Dialogue], dict]:
+def _dialogues(
+    r: Record, document: dict, project: Project, *, comparison: bool, batches: list[int]
+) -> tuple[dict[str, Dialogue], dict]:
     rows, posts_of, created, shapes, candidates_of = [], [], [], {}, []
     for i, d in enumerate(r.field(document, "dialogues", list)):
         at = r.at(r.at(f"#{i}").text(d, "external_id", max_length=_max(Dialogue, "external_id")))
@@ -247,6 +296,7 @@ def _dialogues(r: Record, document: dict, project: Project, *, comparison: bool)
                 language=at.text(d, "language", max_length=_max(Dialogue, "language")),
                 source_meta=at.json(d, "source_meta", "", dict),
                 position=at.integer(d, "position", bounds=INT32),
+                batch_id=_batch(at, d, batches),
             )
         )
         created.append(at.time(d, "created_at"))
@@ -272,6 +322,16 @@ def _dialogues(r: Record, document: dict, project: Project, *, comparison: bool)
     return {d.external_id: d for d in dialogues}, shapes
 
 
+def _batch(at: Record, d: dict, batches: list[int]) -> int | None:
+    """The dialogue's import batch, by its place in ``import_batches`` (None: none, or a version 1 archive)."""
+    place = at.integer(d, "batch", optional=True)
+    if place is None:
+        return None
+    if not 0 <= place < len(batches):
+        raise at.error(N_("import batch %(index)s is not in the archive"), "batch", index=place)
+    return batches[place]
+
+
 def _assignment(at: Record, a: dict, where: str, *, annotator_id: int, dialogue_id: int) -> Assignment:
     return Assignment(
         annotator_id=annotator_id,
@@ -285,6 +345,7 @@ def _assignment(at: Record, a: dict, where: str, *, annotator_id: int, dialogue_
         permutation_set=at.integer(a, "permutation_set", where, bounds=SMALL, optional=True),
         queue_rank=at.integer(a, "queue_rank", where, bounds=INT32),
         version=at.integer(a, "version", where, bounds=INT32, optional=True) or 0,
+        reopened_at=at.time(a, "reopened_at", where, optional=True),
         reopen_reason=at.field(a, "reopen_reason", str, where, optional=True) or "",
         shown_first=_shown_first(at, at.field(a, "shown_first", str, where, optional=True), f"{where}.shown_first"),
     )
@@ -299,7 +360,20 @@ def _shown_first(at: Record, value: str | None, field: str) -> str:
     return value
 
 
-def _assignments(r: Record, document: dict, dialogues: dict[str, Dialogue], users: dict[str, int]) -> list:
+def _removed(at: Record, a: dict, where: str, criteria: dict[str, Criterion]) -> dict[str, int]:
+    """``Assignment.removed`` from the archive's criterion keys back to criterion ids."""
+    removed = {}
+    for pair, version in (at.field(a, "removed", dict, where, optional=True) or {}).items():
+        key, _, unit = pair.rpartition(":")
+        if key not in criteria or not unit.isdigit():
+            raise at.error(N_("%(pair)s is not a criterion key and a unit"), f"{where}.removed", pair=repr(pair[:40]))
+        removed[f"{criteria[key].pk}:{int(unit)}"] = at.check_int(at.value(version, int, f"{where}.removed"),
+                                                                 f"{where}.removed", INT32)  # fmt: skip
+    return removed
+
+
+def _assignments(restoring: Restoring) -> list:
+    r, document, dialogues, users = restoring.r, restoring.document, restoring.dialogues, restoring.people.users
     rows, reorderings, seen, of_dialogue = [], [], set(), []
     for i, a in enumerate(r.field(document, "assignments", list)):
         where = f"assignments[{i}]"
@@ -314,28 +388,25 @@ def _assignments(r: Record, document: dict, dialogues: dict[str, Dialogue], user
         seen.add((annotator, external_id))
         of_dialogue.append(external_id)
         ids = {"annotator_id": users[annotator], "dialogue_id": dialogues[external_id].pk}
-        rows.append(_assignment(at, a, where, **ids))
+        row = _assignment(at, a, where, **ids)
+        row.removed = _removed(at, a, where, restoring.criteria)
+        rows.append(row)
         reordering = at.field(a, "reordering", dict, where, optional=True)
         if reordering is not None:
-            order = at.items(reordering, "submitted_order", int, f"{where}.reordering", bounds=INT32)
-            kept = at.field(reordering, "kept_shown_order", bool, f"{where}.reordering", optional=True) or False
-            reorderings.append((i, order, at.time(reordering, "updated_at", f"{where}.reordering"), kept))
+            here = f"{where}.reordering"
+            reorderings.append((i, Reordering(
+                submitted_order=at.items(reordering, "submitted_order", int, here, bounds=INT32),
+                kept_shown_order=at.field(reordering, "kept_shown_order", bool, here, optional=True) or False,
+                revision=at.integer(reordering, "revision", here, bounds=INT32, optional=True) or 0,
+            ), at.time(reordering, "updated_at", here)))  # fmt: skip
     assignments = Assignment.objects.bulk_create(rows, batch_size=2000)
-    made = Reordering.objects.bulk_create(
-        Reordering(assignment_id=assignments[i].pk, submitted_order=order, kept_shown_order=kept)
-        for i, order, _when, kept in reorderings
-    )
-    for reordering, (_i, _order, when, _kept) in zip(made, reorderings):
+    for i, reordering, _when in reorderings:
+        reordering.assignment_id = assignments[i].pk
+    made = Reordering.objects.bulk_create([reordering for _i, reordering, _when in reorderings], batch_size=2000)
+    for reordering, (_i, _reordering, when) in zip(made, reorderings):
         reordering.updated_at = when
     Reordering.objects.bulk_update(made, ["updated_at"], batch_size=2000)
     return list(zip(assignments, of_dialogue))
-
-
-def _check_unit(at: Record, criterion: Criterion, unit: int, value: str, shape, field: str) -> None:
-    try:
-        check_value(criterion, unit_speaker(criterion, unit, shape, rule=unit_rule(criterion.project.preset)), value)
-    except UnitError as exc:
-        raise at.error(str(exc), field) from None
 
 
 def _row(r: Record, row, length: int, field: str, *, optional: int = 0) -> list:
@@ -345,70 +416,69 @@ def _row(r: Record, row, length: int, field: str, *, optional: int = 0) -> list:
     return row + [None] * (length + optional - len(row))
 
 
-def _judgement(r: Record, row, where: str, assignments: list, criteria: dict[str, Criterion], shapes) -> tuple:
-    """One judgement row checked: its assignment, criterion, unit, value, extra, time and (comparison items)
-    the candidate shown first."""
-    index, key, unit, value, extra, updated, shown = _row(r, row, 6, where, optional=1)
+def _judgement(r: Record, row, where: str, assignments: list, restoring: Restoring) -> tuple:
+    """One judgement row checked: its assignment, criterion, unit, value, extra, time, revision and the candidate
+    shown first. Version 1 rows end with the time (and, on comparison items, the candidate shown first);
+    version 2 rows always have eight values."""
+    if restoring.version < 2:
+        index, key, unit, value, extra, updated, shown = _row(r, row, 6, where, optional=1)
+        revision = 0
+    else:
+        index, key, unit, value, extra, updated, revision, shown = _row(r, row, 8, where)
     index = r.value(index, int, f"{where}[0]")
     if not 0 <= index < len(assignments):
         raise r.error(N_("assignment %(index)s is not in the archive"), f"{where}[0]", index=index)
     assignment, external_id = assignments[index]
     at = r.at(external_id)
-    criterion = criteria.get(at.value(key, str, f"{where}[1]"))
+    criterion = restoring.criteria.get(at.value(key, str, f"{where}[1]"))
     if criterion is None:
         raise at.error(N_("criterion %(key)s is not in the archive"), f"{where}[1]", key=repr(key[:40]))
-    unit = at.value(unit, int, f"{where}[2]")
-    value = at.check_text(at.value(value, str, f"{where}[3]"), where)
-    _check_unit(at, criterion, unit, value, shapes[external_id], where)
+    unit, value = restoring.unit_value(at, criterion, external_id, unit, value, where)
     if extra is not None:
         at.check_json(at.value(extra, dict, f"{where}[4]"), where)
     when = at.time({"t": at.value(updated, str, f"{where}[5]")}, "t", where)
-    shown = _shown_first(at, at.value(shown, str, f"{where}[6]", optional=True), f"{where}[6]")
-    return assignment, criterion, unit, value, extra, when, shown
+    revision = at.check_int(at.value(revision, int, f"{where}[6]"), f"{where}[6]", INT32)
+    shown = _shown_first(at, at.value(shown, str, f"{where}[7]", optional=True), f"{where}[7]")
+    return assignment, criterion, unit, value, extra, when, revision, shown
 
 
-def _judgements(r: Record, document: dict, assignments: list, criteria: dict[str, Criterion], shapes) -> None:
+def _judgements(restoring: Restoring, assignments: list) -> None:
     """Inserted with the archived times (plain INSERTs: ``updated_at`` would otherwise be set to now)."""
-    prepared, seen = [], set()
-    names = ("assignment", "criterion", "unit", "value", "extra", "updated_at", "shown_first")
+    r, prepared, seen = restoring.r, [], set()
+    names = ("assignment", "criterion", "unit", "value", "extra", "updated_at", "revision", "shown_first")
     fields = [Judgement._meta.get_field(n) for n in names]
-    for i, row in enumerate(r.field(document, "judgements", list)):
-        assignment, criterion, unit, value, extra, when, shown = _judgement(
-            r, row, f"judgements[{i}]", assignments, criteria, shapes
-        )
+    for i, row in enumerate(r.field(restoring.document, "judgements", list)):
+        values = _judgement(r, row, f"judgements[{i}]", assignments, restoring)
+        assignment, criterion, unit = values[:3]
         if (assignment.pk, criterion.pk, unit) in seen:
             message = N_("the same unit is judged twice in one assignment")
             raise r.at(assignments[row[0]][1]).error(message, f"judgements[{i}]")
         seen.add((assignment.pk, criterion.pk, unit))
-        values = (assignment.pk, criterion.pk, unit, value, extra, when, shown)
+        values = (assignment.pk, criterion.pk, *values[2:])
         prepared.append([f.get_db_prep_save(v, connection) for f, v in zip(fields, values)])
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     table = connection.ops.quote_name(Judgement._meta.db_table)
+    placeholders = "(" + ", ".join(["%s"] * len(fields)) + ")"
     with connection.cursor() as cursor:
         for start in range(0, len(prepared), 1000):
             batch = prepared[start : start + 1000]
             cursor.execute(
-                f"INSERT INTO {table} ({columns}) VALUES " + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(batch)),
+                f"INSERT INTO {table} ({columns}) VALUES " + ", ".join([placeholders] * len(batch)),
                 [v for row in batch for v in row],
             )
 
 
-def _gold_counts(r: Record, document: dict, dialogues, criteria, shapes) -> None:
-    rows = []
-    for i, row in enumerate(r.field(document, "gold_counts", list)):
+def _gold_counts(restoring: Restoring) -> None:
+    r, rows = restoring.r, []
+    for i, row in enumerate(r.field(restoring.document, "gold_counts", list)):
         where = f"gold_counts[{i}]"
         external_id, key, unit, value, count, n = _row(r, row, 6, where)
-        if not isinstance(external_id, str) or external_id not in dialogues:
-            raise r.error(N_("the dialogue is not in the archive"), f"{where}[0]")
+        dialogue = restoring.dialogue(external_id, f"{where}[0]")
         at = r.at(external_id)
-        criterion = criteria.get(key) if isinstance(key, str) else None
-        if criterion is None:
-            raise at.error(N_("the criterion is not in the archive"), f"{where}[1]")
-        unit = at.value(unit, int, f"{where}[2]")
-        value = at.value(value, str, f"{where}[3]")
-        _check_unit(at, criterion, unit, value, shapes[external_id], where)
+        criterion = restoring.criterion(at, key, f"{where}[1]")
+        unit, value = restoring.unit_value(at, criterion, external_id, unit, value, where)
         counts = [at.check_int(at.value(x, int, f"{where}[{4 + k}]"), where, INT32) for k, x in enumerate((count, n))]
-        rows.append(GoldCount(dialogue=dialogues[external_id], criterion=criterion, unit=unit, value=value,
+        rows.append(GoldCount(dialogue=dialogue, criterion=criterion, unit=unit, value=value,
                               count=counts[0], n_annotators=counts[1]))  # fmt: skip
     GoldCount.objects.bulk_create(rows, batch_size=2000)
 
@@ -421,9 +491,11 @@ def _run_source(at: Record, run: dict, where: str) -> bytes | None:
         raise at.error(N_("is not base64"), f"{where}.source") from None
 
 
-def _runs(r: Record, document: dict, project: Project) -> None:
+def _runs(restoring: Restoring) -> list[int]:
+    """The runs, each with its scores; the ids of those whose scores were current against the archived gold."""
+    r, project, current = restoring.r, restoring.project, []
     names = set()
-    for i, run in enumerate(r.field(document, "runs", list)):
+    for i, run in enumerate(r.field(restoring.document, "runs", list)):
         where = f"runs[{i}]"
         at = r.at(r.text(run, "name", where, max_length=_max(Run, "name")))
         if at.id in names:
@@ -441,11 +513,16 @@ def _runs(r: Record, document: dict, project: Project) -> None:
             scores=at.json(run, "scores", where, dict),
             per_dialogue=at.json(run, "per_dialogue", where, dict),
             scored_at=at.time(run, "scored_at", where, optional=True),
+            gold_fingerprint=ARCHIVED_STALE,
         )
         Run.objects.filter(pk=made.pk).update(created_at=at.time(run, "created_at", where))
+        restoring.runs[made.name] = made.pk
+        if at.field(run, "gold_current", bool, where, optional=restoring.version < 2):
+            current.append(made.pk)
+    return current
 
 
-def project_archive_import_path(*, path: Path | str, slug: str | None = None) -> Project:
+def project_archive_import_path(*, path: Path | str, slug: str | None = None) -> Restored:
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), N_("does not exist"))

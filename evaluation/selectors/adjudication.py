@@ -8,7 +8,7 @@ from annotator.models import Criterion, Project
 from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.population import gold_judgements
 from annotator.selectors.structure import dialogue_shape
-from annotator.units import UnitError, unit_rule, unit_speaker
+from annotator.units import UnitError, unit_speaker
 from evaluation.models import ProjectStatistics
 
 
@@ -32,7 +32,7 @@ def adjudication_unit(*, project: Project, dialogue_id: int, criterion: str, uni
     if dialogue is None or found is None:
         raise Http404("no such unit")
     try:
-        speaker = unit_speaker(found, unit, dialogue_shape(dialogue.pk), rule=unit_rule(project.preset))
+        speaker = unit_speaker(found, unit, dialogue_shape(dialogue.pk))
     except UnitError:
         raise Http404("no such unit") from None
     choices = [v for v in found.values if not found.speakers or v.get("speaker") in (None, speaker)]

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from django.utils.translation import gettext, ngettext
 
 from annotator.models import Project
-from annotator.presets import PRESETS, LeaderboardColumn
+from annotator.presets import LeaderboardColumn
+from annotator.presets.of_project import project_scheme
 from evaluation.models import Run, RunComparison, RunKind, RunStatus
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from evaluation.selectors.run_freshness import run_stale_reason, with_has_files
@@ -101,8 +102,8 @@ def leaderboard(
     """Runs with the preset's metrics: those of ``group`` shown (the main ones by default), sorted by the
     metric ``sort`` best first (``order="worst"`` reverses; runs without a value last), and the stored
     comparison of one metric."""
-    spec = PRESETS[project.preset]
-    columns = spec.leaderboard
+    spec = project_scheme(project)
+    columns = spec.run_scheme.columns(list(project.criteria.all())) if spec.run_scheme else ()
     groups = column_groups(columns) if columns else []
     chosen_group = next((g for g in groups if g.key == group), groups[0] if groups else None)
     if chosen_group is None or chosen_group.key == ALL:

@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from annotator.models import Assignment, Criterion, Judgement, Project, SourceFilter
 from annotator.selectors.population import population_of
 from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.units import UnitRule, required_units, unit_rule
+from annotator.units import UnitRule, required_units
 from config.enqueue import task_send
 from evaluation.models import LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveTouchedDialogue, LiveUnitCounts
 from evaluation.services.statistics import numeric_values
@@ -131,7 +131,6 @@ def live_state_apply(*, assignment: Assignment, sign: int) -> None:
     if not state.built or not _counts(state, assignment):
         return  # nothing to keep yet (the rebuild writes it all), or judgements that do not count
     criteria = {c.pk: c for c in project_criteria(assignment.dialogue.project_id).values()}
-    rule = unit_rule(assignment.dialogue.project.preset)
     given: dict[tuple[int, int], str] = {}
     asked: dict[int, set[int]] = {}
     with connection.cursor() as cursor:
@@ -144,12 +143,14 @@ def live_state_apply(*, assignment: Assignment, sign: int) -> None:
         criterion = criteria.get(criterion_id)
         if criterion is None:
             continue
-        if rule != UnitRule.EVERY:
+        if criterion.applies_to != UnitRule.EVERY:
             if criterion_id not in asked:
                 shape = dialogue_shape(assignment.dialogue_id)
-                asked[criterion_id] = set(required_units(criterion, shape, rule=rule))
+                asked[criterion_id] = set(required_units(criterion, shape))
             if unit not in asked[criterion_id]:
                 continue  # not a unit the criterion asks about: not gold data (``judgement_arrays``)
+        if value == criterion.not_applicable_value:
+            continue  # an answer, not a value: no part of the gold data (``judgement_arrays``)
         given[(criterion_id, unit)] = value
     scales = {pk: _scale(c) for pk, c in criteria.items()}
     table = LiveUnitCounts._meta.db_table
@@ -347,6 +348,7 @@ def live_figures(project: Project, state: LiveState | None = None) -> dict:
     for criterion in criteria:
         scale = _scale(criterion)
         levels = ("nominal",) if criterion.level == "nominal" else ("nominal", "ordinal", "interval")
+        levels += ("ratio",) if criterion.level == "ratio" else ()
         figures = coefficients(groups[criterion.pk], len(scale), levels=levels, values=numeric_values(scale))
         totals = distribution(groups[criterion.pk], len(scale))
         figures["distribution"] = dict(zip(scale, totals.tolist()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from annotator.models import Project
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.judgement_arrays import CriterionJudgements
 from scoring.nlpcc import single_turn_scores
 
@@ -49,7 +49,7 @@ def nlpcc_summary(project: Project, judgements: dict[str, CriterionJudgements]) 
     """``{SYSTEM: {"syntax", ..., "total", "none_of_the_above"}}`` over the replies every question was answered
     for; ``none_of_the_above`` is the share of the annotators' answers to a reply that said yes to none of the
     nine questions (where known)."""
-    aspects = PRESETS[project.preset].aspects
+    aspects = project_scheme(project).aspects
     metas = dict(project.dialogues.values_list("pk", "source_meta"))
     systems = {pk: system_of(meta) for pk, meta in metas.items()}
     nones = none_of_the_above(metas, judgements, list(aspects))

@@ -13,7 +13,7 @@ from annotator.importers.judge_labels import ParsedLabel
 from annotator.models import Dialogue, JudgeKind, Post, Project, Unit
 from annotator.selectors.structure import project_shapes
 from annotator.services.judges import judge_labels_save, judge_name_check
-from annotator.units import required_units, unit_rule
+from annotator.units import required_units
 from evaluation.models import Run, RunKind
 from evaluation.services.runs.scoring import zip_files
 from scoring.errors import N_, InputError
@@ -76,7 +76,6 @@ def _dbdc_labels(project: Project, files: list[tuple[str, bytes]]) -> list[Parse
     criterion = next(c for c in project.criteria.all() if c.unit == Unit.SYSTEM_TURN)
     external = dict(Dialogue.objects.filter(project=project).values_list("pk", "external_id"))
     shapes = project_shapes(project.pk)
-    rule = unit_rule(project.preset)
     index_of: dict[tuple[int, int], int] = {}
     dialogue_turns: dict[str, list[int]] = {d: [] for d in external.values()}
     for dialogue_id, position, source_index in (
@@ -91,7 +90,7 @@ def _dbdc_labels(project: Project, files: list[tuple[str, bytes]]) -> list[Parse
     position_of: dict[tuple[str, int], int] = {}
     for dialogue_id, shape in shapes.items():
         did = external[dialogue_id]
-        for position in required_units(criterion, shape, rule=rule):
+        for position in required_units(criterion, shape):
             asked.setdefault(did, []).append(index_of[(dialogue_id, position)])
             position_of[(did, index_of[(dialogue_id, position)])] = position
     run = read_dbdc_run(files, gold_turns=asked, dialogue_turns=dialogue_turns)

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 import scoring
 from annotator.models import Project
-from annotator.presets import PRESETS, Summary
+from annotator.presets import Summary
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.population import (
     annotators_included,
@@ -62,6 +63,8 @@ def agreement_summary(
     if level != "nominal":
         alpha["ordinal"] = krippendorff_alpha_from_counts(pairable, "ordinal")
         alpha["interval"] = krippendorff_alpha_from_counts(pairable, "interval", values)
+    if level == "ratio":
+        alpha["ratio"] = krippendorff_alpha_from_counts(pairable, "ratio", values)
     return {
         "n_units": len(pairable),
         "fleiss_kappa": fleiss_kappa(pairable),
@@ -123,7 +126,7 @@ def project_statistics(
     ``judgements`` are the project's judgement arrays and ``fingerprint`` their fingerprint when the caller
     has read them already. The latent-truth models' reliability is the stored estimate for this
     fingerprint (``evaluation.services.model_reliability``), or marked pending."""
-    spec = PRESETS[project.preset]
+    spec = project_scheme(project)
     merges = spec.merges
     judgements = project_judgements(project) if judgements is None else judgements
     criteria = {}

@@ -14,7 +14,8 @@ from annotator.access import lead_project
 from annotator.exporters.tables import DownloadTable, table_download
 from annotator.filenames import attachment
 from annotator.input_errors import input_error_text
-from annotator.presets import PRESETS, RunScheme
+from annotator.presets import RunScheme
+from annotator.presets.of_project import project_scheme
 from evaluation.models import Run, RunStatus
 from evaluation.selectors.leaderboard import ALL, leaderboard
 from evaluation.selectors.run_csv import per_dialogue_csv_chunks
@@ -57,18 +58,12 @@ class RunUploadForm(forms.Form):
     threshold = forms.FloatField(min_value=0, max_value=1, initial=0.0, help_text=THRESHOLD_HELP)
     strict = forms.BooleanField(required=False, help_text=gettext_lazy("Every gold dialogue must be in the run."))
 
-    def __init__(self, *args, scheme: RunScheme | None, **kwargs):
+    def __init__(self, *args, scheme: RunScheme, **kwargs):
         super().__init__(*args, **kwargs)
-        if scheme == RunScheme.DBDC:
-            del self.fields["alpha"]
-            self.fields["files"].help_text = gettext_lazy("DBDC *.labels.json files, or a zip of them.")
-        else:
-            del self.fields["threshold"]
-            self.fields["files"].help_text = gettext_lazy("An STC-3 / DialEval submission JSON.")
-
-
-def _uploads_runs(scheme: RunScheme | None) -> bool:
-    return scheme in (RunScheme.STC3, RunScheme.DBDC)
+        for option in ("alpha", "threshold", "strict"):
+            if option not in scheme.options:
+                del self.fields[option]
+        self.fields["files"].help_text = gettext(scheme.files_help)
 
 
 def _say_upload(request, run: Run) -> None:
@@ -94,12 +89,12 @@ def _say_upload(request, run: Run) -> None:
 @login_required
 def runs_page(request, slug: str):
     project = lead_project(request, slug)
-    scheme = PRESETS[project.preset].run_scheme
-    form = RunUploadForm(request.POST or None, request.FILES or None, scheme=scheme) if _uploads_runs(scheme) else None
+    spec = project_scheme(project)
+    uploads = spec.run_scheme is not None and spec.run_scheme.uploads
+    form = RunUploadForm(request.POST or None, request.FILES or None, scheme=spec.run_scheme) if uploads else None
     if request.method == "POST" and form is not None and form.is_valid():
         data = form.cleaned_data
-        options = {"strict": data["strict"]}
-        options.update({k: data[k] for k in ("alpha", "threshold") if k in data})
+        options = {k: data[k] for k in spec.run_scheme.options}
         try:
             run = run_upload(
                 project=project, name=data["name"], files=[(f.name, f.read()) for f in data["files"]], options=options
@@ -120,7 +115,7 @@ def runs_page(request, slug: str):
         sort=request.GET.get("sort"),
         order=request.GET.get("order"),
     )
-    context = {"project": project, "form": form, "preset": PRESETS[project.preset], **board}
+    context = {"project": project, "form": form, "preset": spec, **board}
     return render(
         request, "evaluation/leaderboard.html", context, status=400 if form is not None and form.errors else 200
     )

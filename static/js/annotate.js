@@ -1,27 +1,38 @@
 // Annotation page: turn-by-turn reveal (the newly revealed turn scrolls into view and takes focus),
-// nugget grouping and the progress line ("Turn 4 of 11 · 3 of 13 answered"), visible from the first turn.
-// Wired through data-* attributes of #annotation-form. Saving lives in autosave/view.js, keys in hotkeys.js.
-(function () {
-  "use strict";
-  const form = document.getElementById("annotation-form");
-  if (!form) return;
+// nugget grouping and the progress line ("Turn 4 of 11 · 3 of 13 answered"), visible from the first turn,
+// and room for the sticky Submit bar: the page's scroll padding follows the bar's height, so that a question
+// scrolled into view (by a key, Tab, or a revealed turn) is never left under the bar.
+// Wired through data-* attributes of #annotation-form. Saving lives in autosave/view.js, keys in hotkeys.js,
+// and the answers are read through answers.js, as they do.
+import { answerOf, isAnswered, questionsOf } from "./answers.js";
+
+const form = document.getElementById("annotation-form");
+if (form) annotationPage();
+
+/** Keep the page's bottom scroll padding at the height of the sticky bar (it wraps on narrow screens). */
+function clearOfBar(bar) {
+  const room = () => {
+    document.documentElement.style.scrollPaddingBottom = Math.ceil(bar.getBoundingClientRect().height) + 8 + "px";
+  };
+  room();
+  if (window.ResizeObserver) new ResizeObserver(room).observe(bar);
+  else window.addEventListener("resize", room);
+}
+
+function annotationPage() {
+  const bar = document.getElementById("actions");
+  if (bar) clearOfBar(bar);
   const progressEl = document.getElementById("progress");
   const systemTurns = form.dataset.progressNoun === "System turn";
   // numbers in the page's language (document.documentElement.lang)
   const number = new Intl.NumberFormat(document.documentElement.lang || undefined);
   let revealed = -1;
 
-  function questionAnswered(el) {
-    const select = el.querySelector("select");
-    if (select) return select.value !== "";
-    return el.querySelector("input[type=radio]:checked") !== null;
-  }
-
   // Parts with data-reveal="k" appear once the first k turn-by-turn questions are answered.
   function reveal() {
     const steps = Array.from(form.querySelectorAll("[data-incremental]"));
     let answered = 0;
-    while (answered < steps.length && questionAnswered(steps[answered])) answered += 1;
+    while (answered < steps.length && isAnswered(steps[answered])) answered += 1;
     form.querySelectorAll("[data-reveal]").forEach(function (el) {
       el.hidden = Number(el.dataset.reveal) > answered;
     });
@@ -32,10 +43,10 @@
 
   function showProgress(state) {
     if (!progressEl) return;
-    const questions = Array.from(form.querySelectorAll("[data-question]"));
+    const questions = questionsOf(form);
     // the reordering counts as one answer, given once its order is valid (and confirmed, if left as shown)
     const order = document.getElementById("reorder-list");
-    const done = questions.filter(questionAnswered).length + (order && order.dataset.order ? 1 : 0);
+    const done = questions.filter(isAnswered).length + (order && order.dataset.order ? 1 : 0);
     const total = questions.length + (order ? 1 : 0);
     let text = interpolate(gettext("%(done)s of %(total)s answered"), { done: number.format(done), total: number.format(total) }, true);
     if (state.total) {
@@ -51,8 +62,7 @@
     let previous = null;
     let count = 0;
     units.forEach(function (el) {
-      const select = el.querySelector("select");
-      const label = select ? select.value : "";
+      const label = answerOf(el);
       const holder = el.closest(".post") || el.closest(".block");
       const speaker = holder ? (holder.dataset.speaker || holder.getAttribute("aria-label")) : "";
       const isNugget = label !== "" && !/NaN$/.test(label);
@@ -86,7 +96,7 @@
   // what follows the last turn: the questions on the whole dialogue or the Submit button).
   form.addEventListener("change", function (event) {
     const question = event.target.closest("[data-question]");
-    if (question && questionAnswered(question)) {
+    if (question && isAnswered(question)) {
       question.classList.remove("missing");
       question.removeAttribute("aria-invalid");
     }
@@ -109,4 +119,4 @@
   form.addEventListener("dialeval:reorder", update);
 
   update();
-})();
+}

@@ -2,11 +2,15 @@
 // (in the order shown), letters where a choice shows one (y/n, n/p/b), and choosing moves on to the next
 // question; j/k or Down/Up move between questions and turns; Enter goes to the next unanswered question
 // (revealing the next turn) or submits when everything is answered; ? opens the list of keys. Keys never
-// act while the focus is in a text field. The current question is the one holding the focus.
-(function () {
-  "use strict";
-  const form = document.getElementById("annotation-form");
-  if (!form) return;
+// act while the focus is in a text field, and never change an answer the page no longer takes (read-only, or a
+// study's time is up). The current question is the one holding the focus; it is scrolled into view clear of
+// the sticky Submit bar (annotate.js keeps the page's scroll padding at the bar's height).
+import { giveAnswer, isAnswered, takesAnswers, valuesOf } from "./answers.js";
+
+const form = document.getElementById("annotation-form");
+if (form) hotkeys();
+
+function hotkeys() {
   const readOnly = form.dataset.readOnly === "true";
   const help = document.getElementById("help-dialog");
   const helpButton = document.getElementById("help-button");
@@ -28,9 +32,7 @@
 
   function answered(stop) {
     if (stop.id === "reorder-list") return !stop.classList.contains("invalid");
-    const select = stop.querySelector("select");
-    if (select) return select.value !== "";
-    return stop.querySelector("input[type=radio]:checked") !== null;
+    return isAnswered(stop);
   }
 
   function mark(stop) {
@@ -75,20 +77,9 @@
   }
 
   function choose(stop, index) {
-    if (readOnly || !stop || stop.id === "reorder-list") return false;
-    const select = stop.querySelector("select");
-    let control;
-    if (select) {
-      if (index + 1 >= select.options.length) return false;
-      select.selectedIndex = index + 1; // after "Choose…"
-      control = select;
-    } else {
-      const radios = stop.querySelectorAll("input[type=radio]");
-      if (index >= radios.length) return false;
-      radios[index].checked = true;
-      control = radios[index];
-    }
-    control.dispatchEvent(new Event("change", { bubbles: true }));
+    if (readOnly || !stop || stop.id === "reorder-list" || !takesAnswers(stop)) return false;
+    const value = valuesOf(stop)[index];
+    if (value === undefined || !giveAnswer(stop, value)) return false;
     const list = stops(); // the answer may have revealed the next turn
     const i = list.indexOf(stop);
     if (i >= 0 && i + 1 < list.length) focusStop(list[i + 1]);
@@ -96,11 +87,17 @@
     return true;
   }
 
-  function letterIndex(stop, letter) {
+  // The choice a key chooses: the one whose keys (aria-keyshortcuts; data-key on a list's options) name it.
+  function keyIndex(stop, key) {
+    if (!stop) return -1;
+    const select = stop.querySelector("select");
+    if (select) {
+      return Array.from(select.options).filter(function (option) { return option.value !== ""; })
+        .findIndex(function (option) { return option.dataset.key === key; });
+    }
     const radios = Array.from(stop.querySelectorAll("input[type=radio]"));
     return radios.findIndex(function (radio) {
-      const keys = (radio.getAttribute("aria-keyshortcuts") || "").split(" ");
-      return keys.length > 1 && keys.indexOf(letter) > 0;
+      return (radio.getAttribute("aria-keyshortcuts") || "").split(" ").indexOf(key) >= 0;
     });
   }
 
@@ -131,10 +128,11 @@
     else if (key === "Enter") {
       if (target.closest && target.closest("button, a, summary, dialog, #signin-panel")) return;
       nextOrSubmit();
-    } else if (/^[1-9]$/.test(key)) {
-      if (!choose(stop, Number(key) - 1)) return;
+    } else if (/^[0-9]$/.test(key)) {
+      const index = keyIndex(stop, key);
+      if (!choose(stop, index === -1 ? Number(key) - 1 : index)) return;
     } else if (/^[a-z]$/.test(key) && stop && stop.id !== "reorder-list" && !readOnly) {
-      const index = letterIndex(stop, key);
+      const index = keyIndex(stop, key);
       if (index === -1) return;
       choose(stop, index);
     } else {
@@ -156,4 +154,4 @@
     target.focus({ preventScroll: first });
     if (!first) target.scrollIntoView({ block: "center" });
   });
-})();
+}

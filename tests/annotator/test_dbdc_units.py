@@ -34,8 +34,6 @@ from tests.reference_dbdc3_eval import OURS, evaluate
 
 pytestmark = pytest.mark.django_db
 
-RULE = UnitRule.RESPONSES
-
 
 def breakdown(project) -> Criterion:
     return Criterion.objects.get(project=project, key="breakdown")
@@ -43,16 +41,17 @@ def breakdown(project) -> Criterion:
 
 def asked(project, external_id: str) -> list[int]:
     dialogue = project.dialogues.get(external_id=external_id)
-    return required_units(breakdown(project), dialogue_shape(dialogue.pk), rule=RULE)
+    return required_units(breakdown(project), dialogue_shape(dialogue.pk))
 
 
 def stripped(record: dict) -> dict:
     return {**record, "turns": [{**t, "annotations": []} for t in record["turns"]]}
 
 
-def test_the_rule_is_the_dbdc_presets_capability():
-    assert PRESETS["dbdc"].units == UnitRule.RESPONSES
-    assert {p.units for k, p in PRESETS.items() if k != "dbdc"} == {UnitRule.EVERY}
+def test_the_rule_is_the_dbdc_preset_s_breakdown_criterion_s(make_project):
+    assert PRESETS["dbdc"].criterion("breakdown").applies_to == UnitRule.RESPONSES
+    assert {c.applies_to for k, p in PRESETS.items() if k != "dbdc" for c in p.criteria} == {UnitRule.EVERY}
+    assert breakdown(make_project("dbdc")).applies_to == UnitRule.RESPONSES
 
 
 def test_imported_logs_ask_about_the_turns_their_source_annotated(make_project, tmp_path):
@@ -64,7 +63,7 @@ def test_imported_logs_ask_about_the_turns_their_source_annotated(make_project, 
     assert asked(project, "a") == [2, 4]
     shape = dialogue_shape(project.dialogues.get().pk)
     with pytest.raises(UnitError, match="breakdown is not asked of post 0: the source collection did not annotate it"):
-        unit_speaker(breakdown(project), 0, shape, rule=RULE)
+        unit_speaker(breakdown(project), 0, shape)
     # a log whose system turn 4 is left unannotated: turn 4 is not a unit either
     other = dbdc_dialogue("b")
     other["turns"][4]["annotations"] = []
@@ -94,7 +93,7 @@ def test_new_collections_ask_about_system_turns_after_a_user_turn(make_project, 
     assert set(Post.objects.filter(dialogue__external_id="c").values_list("source_annotated", flat=True)) == {None}
     shape = dialogue_shape(project.dialogues.get(external_id="prompt-first").pk)
     with pytest.raises(UnitError, match="not asked of post 1: no turn by another speaker comes before it"):
-        unit_speaker(breakdown(project), 1, shape, rule=RULE)
+        unit_speaker(breakdown(project), 1, shape)
 
 
 def test_the_page_and_saves_follow_the_rule(make_project, make_user, tmp_path):
@@ -189,7 +188,7 @@ def test_an_in_house_project_from_the_stripped_dbdc3_logs_asks_what_dbdc3_annota
     for dialogue in project.dialogues.all():
         record = json.loads(sources[dialogue.external_id].read_text(encoding="utf-8"))
         index_of = dict(Post.objects.filter(dialogue=dialogue).values_list("position", "source_turn_index"))
-        units = required_units(criterion, dialogue_shape(dialogue.pk), rule=RULE)
+        units = required_units(criterion, dialogue_shape(dialogue.pk))
         assert [index_of[u] for u in units] == [t["turn-index"] for t in record["turns"] if annotated(t)]
         total += len(units)
     assert total == 2000

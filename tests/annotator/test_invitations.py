@@ -81,11 +81,14 @@ def test_accepting_checks_the_username_and_password(work):
     with pytest.raises(ValidationError) as taken:
         invitation_accept(token=token, username=work.lead.username.upper(), password="a-long-passphrase-9")
     assert "taken" in str(taken.value.message_dict["username"])
+    with pytest.raises(ValidationError) as reserved:  # the members page's list of reserved names
+        invitation_accept(token=token, username="Administrator", password="a-long-passphrase-9")
+    assert "reserved" in str(reserved.value.message_dict["username"])
     with pytest.raises(ValidationError) as weak:
         invitation_accept(token=token, username="zed", password="123")
     assert "password1" in weak.value.message_dict
     assert Invitation.objects.get(pk=invitation.pk).accepted_at is None  # still open
-    assert not get_user_model().objects.filter(username="zed").exists()
+    assert not get_user_model().objects.filter(username__in=["zed", "Administrator"]).exists()
 
 
 def test_an_existing_account_joins_only_when_its_owner_accepts_signed_in(work, client):

@@ -1,4 +1,4 @@
-"""A sixth preset is one ``PresetSpec``: a throwaway one works end to end (pages, saves, statistics, export)."""
+"""A scheme of one's own (a ``Scheme``, as a scheme file gives) works end to end: pages, saves, statistics, export."""
 
 import json
 
@@ -6,7 +6,7 @@ import pytest
 from django.http import HttpRequest
 
 from annotator.exporters import export_gold
-from annotator.presets import PRESETS, CriterionSpec, PresetSpec
+from annotator.presets import CriterionSpec, Scheme
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.demo import DEMO_DIR
 from annotator.services.imports import dialogues_import
@@ -17,7 +17,7 @@ from tests.factories import PASSWORD, user_make
 
 pytestmark = pytest.mark.django_db
 
-POLITENESS = PresetSpec(
+POLITENESS = Scheme(
     key="politeness",
     label="Politeness (test only)",
     guidelines="Is the dialogue polite? Is each turn fluent?",
@@ -45,14 +45,10 @@ POLITENESS = PresetSpec(
 )
 
 
-@pytest.fixture
-def politeness(monkeypatch):
-    monkeypatch.setitem(PRESETS, POLITENESS.key, POLITENESS)
-
-
-def test_a_new_preset_works_end_to_end(politeness, client):
-    # given a project of the new preset with the coherence demo's A/B dialogues and two annotators
-    project = project_create(slug="polite", preset="politeness")
+def test_a_scheme_of_one_s_own_works_end_to_end(client):
+    # given a project of the new scheme with the coherence demo's A/B dialogues and two annotators
+    project = project_create(slug="polite", scheme=POLITENESS)
+    assert project.preset == "custom" and project.annotators_per_dialogue == 2
     dialogues_import(project=project, paths=[DEMO_DIR / "coherence.jsonl"], language="en")
     annotators = [user_make(f"polite-ann{i}") for i in (1, 2)]
     for person in annotators:

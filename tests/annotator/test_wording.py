@@ -1,22 +1,20 @@
-"""The presets' wording in Japanese and Chinese (from the gettext catalogues), the lead's own wording per
+"""The presets' wording in Japanese and Chinese (from their scheme files), the lead's own wording per
 project and language, and the fallback to English (annotator.wording)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
+import yaml
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
 from annotator.models import Criterion
 from annotator.presets import PRESETS
+from annotator.presets.catalogue import PRESET_FILES
 from annotator.services.projects import project_wording_save
 from annotator.wording import criterion_wording, guidelines_text, preset_text, wording_language
 from tests.factories import project_with_work
-from tests.platform.test_catalogues import _collect, catalogue, catalogue_problems
 
 pytestmark = pytest.mark.django_db
 
@@ -30,23 +28,27 @@ def _preset_texts(spec) -> list[str]:
     return texts
 
 
-def test_every_preset_text_is_marked_and_translated_in_the_catalogues():
-    # given the strings annotator/presets/ marks for the catalogues
-    marked = {
-        m
-        for p in Path(settings.BASE_DIR, "annotator", "presets").glob("*.py")
-        for m in _collect("python", p.read_bytes())
-    }
-    found = {}
-    for key, spec in PRESETS.items():
-        for text in _preset_texts(spec):
-            # then every text a preset shows is marked, under the preset's own context where it has one
-            entry = (f"{key} preset", text) if (f"{key} preset", text) in marked else (None, text)
-            assert entry in marked, f"{key}: {text!r} is not marked for translation"
-            found[entry] = f"preset {key}"
-    assert len(found) > 70
-    # and has a Japanese and a Chinese translation, neither missing, empty nor fuzzy
-    assert catalogue_problems({"django": found}) == []
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_text_is_worded_in_its_file_in_both_languages(preset):
+    # given the preset's scheme file, read as it is (annotator/presets/files/)
+    document = yaml.safe_load((PRESET_FILES / f"{preset}.yaml").read_text(encoding="utf-8"))
+    worded = {}
+
+    def texts(node):
+        if isinstance(node, dict) and "en" in node and set(node) <= {"en", "ja", "zh"}:
+            worded[node["en"]] = node
+        elif isinstance(node, dict):
+            for child in node.values():
+                texts(child)
+        elif isinstance(node, list):
+            for child in node:
+                texts(child)
+
+    texts(document)
+    # then every text the preset shows has a Japanese and a Chinese wording, neither empty
+    for text in _preset_texts(PRESETS[preset]):
+        assert text in worded, f"{preset}: {text!r} has no translation in its file"
+        assert worded[text].get("ja", "").strip() and worded[text].get("zh", "").strip(), text
 
 
 @pytest.mark.parametrize("language", ["ja", "zh-hans"])
@@ -71,7 +73,7 @@ def test_the_official_japanese_dbdc_labels():
     assert preset_text("dbdc", "B: breakdown", "ja") == "B: あきらかにおかしいと思う"
 
 
-def test_a_preset_s_own_context_wins_over_the_shared_entry():
+def test_each_preset_words_its_own_texts():
     # "Task accomplishment" is two words in Japanese and Chinese, "Emotion" a criterion's and an aspect's
     assert preset_text("dch1", "Task accomplishment", "zh-hans") == "任务完成"
     assert preset_text("stc3", "Task accomplishment", "zh-hans") == "任务完成度"
@@ -80,21 +82,20 @@ def test_a_preset_s_own_context_wins_over_the_shared_entry():
         assert translation.gettext("Emotion") == "情感"  # the dashboard's aspect
 
 
-def test_a_page_in_japanese_shows_the_catalogue_s_text():
-    # given a DCH-1 project, whose "Task accomplishment" has its own context in the catalogue
+def test_a_page_in_japanese_shows_the_scheme_s_text():
+    # given a DCH-1 project, whose "Task accomplishment" is worded otherwise than STC-3's
     work = project_with_work("dch1", annotators=1, k=1, slug="wording-dch1")
-    ja = catalogue("ja", "django")
-    label = ja.get("Task accomplishment", context="dch1 preset").string
-    question = ja.get(PRESETS["dch1"].criteria[1].question).string
-    value = ja.get("-1: no").string
+    label = preset_text("dch1", "Task accomplishment", "ja")
+    question = preset_text("dch1", PRESETS["dch1"].criteria[1].question, "ja")
+    value = preset_text("dch1", "-1: no", "ja")
     # when an annotator opens an item in Japanese
     client = Client()
     client.force_login(work.annotators[0])
     item = work.assignments_of(work.annotators[0])[0]
     page = client.get(reverse("annotate", args=[item.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
-    # then the page shows the catalogue's wording, the DCH-1 one and not STC-3's
+    # then the page shows the scheme's wording, the DCH-1 one and not STC-3's
     assert label in page and question in page and value.split(": ", 1)[1] in page
-    assert ja.get("Task accomplishment", context="stc3 preset").string not in page
+    assert preset_text("stc3", "Task accomplishment", "ja") not in page
     assert "Is the task actually accomplished?" not in page
 
 

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 
 def zipped(data: dict) -> bytes:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(ARCHIVE_MEMBER, json.dumps(data))
     return buffer.getvalue()
 
@@ -91,10 +91,10 @@ def test_a_lead_restores_only_consenting_accounts_and_own_members_as_members(edi
     assert people["src-ann1"] == ("annotator", False, "")
     assert people["volunteer"] == ("annotator", False, "")
     assert people["colleague"] == ("adjudicator", False, "")
-    # the others are imported annotators under their archived names; their accounts get nothing
-    assert people["copy.imported.stranger"] == ("annotator", True, "stranger")
-    assert people["copy.imported.root"] == ("annotator", True, "root")
+    # the others who hold work are imported annotators under their archived names; those without work get
+    # nothing; their accounts get nothing either way
     assert people["copy.imported.victim"] == ("annotator", True, "victim")
+    assert not any(name.startswith(("copy.imported.stranger", "copy.imported.root")) for name in people)
     for name in ("stranger", "root", "victim"):
         account = get_user_model().objects.get(username=name)
         assert not Membership.objects.filter(user=account, project=copy).exists(), name
@@ -106,7 +106,7 @@ def test_a_lead_restores_only_consenting_accounts_and_own_members_as_members(edi
     assert kept.count() == moved
     exported = project_archive_data(copy)
     imported = {m["source_key"] for m in exported["members"] if m["imported"]}
-    assert imported == {"1", "2", "3", "stranger", "root", "victim"}  # the collection's annotators, and these
+    assert imported == {"1", "2", "3", "victim"}  # the collection's annotators, and the one with work
 
 
 def test_staff_restore_any_account_but_a_superuser_never_gets_a_role(edited_archive):
@@ -149,3 +149,99 @@ def test_the_members_page_adds_the_leads_own_members_too():
         "add-ann1",
         "mine-ann1",
     }
+
+
+# -- a hostile archive (issue #42): an 11 KB file naming 2,000 people, reserved names, the lead's annotators as leads
+
+
+def hostile_archive(lead_project) -> tuple[bytes, dict]:
+    """The archive of the lead's project, edited: 2,000 members without work (``squat-*`` and reserved names),
+    the lead's two annotators as leads, and an annotator of theirs with work renamed ``administrator``."""
+    data = project_archive_data(lead_project)
+    ann1, ann2 = "src-ann1", "src-ann2"
+    squatters = [f"squat-{i:04d}" for i in range(1996)] + ["root", "support", "administrator", "No_Reply"]
+    data["members"] = [m for m in data["members"] if m["username"] not in (ann1, ann2)]
+    data["members"] += [member(ann1, "lead", 1), member(ann2, "lead", 2)]
+    data["members"] += [member(name, "annotator", 10 + i) for i, name in enumerate(squatters)]
+    worker = next(m["username"] for m in data["members"] if m["imported"])
+    for a in data["assignments"]:
+        if a["annotator"] == worker:
+            a["annotator"] = "administrator"
+    data["members"] = [m for m in data["members"] if m["username"] != worker]
+    raw = zipped(data)
+    return raw, {"squatters": squatters, "worker": worker}
+
+
+def test_a_hostile_archive_restored_by_a_lead_mints_no_account_beyond_the_studys_annotators(tmp_path):
+    project = finished_project("stc3", tmp_path, slug="src")
+    lead = get_user_model().objects.get(username="src-lead")
+    other = project_with_work("dbdc", slug="other", annotators=0, k=1, lead_name="other-lead", assign=False)
+    for name in ("src-ann1", "src-ann2"):  # annotators of the lead's, also annotating another project
+        membership_add(project=other.project, user=get_user_model().objects.get(username=name), role="annotator")
+    raw, named = hostile_archive(project)
+    assert len(raw) < 64 * 1024
+    other_roles = set(Membership.objects.exclude(project__slug="copy").values_list("project__slug", "user__username",
+                                                                                 "role"))  # fmt: skip
+    accounts = set(get_user_model().objects.values_list("username", flat=True))
+    workers = {a["annotator"] for a in project_archive_data(project)["assignments"]}
+
+    api = APIClient()
+    api.force_authenticate(lead)
+    answer = api.post("/api/archives/", {"file": SimpleUploadedFile("a.zip", raw), "slug": "copy"}, format="multipart")
+
+    assert answer.status_code == 201, answer.content
+    copy = Project.objects.get(slug="copy")
+    created = get_user_model().objects.exclude(username__in=accounts)
+    # at most the archive's annotators with work are created: as imported, inactive accounts of the new project
+    assert created.count() <= len(workers)
+    assert set(created.values_list("username", flat=True)) == {"copy.imported.administrator"} | {
+        f"copy.imported.{w.split('.imported.')[-1]}" for w in workers if ".imported." in w and w != named["worker"]
+    }
+    for account in created:
+        assert not account.is_active and not account.has_usable_password() and not account.is_staff
+        assert not account.is_superuser
+        assert Membership.objects.get(user=account).role == "annotator"
+    assert not get_user_model().objects.filter(username__in=named["squatters"]).exists()
+    assert not get_user_model().objects.filter(username__startswith="squat-").exists()
+    # the lead restoring it is its only lead; their annotators keep their roles everywhere else
+    assert list(Membership.objects.filter(project=copy, role="lead").values_list("user__username", flat=True)) == [
+        "src-lead"
+    ]
+    assert set(Membership.objects.exclude(project=copy).values_list("project__slug", "user__username", "role")) == (
+        other_roles
+    )
+    # the judgements of the renamed worker are kept, under the archived name
+    assert Judgement.objects.filter(assignment__annotator__username="copy.imported.administrator").exists()
+    notes = " ".join(answer.json()["notes"])
+    assert "src-ann1" in notes and "src-ann2" in notes and "1999 people" in notes
+    # the lead's own annotators archived as leads are annotators, their work under their own accounts
+    people = roles(copy)
+    assert people["src-ann1"] == people["src-ann2"] == ("annotator", False, "")
+
+
+def test_no_restore_creates_an_account_under_a_reserved_name(tmp_path):
+    from django.core.management import call_command
+
+    project = finished_project("dbdc", tmp_path, slug="src")
+    data = project_archive_data(project)
+    data["members"] += [member("Administrator", "lead", 20)]
+    worker = data["assignments"][0]["annotator"]
+    for a in data["assignments"]:
+        if a["annotator"] == worker:
+            a["annotator"] = "support"
+    (tmp_path / "a.zip").write_bytes(zipped(data))
+    call_command("import_project", str(tmp_path / "a.zip"), "--slug", "op-copy")  # the operator: keeps the rest
+    assert not get_user_model().objects.filter(username__in=["Administrator", "support"]).exists()
+    people = roles(Project.objects.get(slug="op-copy"))
+    assert people["op-copy.imported.support"] == ("annotator", True, "support")
+    assert people["op-copy.imported.Administrator"] == ("annotator", True, "Administrator")
+
+
+def test_the_members_page_creates_no_account_under_a_reserved_name():
+    work = project_with_work("stc3", slug="res", annotators=1, assign=False)
+    client = Client()
+    client.force_login(work.lead)
+    url = reverse("lead_member_add", args=["res"])
+    answer = client.post(url, {"username": "Support", "password": "a-good-password-42", "role": "annotator"})
+    assert answer.status_code == 400 and "reserved" in answer.content.decode()
+    assert not get_user_model().objects.filter(username="Support").exists()

@@ -10,15 +10,27 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotator.exporters import export_gold
-from annotator.models import Assignment, AssignmentStatus, Dialogue, GoldCount, Judgement, Project, Reordering
-from annotator.presets import PRESETS, RunScheme
+from annotator.models import (
+    AdaptiveBudget,
+    Assignment,
+    AssignmentStatus,
+    Dialogue,
+    GoldCount,
+    Judgement,
+    Project,
+    QualitySettings,
+    Reordering,
+)
+from annotator.presets import PRESETS
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add, membership_remove
 from evaluation.archive.export import ARCHIVE_MEMBER, project_archive, project_archive_data
+from evaluation.archive.fields import fields_export, plain_fields
 from evaluation.archive.restore import project_archive_import
 from evaluation.models import Run, RunStatus
 from evaluation.services.runs.scoring import run_score
@@ -66,12 +78,13 @@ def finished_project(preset: str, tmp_path, slug: str | None = None):
                 submit=not draft,
             )
     scheme = PRESETS[preset].run_scheme
-    if scheme == RunScheme.REORDERING:
+    if scheme is not None and not scheme.uploads:
         run_score(project=project)
     elif preset == "stc3":
         run = random_stc3_run(json.loads(export_gold(project=project, fmt="stc3")))
         run_score(project=project, files=[("run.json", json.dumps(run).encode())], name="random")
-    run_upload(project=project, name="waiting", files=[("later.json", b'[{"id": "x"}]')])  # kept until scored
+    if scheme is not None and scheme.uploads:
+        run_upload(project=project, name="waiting", files=[("later.json", b'[{"id": "x"}]')])  # kept until scored
     return project
 
 
@@ -86,8 +99,9 @@ def test_archive_into_an_empty_database_and_back_gives_the_same_bytes(preset, tm
     assert {AssignmentStatus.SUBMITTED, AssignmentStatus.IN_PROGRESS} <= statuses
     assert len(data["judgements"]) == Judgement.objects.filter(assignment__dialogue__project=project).count() > 0
     assert any(not m["active"] for m in data["members"])
-    assert {r["name"] for r in data["runs"]} >= {"waiting"}
-    assert any(r["source"] for r in data["runs"])
+    if PRESETS[preset].run_scheme is not None and PRESETS[preset].run_scheme.uploads:
+        assert {r["name"] for r in data["runs"]} >= {"waiting"}
+        assert any(r["source"] for r in data["runs"])
     if PRESETS[preset].reordering:
         assert sum(a["reordering"] is not None for a in data["assignments"]) > 0
         assert any(r["scores"] for r in data["runs"])
@@ -100,14 +114,15 @@ def test_archive_into_an_empty_database_and_back_gives_the_same_bytes(preset, tm
     Project.objects.all().delete()
     get_user_model().objects.all().delete()
     assert Dialogue.objects.count() == Assignment.objects.count() == Run.objects.count() == 0
-    again = project_archive_import(raw=first, display="backup.zip")
+    again = project_archive_import(raw=first, display="backup.zip").project
 
     # then exporting it again gives the same bytes, and the community exports are unchanged too
     assert project_archive_data(again) == data  # a readable difference first, then the bytes
     assert project_archive(again) == first
     assert {fmt: export_gold(project=again, fmt=fmt) for fmt in gold} == gold
-    waiting = Run.objects.get(project=again, name="waiting")
-    assert waiting.status == RunStatus.PENDING and zipfile.ZipFile(io.BytesIO(bytes(waiting.source))).namelist()
+    if PRESETS[preset].run_scheme is not None and PRESETS[preset].run_scheme.uploads:
+        waiting = Run.objects.get(project=again, name="waiting")
+        assert waiting.status == RunStatus.PENDING and zipfile.ZipFile(io.BytesIO(bytes(waiting.source))).namelist()
     assert not get_user_model().objects.get(username=data["members"][0]["username"]).has_usable_password()
 
 
@@ -135,6 +150,13 @@ def archive_with(mutate, tmp_path) -> bytes:
     return buffer.getvalue()
 
 
+def with_settings(document: dict, model, **values) -> None:
+    """The archive's one-row setting ``model`` at the model's defaults, but ``values``."""
+    row = fields_export(model().__dict__ | {"updated_at": timezone.now()}, plain_fields(model))
+    key = {QualitySettings: "quality_settings", AdaptiveBudget: "adaptive_budget"}[model]
+    document[key] = row | values
+
+
 BAD_ARCHIVES = [
     ("a value off the scale", lambda d: d["judgements"][0].__setitem__(3, "7"), "judgements[0]", "is not a value"),
     ("an unknown dialogue", lambda d: d["assignments"][0].__setitem__("dialogue", "nope"), "assignments[0].dialogue",
@@ -143,6 +165,18 @@ BAD_ARCHIVES = [
     ("NUL in a post", lambda d: d["dialogues"][0]["posts"][0].__setitem__("text", "a\x00"), "posts[0].text", "NUL"),
     ("a bad time", lambda d: d["assignments"][0].__setitem__("started_at", "yesterday"), "started_at", "ISO 8601"),
     ("a missing part", lambda d: d.pop("criteria"), "criteria", "is missing"),
+    ("unknown annotators", lambda d: d["project"].__setitem__("annotators_are", "robots"), "project.annotators_are",
+     "is not one of"),
+    ("a quality bound", lambda d: with_settings(d, QualitySettings, control_rate=0.9),
+     "quality_settings.control_rate", "0.5"),
+    ("label gold off the criteria", lambda d: with_settings(d, AdaptiveBudget, label_gold={"nope": 0.5}),
+     "adaptive_budget.label_gold", "no criterion nope"),
+    ("label gold's share", lambda d: with_settings(d, AdaptiveBudget, label_gold={d["criteria"][0]["key"]: 2}),
+     "adaptive_budget.label_gold", "between 0 and 1"),
+    ("label gold's error rate", lambda d: with_settings(d, AdaptiveBudget, delta=0.9), "adaptive_budget.delta",
+     "0.5"),
+    ("a minimum above the maximum", lambda d: with_settings(d, AdaptiveBudget, min_k=5, max_k=3),
+     "adaptive_budget.min_k", "cannot exceed the maximum"),
 ]  # fmt: skip
 
 
@@ -173,7 +207,7 @@ def test_api_archive_for_leads_and_import_as_a_new_project(tmp_path):
     assert download.streaming and body == project_archive(project)
     upload = {"file": SimpleUploadedFile("a.zip", body), "slug": "api-copy"}
     created = api.post("/api/archives/", upload, format="multipart")
-    assert created.status_code == 201 and created.json() == {"slug": "api-copy"}
+    assert created.status_code == 201 and created.json() == {"slug": "api-copy", "notes": []}
     assert api.get("/api/projects/api-copy/").json()["role"] == "lead"
     assert Dialogue.objects.filter(project__slug="api-copy").count() == project.dialogues.count()
     refused = api.post("/api/archives/", {"file": SimpleUploadedFile("junk.zip", b"PK junk")}, format="multipart")

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as drafts from "../../static/js/autosave/draft_store.js";
-import { resolve, unchosen } from "../../static/js/autosave/conflicts.js";
+import { offered, resolve, unchosen } from "../../static/js/autosave/conflicts.js";
 
 function conflicted() {
   const store = drafts.createStore({ version: 3, known: { "j:A:0": "1", "j:B:0": "x", "j:C:0": "p" } });
@@ -48,4 +48,27 @@ test("an answer changed while the conflict is open is what 'keep mine' keeps", (
   resolve(store, { "j:A:0": "mine", "j:B:0": "mine", "j:C:0": "mine" });
   const values = Object.fromEntries(drafts.outgoing(store).body.judgements.map((j) => [j.criterion, [j.value, j.base]]));
   assert.deepEqual(values, { A: ["5", "3"], B: ["w", "z"], C: ["q", "r"], E: ["e", ""] });
+});
+
+test("a question this page never answered offers only the saved answer: keeping 'mine' never sends a blank", () => {
+  // another tab saved A and S; this page, which never answered S, changed A
+  const store = drafts.createStore({ version: 1, known: {} });
+  drafts.record(store, "j:A:0", "-2");
+  drafts.adopt(store, { judgements: { "j:A:0": "2", "j:S:0": "1" }, version: 3 });
+  const [a, s] = ["j:A:0", "j:S:0"].map((name) => store.conflict.items.find((i) => i.name === name));
+  assert.deepEqual(offered(a), ["mine", "saved"]);
+  assert.deepEqual(offered(s), ["saved"]);
+  const show = resolve(store, { "j:A:0": "mine", "j:S:0": "mine" });
+  assert.deepEqual(show, { "j:S:0": "1" });
+  assert.deepEqual(drafts.outgoing(store).body.judgements, [{ criterion: "A", unit: 0, value: "-2", base: "2" }]);
+});
+
+test("an answer this page removed is still offered: keeping it removes the saved one, seen", () => {
+  const store = drafts.createStore({ version: 1, known: { "j:S:0": "1" } });
+  drafts.record(store, "j:S:0", "");
+  drafts.adopt(store, { judgements: { "j:S:0": "2" }, version: 3 });
+  const [item] = store.conflict.items;
+  assert.deepEqual(offered(item), ["mine", "saved"]);
+  resolve(store, { "j:S:0": "mine" });
+  assert.deepEqual(drafts.outgoing(store).body.judgements, [{ criterion: "S", unit: 0, value: "", base: "2" }]);
 });

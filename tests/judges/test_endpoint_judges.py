@@ -18,7 +18,7 @@ from annotator.services.endpoint_judges import (
     endpoint_judge_run,
     endpoint_settings_check,
 )
-from annotator.units import required_units, unit_rule
+from annotator.units import required_units
 from tests.chat_endpoint_server import expected_answer
 from tests.factories import api_client, project_with_work
 from tests.live_servers import ChatEndpoint
@@ -55,8 +55,7 @@ def expected_a_prompt(dialogue) -> str:
 
 def asked_units(project, key: str) -> int:
     criterion = project.criteria.get(key=key)
-    rule = unit_rule(project.preset)
-    return sum(len(required_units(criterion, dialogue_shape(d.pk), rule=rule)) for d in project.dialogues.all())
+    return sum(len(required_units(criterion, dialogue_shape(d.pk))) for d in project.dialogues.all())
 
 
 @pytest.mark.django_db

@@ -127,14 +127,21 @@ def test_a_lead_command_as_a_subprocess(manage):
     assert refused.returncode == 1 and "password" in refused.stderr.lower()
 
 
-def test_help_groups_the_commands():
+def test_help_lists_every_command_of_the_platform_in_its_group():
+    from django.core.management import get_commands
+
+    from config.cli_help import GROUPS
+
+    # every command of the platform's apps is in one group, once
+    ours = sorted(n for n, app in get_commands().items() if app in ("annotator", "evaluation"))
+    grouped = [n for names in GROUPS.values() for n in names]
+    assert sorted(grouped) == ours
     done = subprocess.run([sys.executable, "manage.py", "help"], cwd=ROOT, capture_output=True, text=True, check=True)
     text = done.stdout
-    lead = text.index("[Lead actions")
-    for name in ("lead_members", "lead_exclusions", "lead_adjudication", "lead_quality", "lead_imports",
-                 "lead_studies", "lead_runs"):  # fmt: skip
-        assert lead < text.index(f"    {name} ") < text.index("[Scoring and statistics]")
-    assert "[django]" in text  # Django's own listing follows
+    starts = [text.index(f"[{title}]") for title in GROUPS] + [text.index("[django]")]
+    for (title, names), start, end in zip(GROUPS.items(), starts, starts[1:]):
+        for name in names:
+            assert start < text.index(f"    {name} ") < end, (title, name)
 
 
 def test_changes_made_by_commands_ask_for_the_statistics(django_capture_on_commit_callbacks):

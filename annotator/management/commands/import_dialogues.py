@@ -40,7 +40,8 @@ class ProgressBars:
 class Command(BaseCommand):
     help = (
         "Import dialogues (and their annotations) into a project: STC-3/DialEval JSON, DBDC3 *.log.json "
-        "(a file, a folder or a zip), the NLPCC xlsx, or JSON lines. All or nothing; recorded as an import batch. "
+        "(a file, a folder or a zip), the NLPCC xlsx, JSON lines or chat transcripts (OpenAI messages, ShareGPT). "
+        "All or nothing; recorded as an import batch. "
         "Shows a progress bar on a terminal."
     )
 

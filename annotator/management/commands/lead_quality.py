@@ -1,14 +1,24 @@
+from pathlib import Path
+
+from django.core.files import File
+
+from annotator.importers import FORMATS
 from annotator.management.lead import LeadCommand
+from annotator.models import QualityItemKind
 from annotator.services.quality_items import (
     quality_assignments_create,
     quality_item_remove,
+    quality_items_upload,
     quality_settings_get,
     quality_settings_update,
 )
 
 
 class Command(LeadCommand):
-    help = "Lead: quality control - show or change the settings, remove a control/training item, mix items in."
+    help = (
+        "Lead: quality control - show or change the settings, add control/training items from an annotated file, "
+        "remove one, mix items in."
+    )
 
     def add_subcommands(self, sub):
         p = sub.add_parser("settings", help="Show the settings; the options given change them.")
@@ -18,6 +28,13 @@ class Command(LeadCommand):
         p.add_argument("--pass-mark", type=float)
         p.add_argument("--too-fast-seconds", type=int)
         p.add_argument("--source", choices=["all", "imported", "own"])
+        p = sub.add_parser("add-items", help="Import an annotated file as control or training items.")
+        p.add_argument("slug")
+        p.add_argument("file")
+        p.add_argument("--kind", choices=QualityItemKind.values, required=True)
+        p.add_argument("--format", choices=FORMATS, default="auto", dest="fmt")
+        p.add_argument("--tolerance", type=int, help="For ordered criteria (default: the project's).")
+        p.add_argument("--explanation", default="", help="Shown to annotators after a training item.")
         p = sub.add_parser("remove-item", help="Stop using a dialogue as a control or training item.")
         p.add_argument("slug")
         p.add_argument("dialogue", help="The dialogue's external id.")
@@ -31,6 +48,18 @@ class Command(LeadCommand):
         stored = quality_settings_update(project=project, **given) if given else quality_settings_get(project=project)
         for name in names:
             self.say(f"{name}\t{getattr(stored, name)}")
+
+    def do_add_items(self, project, *, file, kind, fmt, tolerance, explanation, **options):
+        with open(file, "rb") as fh:
+            items = quality_items_upload(
+                project=project,
+                uploaded=File(fh, name=Path(file).name),
+                kind=kind,
+                fmt=fmt,
+                tolerance=tolerance,
+                explanation=explanation,
+            )
+        self.say(f"added {len(items)} {kind} item(s)")
 
     def do_remove_item(self, project, *, dialogue, **options):
         n = quality_item_remove(project=project, dialogue_id=project.dialogues.get(external_id=dialogue).pk)

@@ -1,10 +1,16 @@
+from annotator.exporters.tables import table_chunks
 from annotator.management.lead import LeadCommand
+from annotator.management.output import chunks_write
 from annotator.models import Study
-from annotator.services.studies import study_create, study_set_open
+from annotator.selectors.studies import participants_table
+from annotator.services.studies import SETTINGS_FIELDS, study_create, study_set_open, study_update
+
+# the settings' types on the command line (``SETTINGS_FIELDS``)
+SETTING_TYPES = {"items_per_participant": int, "time_limit_minutes": int}
 
 
 class Command(LeadCommand):
-    help = "Lead: crowdsourced studies - create, list, open, close."
+    help = "Lead: crowdsourced studies - create, list, settings, open, close, the participants' CSV."
 
     def add_subcommands(self, sub):
         p = sub.add_parser("list", help="Studies: id, open or closed, name, link token.")
@@ -16,6 +22,17 @@ class Command(LeadCommand):
             p = sub.add_parser(name, help=text)
             p.add_argument("slug")
             p.add_argument("study", type=int)
+        p = sub.add_parser("settings", help="Show a study's settings; the options given change them.")
+        p.add_argument("slug")
+        p.add_argument("study", type=int)
+        for name in SETTINGS_FIELDS:
+            p.add_argument(f"--{name.replace('_', '-')}", type=SETTING_TYPES.get(name, str), dest=name)
+        p.add_argument("--confirm-time-limit", action="store_true", help="Move the deadline of participants at work.")
+        p = sub.add_parser("participants", help="The participants as CSV (or JSON), for approving payments.")
+        p.add_argument("slug")
+        p.add_argument("study", type=int)
+        p.add_argument("--format", choices=["csv", "json"], default="csv", dest="fmt")
+        p.add_argument("--output", "-o", default="-")
 
     def do_list(self, project, **options):
         for s in Study.objects.filter(project=project).order_by("pk"):
@@ -36,3 +53,15 @@ class Command(LeadCommand):
 
     def do_close(self, project, *, study, **options):
         self._set(project, study, False)
+
+    def do_settings(self, project, *, study, confirm_time_limit, **options):
+        found = Study.objects.get(project=project, pk=study)
+        given = {name: options[name] for name in SETTINGS_FIELDS if options.get(name) is not None}
+        if given:
+            found = study_update(study=found, confirm_time_limit=confirm_time_limit, **given)
+        for name in SETTINGS_FIELDS:
+            self.say(f"{name}\t{getattr(found, name)}")
+
+    def do_participants(self, project, *, study, fmt, output, **options):
+        table = participants_table(study=Study.objects.get(project=project, pk=study))
+        chunks_write(self, table_chunks(table, fmt), output)

@@ -2,7 +2,7 @@
 
 A collection's annotator ids, and the people a restored archive names whom the import may not make
 members (``annotator.services.accounts.accounts_addable``), get an account of their own that nobody
-can log in to (``<project>.imported.<name>``, without a usable password) and an imported membership
+can log in to (``<project>.imported.<name>``, inactive, without a usable password) and an imported membership
 that keeps the name (``source_key``): exports show their judgements under it.
 """
 
@@ -20,11 +20,9 @@ def _safe_username(text: str) -> str:
     return re.sub(r"[^\w.@+-]", "_", text)[:100]
 
 
-def imported_annotators_create(*, project: Project, keys: list[str], first_rank: int) -> dict[str, int]:
-    """An account and an imported annotator's membership (ranked from ``first_rank``) for each of ``keys``
-    (distinct names, at most 100 characters); their user ids by name."""
-    if not keys:
-        return {}
+def imported_accounts(*, project: Project, keys: list[str]) -> list:
+    """An unsaved account for each of ``keys`` (distinct names, at most 100 characters), under a username no
+    account has: inactive, without a usable password."""
     User = get_user_model()
     prefix = f"{project.slug}.imported."
     # usernames hold 150 characters: room for the suffix that tells two truncated keys apart
@@ -38,12 +36,29 @@ def imported_annotators_create(*, project: Project, keys: list[str], first_rank:
             username = f"{wanted[key]}-{suffix}"
             suffix += 1
         taken.add(username)
-        users.append(User(username=username, password=make_password(None), first_name=f"Imported {key}"[:150]))
+        users.append(
+            User(username=username, password=make_password(None), is_active=False, first_name=f"Imported {key}"[:150])
+        )
+    return users
+
+
+def accounts_create(users: list) -> list:
+    """``users`` inserted in their order, with their ids (also on backends that cannot return them)."""
+    User = get_user_model()
     created = User.objects.bulk_create(users)
     if any(u.pk is None for u in created):  # backends that cannot return ids from bulk inserts
         by_name = dict(User.objects.filter(username__in=[u.username for u in users]).values_list("username", "pk"))
         for u in created:
             u.pk = by_name[u.username]
+    return created
+
+
+def imported_annotators_create(*, project: Project, keys: list[str], first_rank: int) -> dict[str, int]:
+    """An account (``imported_accounts``) and an imported annotator's membership (ranked from ``first_rank``)
+    for each of ``keys``; their user ids by name."""
+    if not keys:
+        return {}
+    created = accounts_create(imported_accounts(project=project, keys=keys))
     Membership.objects.bulk_create(
         Membership(
             project=project, user_id=user.pk, role=Role.ANNOTATOR, imported=True, source_key=key, rank=first_rank + i

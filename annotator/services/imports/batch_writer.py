@@ -19,13 +19,13 @@ from annotator.models import (
     Post,
     Project,
 )
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.import_fit import dialogue_fit_check
 from annotator.services.imports.annotators import imported_annotators_create
 from annotator.services.imports.copy_rows import assignments_insert, judgements_insert, posts_insert
-from annotator.units import UnitError, check_value, unit_rule, unit_speaker
+from annotator.units import UnitError, check_value, unit_speaker
 from scoring.errors import N_
 
 
@@ -34,7 +34,7 @@ class BatchWriter:
 
     def __init__(self, project: Project, *, format_chosen: bool = True, batch: ImportBatch | None = None):
         self.project, self.batch, self.format_chosen = project, batch, format_chosen
-        self.spec = PRESETS[project.preset]
+        self.spec = project_scheme(project)
         self.criteria: dict[str, Criterion] = {c.key: c for c in project.criteria.all()}
         self.seen_ids: set[str] = set(project.dialogues.values_list("external_id", flat=True))
         self.seen_new = 0
@@ -45,7 +45,6 @@ class BatchWriter:
         self.dialogues = self.posts = self.judgements = self.gold_counts = self.annotators_created = 0
         self.rows = 0  # dialogues, posts, assignments, judgements and gold counts written
         self.now = timezone.now()
-        self.rule = unit_rule(project.preset)
         self.allowed: dict[tuple[str, str], frozenset[str]] = {}  # (criterion, speaker) -> the scale's values
 
     # -- validation -----------------------------------------------------------------------
@@ -75,7 +74,7 @@ class BatchWriter:
         try:
             speaker = speakers.get((key, unit)) if speakers is not None else None
             if speaker is None:
-                speaker = unit_speaker(criterion, unit, shape, rule=self.rule)
+                speaker = unit_speaker(criterion, unit, shape)
                 if speakers is not None:
                     speakers[(key, unit)] = speaker
             allowed = self.allowed.get((key, speaker))
@@ -104,7 +103,6 @@ class BatchWriter:
             spec=self.spec,
             criteria=list(self.criteria.values()),
             shape=shape,
-            rule=self.rule,
             format_chosen=self.format_chosen,
         )
         seen: set[tuple[str, str, int]] = set()

@@ -13,7 +13,7 @@ from annotator.models import (
     Assignment,
     Criterion,
 )
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.judgements.errors import Conflict, ConflictError, Given, SubmissionError
 from annotator.units import (
@@ -22,7 +22,6 @@ from annotator.units import (
     required_units,
     shown_rank,
     unit_names,
-    unit_rule,
 )
 from annotator.wording import criterion_wording, speaker_name
 
@@ -143,8 +142,7 @@ def check_complete(
     problems: list[str] = []
     missing: list[str] = []
     for criterion in criteria.values():
-        rule = unit_rule(assignment.dialogue.project.preset)
-        units = [u for u in required_units(criterion, shape, rule=rule) if (criterion.key, u) not in answered]
+        units = [u for u in required_units(criterion, shape) if (criterion.key, u) not in answered]
         if not units:
             continue
         rank = shown_rank(criterion.unit, shape.blocks, assignment.shown_order)
@@ -159,7 +157,7 @@ def check_complete(
                 "names_list": names_list([names[u] for u in units]),
             }
         )
-    if PRESETS[assignment.dialogue.project.preset].reordering and reordering is None and stored_order is None:
+    if project_scheme(assignment.dialogue.project).reordering and reordering is None and stored_order is None:
         missing.append("reordering")
         problems.append(gettext("the reordering is missing"))
     if problems:

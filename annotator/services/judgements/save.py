@@ -18,7 +18,7 @@ from annotator.models import (
     AssignmentStatus,
     Reordering,
 )
-from annotator.presets import PRESETS
+from annotator.presets.of_project import project_scheme
 from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.selectors.studies import saves_end, time_over_message
@@ -31,7 +31,6 @@ from annotator.units import (
     ShownFrame,
     UnitError,
     check_value,
-    unit_rule,
     unit_speaker,
 )
 
@@ -71,7 +70,6 @@ def judgements_save(
         project = assignment.dialogue.project
         criteria = project_criteria(project.pk)
         shape = dialogue_shape(assignment.dialogue_id)
-        rule = unit_rule(project.preset)
         frame = ShownFrame.of(shape.blocks, assignment.shown_order)
         problems: list[str] = []
         given: dict[tuple[str, int], Given] = {}
@@ -82,7 +80,7 @@ def judgements_save(
                 continue
             try:
                 unit = frame.to_source(criterion.unit, v.unit)
-                speaker = unit_speaker(criterion, unit, shape, rule=rule)
+                speaker = unit_speaker(criterion, unit, shape)
                 if v.value != "":
                     check_value(criterion, speaker, v.value)
             except UnitError as exc:
@@ -105,7 +103,7 @@ def judgements_save(
         read = checked or submit or assignment.status == AssignmentStatus.SUBMITTED
         if read:
             stored, revisions = stored_values(assignment, criteria)
-        if reordering is not None or (read and PRESETS[project.preset].reordering):
+        if reordering is not None or (read and project_scheme(project).reordering):
             order_row = Reordering.objects.filter(assignment=assignment).values_list("submitted_order", "revision")
             stored_order, order_revision = order_row.first() or (None, 0)
         if assignment.status == AssignmentStatus.SUBMITTED:

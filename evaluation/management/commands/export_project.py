@@ -7,8 +7,9 @@ from evaluation.archive.export import project_archive_chunks
 
 class Command(BaseCommand):
     help = (
-        "Write a project's full archive (criteria, guidelines, members, dialogues, assignments, every judgement "
-        "and draft, reorderings, gold counts, runs with scores) for backup or for import_project elsewhere."
+        "Write a project's full archive (every table of its state: criteria, wording, members, dialogues, "
+        "assignments, every judgement and draft, quality control, studies, judges, webhooks without secrets, "
+        "import history, runs with their files and scores) for backup or for import_project elsewhere."
     )
 
     def add_arguments(self, parser):

@@ -4,7 +4,6 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
-from annotator.presets import RunScheme
 from evaluation.services.runs.scoring import run_scheme, run_score
 from scoring.cli import text_lines
 from scoring.errors import InputError
@@ -37,7 +36,8 @@ class Command(BaseCommand):
         project = Project.objects.filter(slug=slug).first()
         if project is None:
             raise CommandError(f"no project {slug!r}")
-        if threshold is not None and run_scheme(project) != RunScheme.DBDC:
+        scheme = run_scheme(project)
+        if threshold is not None and (scheme is None or "threshold" not in scheme.options):
             raise CommandError(f"--threshold applies to breakdown projects only; {slug} is a {project.preset} project")
         if threshold is not None and not 0 <= threshold <= 1:
             raise CommandError(f"--threshold must be in [0, 1], got {threshold}")

@@ -32,7 +32,7 @@ from annotator.models import (
     Role,
 )
 from annotator.selectors.population import gold_dialogues
-from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text, preset_label
+from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text, scheme_label
 from evaluation.models import Run, RunStatus
 from evaluation.selectors.dashboard import freshness
 from evaluation.services.report.methods import methods_paragraph
@@ -264,7 +264,7 @@ def _report(project: Project, language: str) -> Report:
     report = Report(
         project_name=project.name,
         slug=project.slug,
-        preset=preset_label(project.preset, language),
+        preset=scheme_label(project, language),
         language=language,
         generated_at=timezone.now(),
         statistics=statistics,

@@ -1,6 +1,7 @@
 """Reading, validating and scoring a run against a project's gold data, and saving the scores.
 
-Which reader and scorer apply is the preset's ``run_scheme`` (``annotator.presets``).
+Which reader and scorer apply is the project's run scheme (``annotator.presets.RunScheme``, asked through
+``project_scheme``): ``SCORERS`` holds one scorer per scheme key, and nothing else tests the key.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from django.utils import timezone
 
 from annotator.importers.limits import archive_limits
 from annotator.models import Project
-from annotator.presets import PRESETS, RunScheme
+from annotator.presets import RunScheme
+from annotator.presets.of_project import project_scheme
 from evaluation.json_codec import json_finite
-from evaluation.models import Run, RunKind, RunStatus
+from evaluation.models import Run, RunStatus
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from scoring.errors import N_, InputError
 from scoring.files import expand_archives, walk_path
@@ -26,7 +28,37 @@ from scoring.memory import gc_paused
 
 
 def run_scheme(project: Project) -> RunScheme | None:
-    return PRESETS[project.preset].run_scheme
+    return project_scheme(project).run_scheme
+
+
+def uploads_check(project: Project) -> RunScheme:
+    """The project's run scheme if it takes uploaded run files; ``InputError`` otherwise (every path that takes
+    files asks this: the page, the API and ``manage.py score_run``)."""
+    scheme = run_scheme(project)
+    if scheme is None:
+        raise InputError(project.slug, N_("this project's scheme has no system runs to score"))
+    if not scheme.uploads:
+        raise InputError(project.slug, N_("this project's runs are its annotators' reorderings: it takes no run files"))
+    return scheme
+
+
+def _stc3(*, project, fingerprint, files, alpha, strict, threshold):
+    from evaluation.services.runs.stc3 import stc3_run_score
+
+    scores = stc3_run_score(project=project, fingerprint=fingerprint, files=files, alpha=alpha, strict=strict)
+    return scores, {"alpha": alpha, "strict": strict}
+
+
+def _dbdc(*, project, fingerprint, files, alpha, strict, threshold):
+    from evaluation.services.runs.dbdc import dbdc_run_score
+
+    scores = dbdc_run_score(project=project, fingerprint=fingerprint, files=files, strict=strict, threshold=threshold)
+    return scores, {"strict": strict, "threshold": threshold}
+
+
+# the scorer of each run scheme that takes files (``RunScheme.key``); each imports its reader when used, so a
+# process scoring one run loads only its own
+SCORERS = {"stc3": _stc3, "dbdc": _dbdc}
 
 
 def files_zip(files: list[tuple[str, bytes]]) -> bytes:
@@ -78,14 +110,13 @@ def run_score(
     fingerprint = judgements_fingerprint(project)
     scheme = run_scheme(project)
     if scheme is None:
-        raise InputError(project.slug, N_("this project's preset has no system runs to score"))
-    # each scheme's scorer is imported when used: a process scoring one run loads only its own
-    if scheme == RunScheme.REORDERING:
+        raise InputError(project.slug, N_("this project's scheme has no system runs to score"))
+    if not scheme.uploads:
         from evaluation.services.runs.reorderings import reorderings_score
 
         scores, per_dialogue = reorderings_score(project=project)
         scored = Scored(scores, per_dialogue, fingerprint, None)
-        return _save(project, name or "reorderings", RunKind.REORDERING, "", {}, scored)
+        return _save(project, name or "reorderings", scheme.key, "", {}, scored)
     if files is None:
         if path is None:
             raise InputError(project.slug, N_("needs a run file (a path)"))
@@ -105,23 +136,12 @@ def run_score(
     # lock while it compresses); bad input discards the zip.
     with gc_paused(), ThreadPoolExecutor(max_workers=1) as zipping:  # gc: a parsed run and its scores (scoring.memory)
         zipped = zipping.submit(files_zip, files)
-        if scheme == RunScheme.DBDC:
-            from evaluation.services.runs.dbdc import dbdc_run_score
-
-            kind, options = RunKind.DBDC, {"strict": strict, "threshold": threshold}
-            scores, per_dialogue = dbdc_run_score(
-                project=project, fingerprint=fingerprint, files=files, strict=strict, threshold=threshold
-            )
-        else:
-            from evaluation.services.runs.stc3 import stc3_run_score
-
-            kind, options = RunKind.STC3, {"alpha": alpha, "strict": strict}
-            scores, per_dialogue = stc3_run_score(
-                project=project, fingerprint=fingerprint, files=files, alpha=alpha, strict=strict
-            )
+        (scores, per_dialogue), options = SCORERS[scheme.key](
+            project=project, fingerprint=fingerprint, files=files, alpha=alpha, strict=strict, threshold=threshold
+        )
         default_name = Path(path).stem if path is not None else Path(files[0][0].split(":")[0]).stem
         scored = Scored(scores, per_dialogue, fingerprint, zipped.result())
-        return _save(project, name or default_name, kind, source, options, scored)
+        return _save(project, name or default_name, scheme.key, source, options, scored)
 
 
 @dataclass(frozen=True)

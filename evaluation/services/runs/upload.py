@@ -19,13 +19,12 @@ from django.utils import timezone
 
 from annotator.importers.limits import archive_limits
 from annotator.models import Project
-from annotator.presets import RunScheme
 from annotator.services.imports import upload_check_size
 from config import enqueue
-from evaluation.models import Run, RunKind, RunStatus
+from evaluation.models import Run, RunStatus
 from evaluation.services.compare import comparisons_refresh
 from evaluation.services.runs.events import run_outcome_emit
-from evaluation.services.runs.scoring import files_zip, run_scheme, run_score, zip_files
+from evaluation.services.runs.scoring import files_zip, run_score, uploads_check, zip_files
 from scoring.errors import N_, InputError, crash_text, storable_message
 from scoring.files import check_archives
 
@@ -33,26 +32,30 @@ log = logging.getLogger(__name__)
 
 
 def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], options: dict | None = None) -> Run:
-    """Keep an uploaded run (as a zip of its files) and queue it for scoring by a worker."""
+    """Keep an uploaded run (as a zip of its files) and queue it for scoring by a worker.
+
+    Refused (``InputError``, nothing kept) when the project's scheme takes no run files; of ``options``, only
+    those that apply to its run scheme are kept.
+    """
+    scheme = uploads_check(project)
     if not name.strip():
         raise InputError("run", N_("needs a name"), field="name")
     if not files:
         raise InputError(name, N_("has no files"), field="files")
     upload_check_size(name=name, size=sum(len(raw) for _f, raw in files))
     check_archives(files, archive_limits())  # a zip bomb is refused now, not by the worker later
-    kind = RunKind.DBDC if run_scheme(project) == RunScheme.DBDC else RunKind.STC3
     with transaction.atomic():
         run, _ = Run.objects.update_or_create(
             project=project,
             name=name,
             defaults={
-                "kind": kind,
+                "kind": scheme.key,
                 "status": RunStatus.PENDING,
                 "error": "",
                 "source": files_zip(files),
                 "source_name": ", ".join(Path(f).name for f, _r in files)[:500],
                 "queued_at": None,
-                "options": options or {},
+                "options": {k: v for k, v in (options or {}).items() if k in scheme.options},
                 "scores": {},
                 "per_dialogue": {},
                 "scored_at": None,

@@ -8,6 +8,15 @@ export function defaultChoice(item) {
   return item.queued ? null : "saved";
 }
 
+/**
+ * The choices the dialog offers for `item`: keeping this page's answer, or taking the saved one. A question
+ * this page never answered and did not change (changed only elsewhere) has no answer of this page's to keep:
+ * only the saved one is offered, since "keep mine" would send a blank over another tab's answer.
+ */
+export function offered(item) {
+  return !item.queued && item.mine === "" ? ["saved"] : ["mine", "saved"];
+}
+
 /** The items still waiting for a choice. */
 export function unchosen(conflict, choices) {
   return conflict.items.filter((item) => !(choices[item.name] || defaultChoice(item)));
@@ -23,7 +32,8 @@ export function resolve(store, choices) {
   if (!conflict || unchosen(conflict, choices).length) return null;
   const show = {};
   for (const item of conflict.items) {
-    const choice = choices[item.name] || defaultChoice(item);
+    const chosen = choices[item.name] || defaultChoice(item);
+    const choice = offered(item).includes(chosen) ? chosen : "saved";
     store.known[item.name] = item.stored;
     if (choice === "mine" && item.mine !== item.stored) {
       store.pending[item.name] = { value: item.mine, base: item.stored };

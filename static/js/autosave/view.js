@@ -1,30 +1,37 @@
-// Saving that never loses work, on the annotation page: the DOM and the network around the draft
-// (draft_store.js), its conflicts (conflicts.js) and the meaning of each answer (errors.js).
-// - Every change is saved at once through the API (POST /api/assignments/ID/judgements/, the scripts'
-//   protocol), with the value this page last saw for each answer; until confirmed it waits in
-//   localStorage, keyed by user and item, and comes back after a reload or a sign-in.
+// Saving that never loses work, on the annotation page: the page's side of the draft (draft_store.js), its
+// conflicts (conflicts.js, shown by conflict_dialog.js), the meaning of each answer (errors.js, protocol.js),
+// the save loop (sending.js) and what the page says (wording.js, alerts.js). The answers are read from and
+// shown on the page through ../answers.js, as the keys and the reveal read them.
+// - Every change is saved at once through the API (POST /api/assignments/ID/judgements/), with the value this
+//   page last saw for each answer; until confirmed it waits in localStorage, keyed by user and item, and comes
+//   back after a reload or a sign-in.
 // - A conflict lists every question whose stored value differs from what this page last saw, with both
 //   values, and nothing is sent until the person chose answer by answer.
-// - Submit is an intent kept like the answers: signed out, it waits (in this browser too) and is
-//   carried out once the person signed in again.
+// - Submit is an intent kept like the answers: signed out, it waits (in this browser too) and is carried out
+//   once the person signed in again.
 // - Every refusal says its reason (the item released, the person removed, the study closed, ...), never
 //   "no connection" unless no answer came; the answers stay on the page.
-import { classify, isFinal } from "./errors.js";
-import { resolve, unchosen } from "./conflicts.js";
+// - Once the page takes no more answers (a study's time is up: its fields are disabled), nothing is recorded.
+import { answerOf, questionNamed, questionsOf, savedAnswerOf, showAnswer, takesAnswers, valueLabel } from "../answers.js";
+import { AlertBox } from "./alerts.js";
+import { conflictLeft, conflictShow } from "./conflict_dialog.js";
+import { resolve } from "./conflicts.js";
 import * as drafts from "./draft_store.js";
+import { classify, isFinal } from "./errors.js";
 import * as protocol from "./protocol.js";
+import { Sender } from "./sending.js";
+import { csrfToken, getJson, postJson, readAnswer } from "./transport.js";
+import { missingLines, statusLine } from "./wording.js";
 
 const ORDER = drafts.ORDER;
 const form = document.getElementById("annotation-form");
 
 function start() {
-  const readOnly = form.dataset.readOnly === "true";
-  const saveUrl = form.dataset.saveUrl;
-  const draftUrl = form.dataset.draftUrl;
-  const submitUrl = form.dataset.submitUrl;
-  const storageKey = "dialeval:draft:" + form.dataset.user + ":" + form.dataset.item;
+  const data = form.dataset;
+  const readOnly = data.readOnly === "true";
+  const storageKey = "dialeval:draft:" + data.user + ":" + data.item;
   const statusEl = document.getElementById("save-status");
-  const alertEl = document.getElementById("save-alert");
+  const alert = new AlertBox(document.getElementById("save-alert"));
   const errorsEl = document.getElementById("submit-errors");
   const signinPanel = document.getElementById("signin-panel");
   const signinForm = document.getElementById("signin-form");
@@ -33,234 +40,100 @@ function start() {
   const versionField = document.getElementById("version-field");
   const list = document.getElementById("reorder-list");
 
-  let store = null;
-  let mode = "ok"; // ok | checking (the session, after a 403) | signed-out | conflict | offline | final
-  let inFlight = null;
-  let flying = null; // the save in flight (its body), while inFlight
-  let again = false;
-  let lastSaved = null;
-  let problem = "";
-  let pollTimer = null;
-  let retryTimer = null;
-  let forbidden = 0;
-  let leaving = false;
-  let token = null;
+  // what the page is doing; mode: ok | checking (the session, after a 403) | signed-out | conflict | offline | final
+  const page = { store: null, mode: "ok", problem: "", lastSaved: null, forbidden: 0, leaving: false, token: null };
+  const timers = { poll: null, retry: null };
+  const choices = {}; // an open conflict's choices, name -> "mine" | "saved"
 
-  // ---- the page's answers ----------------------------------------------------------------------------
-  function questions() { return Array.from(form.querySelectorAll("[data-question]")); }
-  function question(name) { return form.querySelector('[data-question][data-name="' + name + '"]'); }
-  function names() { return questions().map((q) => q.dataset.name).concat(list ? [ORDER] : []); }
-
-  function fieldValue(name) {
-    if (name === ORDER) return list ? list.dataset.order || "" : "";
-    const q = question(name);
-    if (!q) return "";
-    const select = q.querySelector("select");
-    if (select) return select.value;
-    const checked = q.querySelector("input[type=radio]:checked");
-    return checked ? checked.value : "";
-  }
-
-  // What the server rendered for a question (its stored answer), whatever was changed since.
-  function savedValue(name) {
-    const q = question(name);
-    if (!q) return "";
-    const select = q.querySelector("select");
-    if (select) {
-      const chosen = Array.prototype.find.call(select.options, (o) => o.defaultSelected);
-      return chosen ? chosen.value : (select.options.length ? select.options[0].value : "");
-    }
-    const checked = Array.prototype.find.call(q.querySelectorAll("input[type=radio]"), (r) => r.defaultChecked);
-    return checked ? checked.value : "";
-  }
-
-  function setField(name, value) {
-    if (name === ORDER) {
-      if (value && list) form.dispatchEvent(new CustomEvent("dialeval:set-order", { detail: { order: JSON.parse(value) } }));
-      return;
-    }
-    const q = question(name);
-    if (!q) return;
-    const select = q.querySelector("select");
-    if (select) select.value = value;
-    else q.querySelectorAll("input[type=radio]").forEach((radio) => { radio.checked = radio.value === value; });
-  }
+  // ---- the page's answers (../answers.js), and the reordering's --------------------------------------------
+  function names() { return questionsOf(form).map((q) => q.dataset.name).concat(list ? [ORDER] : []); }
 
   function showFields(values) {
-    Object.entries(values).forEach(([name, value]) => setField(name, value));
+    for (const [name, value] of Object.entries(values)) {
+      if (name !== ORDER) showAnswer(questionNamed(form, name), value);
+      else if (value && list) form.dispatchEvent(new CustomEvent("dialeval:set-order", { detail: { order: JSON.parse(value) } }));
+    }
     form.dispatchEvent(new CustomEvent("dialeval:applied"));
   }
 
-  function choiceLabel(name, value) {
+  function label(name, value) {
     if (!value) return gettext("no answer");
     if (name === ORDER) return gettext("another order");
-    const q = question(name);
-    const select = q && q.querySelector("select");
-    if (select) {
-      const option = Array.from(select.options).find((o) => o.value === value);
-      return option ? option.textContent : value;
-    }
-    const radio = q && Array.from(q.querySelectorAll("input[type=radio]")).find((r) => r.value === value);
-    if (!radio) return value;
-    const shown = radio.parentNode.querySelector(".choice-label");  // the value's label, without its key cap
-    if (shown) return shown.textContent.trim();
-    return Array.from(radio.parentNode.childNodes)
-      .filter((node) => node.nodeType === Node.TEXT_NODE)
-      .map((node) => node.textContent).join("").trim();
+    return valueLabel(questionNamed(form, name), value);
   }
 
   function describe(name) {
     if (name === ORDER) return gettext("The order of the turns");
-    const q = question(name);
+    const q = questionNamed(form, name);
     return q ? q.dataset.label + ", " + q.dataset.where : name;
   }
 
-  function joined(items) {
-    if (items.length > 6) return interpolate(gettext("%(first)s and %(more)s more"), { first: items.slice(0, 6).join(gettext(", ")), more: items.length - 6 }, true);
-    if (items.length <= 1) return items.join("");
-    return interpolate(gettext("%(first)s and %(last)s"), { first: items.slice(0, -1).join(gettext(", ")), last: items[items.length - 1] }, true);
-  }
-
-  // ---- this browser's copy ---------------------------------------------------------------------------
+  // ---- this browser's copy ---------------------------------------------------------------------------------
   function persist() {
     try {
-      const kept = drafts.toStorage(store, Date.now());
+      const kept = drafts.toStorage(page.store, Date.now());
       if (kept) localStorage.setItem(storageKey, kept);
       else localStorage.removeItem(storageKey);
     } catch (error) { /* storage disabled or full: the answers are still on the page */ }
   }
 
-  function kept() {
+  function keptDraft() {
     try { return drafts.fromStorage(localStorage.getItem(storageKey)); } catch (error) { return null; }
   }
 
-  // ---- messages --------------------------------------------------------------------------------------
+  // ---- the status line ---------------------------------------------------------------------------------------
   // times in UTC, written in the page's language (document.documentElement.lang)
   const clock = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
     hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone: "UTC",
   });
-  function utcTime(date) { return clock.format(date) + " UTC"; }
 
   function refreshStatus() {
     if (!statusEl) return;
-    let text;
-    const order = list ? list.dataset.problems || "" : "";
-    if (mode === "signed-out" && store.submit) text = gettext("Not submitted yet: you were signed out. Your answers are kept in this browser, and the item is submitted once you sign in again.");
-    else if (mode === "signed-out") text = gettext("Not saved: you were signed out. Your answers are kept in this browser.");
-    else if (mode === "conflict") text = gettext("Not saved: this item was changed in another tab or window (see above).");
-    else if (mode === "checking") text = gettext("Saving… (checking the sign-in)");
-    else if (mode === "offline") text = gettext("Not saved yet (no connection): your answers are kept in this browser and sent when the connection is back.");
-    else if (problem) text = problem;
-    else if (drafts.hasWork(store) || inFlight) text = store.submit ? gettext("Submitting…") : gettext("Saving…");
-    // the bar stays one short line: why the order is not an answer yet is said beside the list (#reorder-status)
-    else if (order) text = lastSaved ? interpolate(gettext("Answers saved at %(time)s; the order is not valid yet."), { time: utcTime(lastSaved) }, true) : gettext("The order is not valid yet.");
-    else if (list && list.dataset.unconfirmed) text = lastSaved ? interpolate(gettext("Answers saved at %(time)s; the order is not confirmed yet."), { time: utcTime(lastSaved) }, true) : gettext("The order is not confirmed yet.");
-    else text = lastSaved ? interpolate(gettext("Draft saved at %(time)s"), { time: utcTime(lastSaved) }, true) : "";
-    statusEl.textContent = text;
-  }
-
-  function element(tag, text, className) {
-    const el = document.createElement(tag);
-    if (text) el.textContent = text;
-    if (className) el.className = className;
-    return el;
-  }
-
-  function buttonsRow(buttons) {
-    const p = element("p", "", "alert-actions");
-    buttons.forEach((b) => {
-      const button = element("button", b.label, b.secondary ? "secondary" : "");
-      button.type = "button";
-      button.id = b.id;
-      button.addEventListener("click", b.action);
-      p.appendChild(button);
+    statusEl.textContent = statusLine({
+      mode: page.mode,
+      submit: page.store.submit,
+      problem: page.problem,
+      working: drafts.hasWork(page.store) || sender.busy,
+      savedAt: page.lastSaved ? clock.format(page.lastSaved) + " UTC" : "",
+      orderProblems: list ? list.dataset.problems || "" : "",
+      orderUnconfirmed: Boolean(list && list.dataset.unconfirmed),
     });
-    return p;
   }
 
-  function showAlert(paragraphs, items, buttons) {
-    alertEl.textContent = "";
-    alertEl.dataset.kind = "";
-    paragraphs.forEach((text) => alertEl.appendChild(element("p", text)));
-    if (items && items.length) {
-      const ul = element("ul");
-      items.forEach((text) => ul.appendChild(element("li", text)));
-      alertEl.appendChild(ul);
-    }
-    if (buttons && buttons.length) alertEl.appendChild(buttonsRow(buttons));
-    alertEl.hidden = false;
-  }
+  // ---- sending -------------------------------------------------------------------------------------------------
+  const sender = new Sender({
+    ready: () => !readOnly && page.mode === "ok",
+    outgoing: () => drafts.outgoing(page.store),
+    send: (out) => postJson(data.saveUrl, out.body, { csrf: csrf() }).then(readAnswer),
+    answered,
+    failed: offline,
+    more: () => page.mode === "ok" && !page.problem && Boolean(drafts.outgoing(page.store)),
+    refresh: refreshStatus,
+  });
+  const save = () => sender.save();
+  const csrf = () => csrfToken(form, page.token);
 
-  function hideAlert() { alertEl.hidden = true; alertEl.textContent = ""; }
-
-  // ---- sending -----------------------------------------------------------------------------------------
   function record(name, value) {
     if (readOnly) return;
-    drafts.record(store, name, value);
-    problem = "";
+    drafts.record(page.store, name, value);
+    page.problem = "";
     persist();
-    if (mode === "conflict") { showConflict(); return; }
+    if (page.mode === "conflict") { showConflict(); return; }
     save();
   }
 
-  function csrf() {
-    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-    if (match) return decodeURIComponent(match[1]);
-    if (token) return token;
-    const input = form.querySelector("input[name=csrfmiddlewaretoken]");
-    return input ? input.value : "";
-  }
-
-  function post(url, data, keepalive) {
-    return fetch(url, {
-      method: "POST",
-      credentials: "same-origin",
-      keepalive: Boolean(keepalive),
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
-      body: JSON.stringify(data),
-    });
-  }
-
-  function answer(response) {
-    const type = response.headers.get("Content-Type") || "";
-    if (type.indexOf("application/json") === -1) return Promise.resolve({ status: response.status, json: {} });
-    return response.json().then(
-      (json) => ({ status: response.status, json: json }),
-      () => ({ status: response.status, json: {} }));
-  }
-
-  function save() {
-    if (readOnly || mode !== "ok") { refreshStatus(); return Promise.resolve(); }
-    if (inFlight) { again = true; return inFlight; }
-    const out = drafts.outgoing(store);
-    if (!out) { refreshStatus(); return Promise.resolve(); }
-    flying = out;
-    inFlight = post(saveUrl, out.body).then(answer).then(
-      (result) => { inFlight = null; flying = null; answered(result, out); },
-      () => { inFlight = null; flying = null; offline(); });
-    refreshStatus();
-    inFlight = inFlight.then(() => {
-      refreshStatus();
-      const more = again || (mode === "ok" && !problem && drafts.outgoing(store));
-      again = false;
-      if (more && mode === "ok") return save();
-      return null;
-    });
-    return inFlight;
-  }
-
-  function setVersion() { versionField.value = String(store.version); }
+  function setVersion() { versionField.value = String(page.store.version); }
 
   function answered(result, out) {
-    const outcome = protocol.answered(store, out, result.status, result.json);
+    const outcome = protocol.answered(page.store, out, result.status, result.json);
     setVersion();
     persist();
     const kind = outcome.kind;
     if (kind !== "ok" && out.submit) endSubmitting();
     if (kind === "ok") {
-      forbidden = 0;
-      problem = "";
-      lastSaved = new Date();
+      page.forbidden = 0;
+      page.problem = "";
+      page.lastSaved = new Date();
       if (outcome.submitted) { submitted(); return; }
       if (outcome.conflict) conflict();
       else if (outcome.updated.length) updatedElsewhere(outcome.updated);
@@ -269,24 +142,24 @@ function start() {
     if (kind === "conflict") {
       if (outcome.conflict) conflict();
       else if (outcome.updated.length) updatedElsewhere(outcome.updated);
-      return; // without a clash left, the loop in save() sends what is queued, with the new bases
+      return; // without a clash left, the save loop sends what is queued, with the new bases
     }
     if (kind === "signed-out") { signedOut(); return; }
     if (kind === "forbidden") {
-      forbidden += 1;
-      if (forbidden <= 2) { mode = "checking"; checkSession(); return; } // a new CSRF token after signing in elsewhere
-      problem = interpolate(gettext("Not saved: the server refused the save (%(reason)s). Your answers are kept in this browser."), { reason: outcome.detail || "403" }, true);
+      page.forbidden += 1;
+      if (page.forbidden <= 2) { page.mode = "checking"; checkSession(); return; } // a new CSRF token after signing in elsewhere
+      page.problem = interpolate(gettext("Not saved: the server refused the save (%(reason)s). Your answers are kept in this browser."), { reason: outcome.detail || "403" }, true);
       return;
     }
     if (kind === "invalid") {
       if (out.submit) { showProblems(outcome.problems, outcome.missing); return; }
-      problem = interpolate(gettext("Not saved: %(problems)s"), { problems: outcome.problems.join("; ") || gettext("the server refused the values") }, true);
+      page.problem = interpolate(gettext("Not saved: %(problems)s"), { problems: outcome.problems.join("; ") || gettext("the server refused the values") }, true);
       return;
     }
     if (kind === "busy") {
-      problem = gettext("Not saved yet: the server is busy. Your answers are kept in this browser and sent again shortly.");
-      clearTimeout(retryTimer);
-      retryTimer = setTimeout(() => { problem = ""; save(); }, 5000);
+      page.problem = gettext("Not saved yet: the server is busy. Your answers are kept in this browser and sent again shortly.");
+      clearTimeout(timers.retry);
+      timers.retry = setTimeout(() => { page.problem = ""; save(); }, 5000);
       return;
     }
     if (isFinal(kind)) { final(kind, outcome.detail); return; }
@@ -295,10 +168,10 @@ function start() {
 
   // The item cannot be saved from here any more: say why and what to do; the answers stay on the page.
   function final(kind, detail) {
-    mode = "final";
+    page.mode = "final";
     persist();
     const keptNote = gettext("Your answers stay on this page and in this browser.");
-    const queueLink = { id: "save-alert-queue", label: gettext("Go to your queue"), secondary: true, action: () => { leaving = true; window.location.assign(form.dataset.queueUrl); } };
+    const queueLink = { id: "save-alert-queue", label: gettext("Go to your queue"), secondary: true, action: () => { page.leaving = true; window.location.assign(data.queueUrl); } };
     const texts = {
       submitted: [gettext("This item has been submitted (in another tab or window?): the changes made here were not saved."),
         gettext("Your answers are kept in this browser; ask the project lead to reopen the item to add them.")],
@@ -313,139 +186,104 @@ function start() {
       : [queueLink];
     // a study participant's clock says it in its own box (and cancels the event): not twice
     const told = kind === "closed" && !form.dispatchEvent(new CustomEvent("dialeval:closed", { detail: { detail }, cancelable: true }));
-    problem = texts[kind][0];
+    page.problem = texts[kind][0];
     if (told) { refreshStatus(); return; }
-    showAlert(texts[kind], [], buttons);
-    alertEl.dataset.kind = kind;
-    alertEl.focus();
+    alert.show(texts[kind], [], buttons, kind);
+    alert.focus();
     refreshStatus();
   }
 
   function updatedElsewhere(updated) {
     const show = {};
-    updated.forEach((name) => { show[name] = store.known[name]; });
+    for (const name of updated) show[name] = page.store.known[name];
     showFields(show);
     const n = updated.length;
-    showAlert([interpolate(ngettext("%(n)s answer given in another tab or window is now shown here too.", "%(n)s answers given in another tab or window are now shown here too.", n), { n: n }, true)],
-      [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
+    alert.note(interpolate(ngettext("%(n)s answer given in another tab or window is now shown here too.", "%(n)s answers given in another tab or window are now shown here too.", n), { n }, true));
   }
 
-  // ---- conflicts -----------------------------------------------------------------------------------------
-  const choices = {};
-
+  // ---- conflicts -------------------------------------------------------------------------------------------------
   function conflict() {
-    mode = "conflict";
-    Object.keys(choices).forEach((name) => delete choices[name]);
+    page.mode = "conflict";
+    for (const name of Object.keys(choices)) delete choices[name];
     endSubmitting();
     showConflict();
-    alertEl.focus();
+    alert.focus();
   }
 
   function showConflict() {
-    const items = store.conflict.items;
+    const conflictNow = page.store.conflict;
     form.querySelectorAll(".conflict").forEach((el) => el.classList.remove("conflict"));
-    items.forEach((item) => {
-      const q = item.name === ORDER ? list : question(item.name);
+    for (const item of conflictNow.items) {
+      const q = item.name === ORDER ? list : questionNamed(form, item.name);
       if (q && item.queued) q.classList.add("conflict");
+    }
+    conflictShow(alert, conflictNow, choices, {
+      describe,
+      label,
+      apply: applyChoices,
+      takeAll: () => { conflictNow.items.forEach((i) => { choices[i.name] = "saved"; }); applyChoices(); },
     });
-    alertEl.textContent = "";
-    alertEl.dataset.kind = "conflict";
-    alertEl.appendChild(element("p", gettext("Not saved: this item was changed in another tab or window since this page last saw it. Nothing was overwritten, and nothing from this page is sent until you choose, answer by answer, which value to keep.")));
-    const ul = element("ul", "", "conflicts");
-    items.forEach((item, index) => {
-      const li = element("li");
-      li.dataset.conflict = item.name;
-      li.appendChild(element("p", interpolate(gettext("%(question)s: %(theirs)s saved in another tab or window, %(yours)s here"), { question: describe(item.name), theirs: choiceLabel(item.name, item.stored), yours: choiceLabel(item.name, item.mine) }, true)));
-      const chosen = choices[item.name] || (item.queued ? null : "saved");
-      [["mine", interpolate(gettext("Keep mine: %(value)s"), { value: choiceLabel(item.name, item.mine) }, true)],
-        ["saved", interpolate(gettext("Take the saved one: %(value)s"), { value: choiceLabel(item.name, item.stored) }, true)]].forEach(([value, text]) => {
-        const label = element("label", "", "conflict-choice");
-        const input = element("input");
-        input.type = "radio";
-        input.name = "conflict-" + index;
-        input.value = value;
-        input.checked = chosen === value;
-        input.addEventListener("change", () => { choices[item.name] = value; refreshChoices(); });
-        label.appendChild(input);
-        label.appendChild(document.createTextNode(" " + text));
-        li.appendChild(label);
-      });
-      ul.appendChild(li);
-    });
-    alertEl.appendChild(ul);
-    alertEl.appendChild(buttonsRow([
-      { id: "conflict-apply", label: gettext("Save my choices"), action: applyChoices },
-      { id: "conflict-all-saved", label: gettext("Take all saved answers"), secondary: true, action: () => { items.forEach((i) => { choices[i.name] = "saved"; }); applyChoices(); } },
-    ]));
-    alertEl.appendChild(element("p", "", "conflict-status"));
-    alertEl.hidden = false;
-    refreshChoices();
     refreshStatus();
   }
 
-  function refreshChoices() {
-    const left = unchosen(store.conflict, choices);
-    const status = alertEl.querySelector(".conflict-status");
-    if (status) status.textContent = left.length ? interpolate(ngettext("Choose a value for %(n)s more answer.", "Choose a value for %(n)s more answers.", left.length), { n: left.length }, true) : "";
-  }
-
   function applyChoices() {
-    const show = resolve(store, choices);
-    if (!show) { refreshChoices(); return; }
+    const conflictNow = page.store.conflict;
+    const show = resolve(page.store, choices);
+    if (!show) { conflictLeft(alert, conflictNow, choices); return; }
     setVersion();
     showFields(show);
     persist();
     form.querySelectorAll(".conflict").forEach((el) => el.classList.remove("conflict"));
-    hideAlert();
-    mode = "ok";
+    alert.hide();
+    page.mode = "ok";
     save();
   }
 
   function reloadPage() {
-    leaving = true;
+    page.leaving = true;
     window.location.reload();
   }
 
-  // ---- signed out, offline -----------------------------------------------------------------------------
+  // ---- signed out, offline -----------------------------------------------------------------------------------------
   function signedOut() {
-    if (mode !== "signed-out") {
-      mode = "signed-out";
+    if (page.mode !== "signed-out") {
+      page.mode = "signed-out";
       signinPanel.hidden = false;
       const password = document.getElementById("signin-password");
       if (password && !form.contains(document.activeElement)) password.focus();
     }
     persist();
     refreshStatus();
-    if (!pollTimer) {
-      pollTimer = setInterval(checkSession, 3000);
+    if (!timers.poll) {
+      timers.poll = setInterval(checkSession, 3000);
       checkSession(); // its 401 brings the CSRF token the sign-in form needs (the old one went with the session)
     }
   }
 
   function checkSession() {
-    return fetch(draftUrl, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(answer).then(
+    return getJson(data.draftUrl).then(readAnswer).then(
       (result) => {
-        if (result.json.csrf_token) token = result.json.csrf_token;
+        if (result.json.csrf_token) page.token = result.json.csrf_token;
         if (result.status === 200 && result.json.ok) { resumed(result.json); return; }
         const meaning = classify(result.status, result.json);
-        if (meaning.kind === "signed-out") { if (mode !== "signed-out") signedOut(); return; }
-        if (mode === "checking") mode = "ok";
+        if (meaning.kind === "signed-out") { if (page.mode !== "signed-out") signedOut(); return; }
+        if (page.mode === "checking") page.mode = "ok";
         if (isFinal(meaning.kind)) { final(meaning.kind, meaning.detail); return; }
-        problem = interpolate(gettext("Not saved: this item cannot be opened with the current sign-in (%(status)s)."), { status: result.status }, true);
+        page.problem = interpolate(gettext("Not saved: this item cannot be opened with the current sign-in (%(status)s)."), { status: result.status }, true);
         refreshStatus();
       },
-      () => { if (mode === "checking") mode = "ok"; if (mode === "ok") offline(); });
+      () => { if (page.mode === "checking") page.mode = "ok"; if (page.mode === "ok") offline(); });
   }
 
   function resumed(state) {
-    token = state.csrf_token || token;
+    page.token = state.csrf_token || page.token;
     const input = form.querySelector("input[name=csrfmiddlewaretoken]");
-    if (input && token) input.value = token;
-    if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
+    if (input && page.token) input.value = page.token;
+    if (timers.poll) { clearInterval(timers.poll); timers.poll = null; }
     signinPanel.hidden = true;
-    if (mode === "signed-out" || mode === "offline" || mode === "checking") mode = "ok";
-    if (mode !== "ok") return;
-    const outcome = drafts.adopt(store, state);
+    if (["signed-out", "offline", "checking"].includes(page.mode)) page.mode = "ok";
+    if (page.mode !== "ok") return;
+    const outcome = drafts.adopt(page.store, state);
     setVersion();
     persist();
     if (outcome.conflict) { conflict(); return; }
@@ -454,15 +292,15 @@ function start() {
   }
 
   function offline() {
-    if (mode === "ok") mode = "offline";
+    if (page.mode === "ok") page.mode = "offline";
     refreshStatus();
-    clearTimeout(retryTimer);
-    retryTimer = setTimeout(back, 5000);
+    clearTimeout(timers.retry);
+    timers.retry = setTimeout(back, 5000);
   }
 
   function back() {
-    if (mode !== "offline") return;
-    mode = "ok";
+    if (page.mode !== "offline") return;
+    page.mode = "ok";
     save();
   }
 
@@ -471,12 +309,12 @@ function start() {
   if (signinForm) {
     signinForm.addEventListener("submit", (event) => {
       event.preventDefault();
-      const data = new FormData(signinForm);
-      data.set("csrfmiddlewaretoken", csrf());
-      data.set("next", signinForm.dataset.next);
+      const body = new FormData(signinForm);
+      body.set("csrfmiddlewaretoken", csrf());
+      body.set("next", signinForm.dataset.next);
       signinStatus.textContent = gettext("Signing in…");
-      fetch(signinForm.action, { method: "POST", body: data, credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(answer).then((result) => {
+      fetch(signinForm.action, { method: "POST", body, credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(readAnswer).then((result) => {
           if (result.status === 200 && result.json.ok) {
             signinStatus.textContent = "";
             document.getElementById("signin-password").value = "";
@@ -488,9 +326,9 @@ function start() {
     });
   }
 
-  // ---- submission ------------------------------------------------------------------------------------------
+  // ---- submission ------------------------------------------------------------------------------------------------
   function gaps() {
-    const found = questions().filter((q) => fieldValue(q.dataset.name) === "");
+    const found = questionsOf(form).filter((q) => answerOf(q) === "");
     if (list && !list.dataset.order) found.push(list);
     return found;
   }
@@ -498,17 +336,21 @@ function start() {
   function showProblems(problems, missingNames) {
     const items = errorsEl.querySelector("ul");
     items.textContent = "";
-    problems.forEach((text) => items.appendChild(element("li", text)));
+    for (const text of problems) {
+      const li = document.createElement("li");
+      li.textContent = text;
+      items.appendChild(li);
+    }
     errorsEl.hidden = false;
     form.querySelectorAll(".missing").forEach((el) => { el.classList.remove("missing"); el.removeAttribute("aria-invalid"); });
     let first = null;
-    missingNames.forEach((name) => {
-      const q = name === ORDER ? list : question(name);
-      if (!q) return;
+    for (const name of missingNames) {
+      const q = name === ORDER ? list : questionNamed(form, name);
+      if (!q) continue;
       q.classList.add("missing");
       q.setAttribute("aria-invalid", "true");
       if (!first && !q.closest("[hidden]")) first = q;
-    });
+    }
     if (first) {
       const target = first === list ? list.querySelector("li[tabindex='0']") : first;
       target.focus({ preventScroll: true });
@@ -519,22 +361,12 @@ function start() {
   }
 
   function missingMessage(found) {
-    const byLabel = [];
-    const where = {};
-    const order = [];
-    found.forEach((q) => {
-      if (q === list) {
-        order.push(interpolate(gettext("The order of the turns cannot be submitted yet: %(problems)s"), { problems: list.dataset.problems || gettext("it is not valid") }, true));
-        return;
-      }
-      if (!where[q.dataset.label]) { where[q.dataset.label] = []; byLabel.push(q.dataset.label); }
-      where[q.dataset.label].push(q.dataset.where);
-    });
-    return byLabel.map((label) => interpolate(gettext("%(question)s is missing for %(units)s"), { question: label, units: joined(where[label]) }, true)).concat(order);
+    const questions = found.filter((q) => q !== list).map((q) => ({ label: q.dataset.label, where: q.dataset.where }));
+    return missingLines(questions, found.includes(list) ? list.dataset.problems || "" : null);
   }
 
   function endSubmitting() {
-    form.dataset.submitting = "false";
+    data.submitting = "false";
     if (submitButton) {
       submitButton.textContent = gettext("Submit");
       submitButton.disabled = Boolean(list && !list.dataset.order);
@@ -542,57 +374,56 @@ function start() {
   }
 
   function startSubmitting() {
-    form.dataset.submitting = "true";
+    data.submitting = "true";
     if (submitButton) { submitButton.disabled = true; submitButton.textContent = gettext("Submitting…"); }
   }
 
   function submitted() {
-    store.pending = {};
+    page.store.pending = {};
     persist();
-    leaving = true;
-    window.location.assign(submitUrl); // goes on to the training feedback, the next item or the queue
+    page.leaving = true;
+    window.location.assign(data.submitUrl); // goes on to the training feedback, the next item or the queue
   }
 
   form.addEventListener("submit", (event) => {
     if (readOnly) return;
     event.preventDefault();
-    if (form.dataset.submitting === "true") return;
+    if (data.submitting === "true" || data.timeOver === "true") return;
     const found = gaps();
     if (found.length) {
       showProblems(missingMessage(found), found.map((q) => (q === list ? ORDER : q.dataset.name)));
       return;
     }
-    if (mode === "conflict") { alertEl.scrollIntoView({ block: "center" }); alertEl.focus(); return; }
-    if (mode === "final") { alertEl.scrollIntoView({ block: "center" }); alertEl.focus(); return; }
-    if (list && list.dataset.order) drafts.record(store, ORDER, list.dataset.order);
-    drafts.requestSubmit(store);
+    if (page.mode === "conflict" || page.mode === "final") { alert.bringIntoView(); return; }
+    if (list && list.dataset.order) drafts.record(page.store, ORDER, list.dataset.order);
+    drafts.requestSubmit(page.store);
     persist();
-    if (mode === "signed-out") {
+    if (page.mode === "signed-out") {
       refreshStatus();
       signinPanel.scrollIntoView({ block: "center" });
       document.getElementById("signin-password").focus();
       return;
     }
     startSubmitting();
-    if (mode === "offline") mode = "ok";
+    if (page.mode === "offline") page.mode = "ok";
     save();
   });
 
-  // ---- leaving ----------------------------------------------------------------------------------------------
+  // ---- leaving --------------------------------------------------------------------------------------------------------
   window.addEventListener("beforeunload", (event) => {
-    if (readOnly || leaving || !Object.keys(store.pending).length) return;
+    if (readOnly || page.leaving || !Object.keys(page.store.pending).length) return;
     event.preventDefault();
     event.returnValue = "";
   });
 
   window.addEventListener("pagehide", () => {
-    if (readOnly || leaving || mode !== "ok") return;
-    const out = drafts.outgoing(store);
+    if (readOnly || page.leaving || page.mode !== "ok") return;
+    const out = drafts.outgoing(page.store);
     if (!out || out.submit) return;
     // answers of the save in flight, changed again since, would clash with it: the rest goes out
-    const body = flying ? drafts.without(out.body, flying.body) : out.body;
+    const body = sender.flying ? drafts.without(out.body, sender.flying.body) : out.body;
     if (!body.judgements.length && body.reordering === undefined) return;
-    try { post(saveUrl, body, true); } catch (error) { /* nothing more can be done here */ }
+    try { postJson(data.saveUrl, body, { csrf: csrf(), keepalive: true }); } catch (error) { /* nothing more can be done here */ }
   });
 
   document.addEventListener("visibilitychange", () => {
@@ -603,13 +434,14 @@ function start() {
   window.addEventListener("pageshow", (event) => { if (event.persisted) window.location.reload(); });
 
   setInterval(() => {
-    if (!readOnly && store && document.visibilityState === "visible") store.seconds += 1;
+    if (!readOnly && page.store && document.visibilityState === "visible") page.store.seconds += 1;
   }, 1000);
 
-  // ---- start ------------------------------------------------------------------------------------------------
+  // ---- start ------------------------------------------------------------------------------------------------------------
   form.addEventListener("change", (event) => {
     const q = event.target.closest("[data-question]");
-    if (q) record(q.dataset.name, fieldValue(q.dataset.name));
+    // a question that takes no answers now (the study's time is up) records nothing, whatever changed it
+    if (q && takesAnswers(q) && data.timeOver !== "true") record(q.dataset.name, answerOf(q));
   });
 
   form.addEventListener("dialeval:reorder", (event) => {
@@ -620,29 +452,29 @@ function start() {
   // answers changed before this script ran (a slow connection, a quick hand) are changes like any other
   const known = {};
   const early = {};
-  questions().forEach((q) => {
+  for (const q of questionsOf(form)) {
     const name = q.dataset.name;
-    known[name] = savedValue(name);
-    if (fieldValue(name) !== known[name]) early[name] = fieldValue(name);
-  });
+    known[name] = savedAnswerOf(q);
+    if (answerOf(q) !== known[name]) early[name] = answerOf(q);
+  }
   if (list) known[ORDER] = list.dataset.savedOrder ? JSON.stringify(list.dataset.savedOrder.split(",").map(Number)) : "";
-  store = drafts.createStore({ version: form.dataset.version, known: known });
-  const stored = kept();
+  page.store = drafts.createStore({ version: data.version, known });
+  const stored = keptDraft();
   if (stored) {
     const shown = new Set(names());
-    Object.keys(stored.pending).forEach((name) => { if (!shown.has(name)) delete stored.pending[name]; });
+    for (const name of Object.keys(stored.pending)) if (!shown.has(name)) delete stored.pending[name];
   }
   if (readOnly) {
     const left = stored ? Object.keys(stored.pending).filter((name) => stored.pending[name].value !== (known[name] || "")) : [];
     if (!left.length) { persist(); return; }
-    showAlert([gettext("This browser still holds answers for this item that were not saved before it was submitted:")],
-      left.map((name) => describe(name) + ": " + choiceLabel(name, stored.pending[name].value)),
-      [{ id: "discard-kept", label: gettext("Discard them"), secondary: true, action: () => { try { localStorage.removeItem(storageKey); } catch (error) { /* nothing kept */ } hideAlert(); } }]);
+    alert.show([gettext("This browser still holds answers for this item that were not saved before it was submitted:")],
+      left.map((name) => describe(name) + ": " + label(name, stored.pending[name].value)),
+      [{ id: "discard-kept", label: gettext("Discard them"), secondary: true, action: () => { try { localStorage.removeItem(storageKey); } catch (error) { /* nothing kept */ } alert.hide(); } }]);
     return;
   }
   // kept at an older version: what was written since decides which kept answers clash (asked of the server)
-  if (stored && Number(stored.version) < store.version) {
-    fetch(draftUrl, { credentials: "same-origin", headers: { Accept: "application/json" } }).then(answer).then(
+  if (stored && Number(stored.version) < page.store.version) {
+    getJson(data.draftUrl).then(readAnswer).then(
       (result) => carryOn(stored, result.status === 200 && result.json.ok ? drafts.revisionsOf(result.json) : null),
       () => carryOn(stored, null));
   } else {
@@ -650,20 +482,19 @@ function start() {
   }
 
   function carryOn(kept, revisions) {
-    const outcome = drafts.restore(store, kept, revisions);
+    const outcome = drafts.restore(page.store, kept, revisions);
     const restoredValues = {};
-    outcome.restored.forEach((name) => { restoredValues[name] = store.pending[name].value; });
+    for (const name of outcome.restored) restoredValues[name] = page.store.pending[name].value;
     showFields(restoredValues);
-    Object.entries(early).forEach(([name, value]) => { if (!store.pending[name]) drafts.record(store, name, value); });
+    for (const [name, value] of Object.entries(early)) if (!page.store.pending[name]) drafts.record(page.store, name, value);
     persist();
     if (outcome.conflict) { conflict(); return; }
     if (outcome.restored.length) {
-      showAlert([store.submit
+      alert.note(page.store.submit
         ? gettext("Answers kept in this browser that had not reached the server are back on the page, and the item you asked to submit is being submitted.")
-        : gettext("Answers kept in this browser that had not reached the server are back on the page and are being saved.")],
-      [], [{ id: "dismiss-note", label: gettext("OK"), secondary: true, action: hideAlert }]);
+        : gettext("Answers kept in this browser that had not reached the server are back on the page and are being saved."));
     }
-    if (store.submit) startSubmitting();
+    if (page.store.submit) startSubmitting();
     save();
     refreshStatus();
   }

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotator', '0025_quality_settings_bounds'),
+        ('annotator', '0026_schemes_as_data'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
