@@ -58,6 +58,7 @@ def export_page(request, slug: str):
             "params": params,
             "shown": state,
             "problem": problem,
-            "download": download if state is not None and state.result is not None and not problem else "",
+            # a file job stores no JSON result: its file is what it computed
+            "download": download if state is not None and state.job is not None and state.job.result_file else "",
         },
     )

@@ -65,7 +65,8 @@ def written_file(server, session, page_url: str):
     the file, which is downloaded."""
     pages = [session.get(page_url, timeout=60)]
     link = r'href="([^"]+)"\s+download\s+id="export-download-file"'
-    assert wait_for(lambda: re.search(link, pages[-1].text) or pages.append(session.get(page_url, timeout=60)), 300)
+    found = wait_for(lambda: re.search(link, pages[-1].text) or pages.append(session.get(page_url, timeout=60)), 300, 1)
+    assert found, pages[-1].text[pages[-1].text.find('id="export"') :][:1500]
     assert pages[0].status_code == 200 and 'id="job-' in pages[0].text  # the job's state, first
     return session.get(server.url + unescape(re.search(link, pages[-1].text)[1]), timeout=120)
 
