@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import zipfile
 from pathlib import Path
 
@@ -41,6 +40,7 @@ from evaluation.selectors.run_freshness import run_stale_reason
 from evaluation.services.statistics import statistics_recompute
 from tests.evaluation.archive_tables import project_tables
 from tests.factories import user_make
+from tests.figures import figures_differences
 from tests.fixtures.full_project import full_project
 
 pytestmark = pytest.mark.django_db
@@ -116,27 +116,8 @@ def assert_restored_equal(before: dict, project) -> None:
         assert after["tables"][label] == before["tables"][label], label
     for part in ("removed", "judge_sources", "runs_current", "gold"):
         assert after[part] == before[part], part
-    differences = []
-    _compare(before["statistics"], after["statistics"], "statistics", differences)
+    differences = figures_differences(before["statistics"], after["statistics"], "statistics")
     assert not differences, differences[:20]
-
-
-def _compare(a, b, path: str, out: list) -> None:
-    """Every figure equal, floats to 1e-9 (a sum's last bits follow the order PostgreSQL hands rows out in,
-    which its parallel plans do not fix), everything else exactly; the differences' paths into ``out``."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if set(a) != set(b):
-            out.append(f"{path}: keys {sorted(set(a) ^ set(b), key=str)[:5]}")
-        for key in set(a) & set(b):
-            _compare(a[key], b[key], f"{path}.{key}", out)
-    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
-            _compare(x, y, f"{path}[{i}]", out)
-    elif isinstance(a, float) and isinstance(b, float):
-        if not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12):
-            out.append(f"{path}: {a!r} != {b!r}")
-    elif a != b:
-        out.append(f"{path}: {str(a)[:80]} != {str(b)[:80]}")
 
 
 # the tables a preset's project cannot have rows in
