@@ -150,3 +150,10 @@ def screenshot(page):
         return path
 
     return take
+
+
+def live_figures_settled(page, base_url: str, slug: str, timeout: float = 180) -> None:
+    """Wait (as the page's lead) until the project's live figures are up to date: a dashboard opened while they
+    are being rebuilt reloads itself once they are (static/js/live_status.js), which would cut a test's steps."""
+    status = f"{base_url}/projects/{slug}/dashboard/live-status/"
+    assert wait_for(lambda: not page.request.get(status).json()["stale"], timeout), f"{slug}: live figures stale"

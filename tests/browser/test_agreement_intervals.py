@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from evaluation.services.statistics import statistics_recompute
+from tests.browser.conftest import live_figures_settled
 from tests.factories import PASSWORD, breakdown_project, submit_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -39,6 +40,7 @@ def test_the_dashboard_shows_intervals_and_the_data_behind_them(live_server, pag
     entry = statistics_recompute(project_id=work.project.pk).payload["criteria"]["breakdown"]
     # when the lead opens the dashboard
     login(page, live_server, work.lead.username)
+    live_figures_settled(page, live_server.url, "ci")
     page.goto(f"{live_server.url}/projects/ci/dashboard/")
     # then each figure has its interval beside it, and says how it was obtained
     cells = page.locator('#agreement-table tr[data-criterion="breakdown"] td').all_inner_texts()

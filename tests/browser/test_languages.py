@@ -15,8 +15,7 @@ from annotator.services.demo import DEMO_ANNOTATORS, DEMO_LEAD, demo_load
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 from evaluation.services.statistics import statistics_recompute
-from tests.browser.conftest import SCREENSHOTS
-from tests.waiting import wait_for
+from tests.browser.conftest import SCREENSHOTS, live_figures_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -137,8 +136,7 @@ def test_pages_in_japanese_and_chinese_fit_and_wrap(live_server, browser, langua
         page.context.clear_cookies()
         sign_in(page, live_server.url, *DEMO_LEAD)
         # the live figures settled first: a dashboard whose figures are being rebuilt reloads itself when they are
-        status = f"{live_server.url}/projects/demo-stc3/dashboard/live-status/"
-        assert wait_for(lambda page=page, status=status: not page.request.get(status).json()["stale"], 120)
+        live_figures_settled(page, live_server.url, "demo-stc3")
         page.goto(f"{live_server.url}/projects/demo-stc3/dashboard/")
         assert words["dashboard"] in page.locator("#agreement-heading").inner_text()
         page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('agreement-chart'))")

@@ -8,7 +8,7 @@ import pytest
 from annotator.models import Adjudication, AnnotatorExclusion, Assignment, AssignmentStatus, QualityItem
 from annotator.services.projects import membership_add
 from annotator.services.qualification import qualification_admit
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SCREENSHOTS, live_figures_settled
 from tests.browser.test_annotation import PASSWORD, login
 from tests.factories import breakdown_project, submit_all, user_make
 
@@ -94,10 +94,12 @@ def test_controls_qualification_reliability_exclusion_and_adjudication(live_serv
     # the lead reads the reliability panel and the kappa heat map
     page.context.clear_cookies()
     login(page, live_server, work.lead.username)
+    live_figures_settled(page, live_server.url, "qcb")
     page.goto(f"{live_server.url}/projects/qcb/dashboard/")
     # tasks run in-process here (no broker), where the models are estimated when the lead asks
     assert "not estimated yet" in page.locator("#reliability-table").inner_text()
-    page.get_by_role("button", name="Estimate the models now").click()
+    # (the estimate runs before the page answers: minutes of EM on a loaded machine)
+    page.get_by_role("button", name="Estimate the models now").click(timeout=180_000)
     page.wait_for_url(f"{live_server.url}/projects/qcb/dashboard/#reliability")
     assert page.locator("#models-form").count() == 0
     panel = page.locator("#reliability")

@@ -16,7 +16,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 from evaluation.services.statistics import statistics_recompute
 from tests.browser.assertions import expect
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SCREENSHOTS, live_figures_settled
 from tests.browser.test_annotation import PASSWORD, login
 from tests.conftest import database_url
 from tests.factories import breakdown_lines, project_with_work
@@ -52,6 +52,7 @@ def test_the_dbdc3_english_dashboard_pages_its_561_annotators_with_the_flagged_f
     assert len(reliability) == 561 and 0 < flagged < 50
     for width, page in narrow_and_wide(browser):
         login(page, live_server, "lead")
+        live_figures_settled(page, live_server.url, "dbdc3-en")
         page.goto(f"{live_server.url}/projects/dbdc3-en/dashboard/")
         table = page.locator("#annotator-table tbody tr")
         expect(table).to_have_count(50)
