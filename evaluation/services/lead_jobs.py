@@ -21,7 +21,8 @@ from django.db.models import Count, Max, Sum
 
 from annotator.models import Assignment, Dialogue, Job, Judge, JudgeLabel, Membership, Project
 from annotator.services.jobs import Asked, job_progress, job_result_or_start, job_result_store
-from evaluation.models import ProjectStatistics, Run
+from evaluation.models import Run
+from evaluation.selectors.dashboard import freshness as statistics_freshness
 from evaluation.selectors.fingerprint import judgements_fingerprint
 
 TASKS = {
@@ -52,8 +53,9 @@ def lead_job_fingerprint(kind: str, project: Project, params: dict) -> str:
     if kind == "judge_report":  # the judge's labels, and who annotated (the margin's default)
         labels = JudgeLabel.objects.filter(judge_id=params["judge"]).aggregate(n=Count("pk"), last=Max("pk"))
         parts.append(f"{labels['n']}:{labels['last']}:{project.annotators_are}")
-    if kind == "study_report":
-        parts.append(str(ProjectStatistics.objects.filter(project=project).values_list("computed_at").first()))
+    if kind == "study_report":  # the stored statistics it cites, and whether they are current (its first line)
+        state = statistics_freshness(project=project)
+        parts.append(f"{state['stored'] and state['stored'].computed_at}:{state['up_to_date']}")
     if kind == "archive":  # what it holds besides the judgements that count: drafts, members, runs, judges
         for model, field in ((Dialogue, "project"), (Run, "project"), (Judge, "project"), (Membership, "project")):
             parts.append(str(model.objects.filter(**{field: project}).aggregate(n=Count("pk"), last=Max("pk"))))
@@ -197,15 +199,18 @@ def _block_types() -> dict[str, type]:
     return {kind.__name__: kind for kind in typing.get_args(Block)}
 
 
+BLOCK_TYPE = "block"  # the key naming each stored block's type (not "kind": a paragraph has a field of that name)
+
+
 def blocks_stored(blocks: list) -> list[dict]:
-    """The report's blocks as JSON (each with its kind)."""
-    return [{"kind": type(block).__name__, **asdict(block)} for block in blocks]
+    """The report's blocks as JSON, each with its type under ``BLOCK_TYPE`` beside its fields."""
+    return [{BLOCK_TYPE: type(block).__name__, "fields": asdict(block)} for block in blocks]
 
 
 def blocks_read(stored: list[dict]) -> list:
     """The blocks ``blocks_stored`` wrote, as the outline's objects again."""
     kinds = _block_types()
-    return [kinds[b["kind"]](**{k: v for k, v in b.items() if k != "kind"}) for b in stored]
+    return [kinds[b[BLOCK_TYPE]](**b["fields"]) for b in stored]
 
 
 @dataclass(frozen=True)

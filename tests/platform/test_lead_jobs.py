@@ -137,3 +137,21 @@ def test_a_job_that_failed_on_these_judgements_is_not_started_again_and_the_page
     answer = client.get(url)
     assert answer.status_code == 503 and Job.objects.count() == 1
     assert answer.json()["last_failure"]["error"] == "ValueError: the archive could not be written"
+
+
+def test_the_study_reports_blocks_come_back_from_their_stored_json_whole():
+    """Every kind of block the report's outline has (a paragraph's own ``kind`` field included) is read back
+    from the job's stored JSON as it was written."""
+    import json
+
+    from evaluation.services.lead_jobs import blocks_read, blocks_stored
+    from evaluation.services.report.outline import Heading, Items, Paragraph, Table
+
+    blocks = [
+        Heading(2, "Agreement", anchor="agreement"),
+        Paragraph("These statistics are out of date.", kind="warning"),
+        Paragraph("Plain text."),
+        Items(["one", "two"]),
+        Table(["criterion", "kappa"], [["A", "0.210"]], anchor="kappa"),
+    ]
+    assert blocks_read(json.loads(json.dumps(blocks_stored(blocks)))) == blocks
