@@ -53,3 +53,15 @@ def django_on_postgres(*, with_redis: bool = False) -> dict[str, str]:
 
     call_command("migrate", verbosity=0)
     return env
+
+
+def stc3_save_body(senders: list[str], *, complete: bool, seed: int) -> dict:
+    """An STC-3 annotator's save of a dialogue whose turns are by ``senders``: the three dialogue scores and a
+    nugget per turn (a draft of the first two scores unless ``complete``), varied by ``seed``."""
+    nuggets = [
+        ("CNUG" if s == "customer" else "HNUG") if (t + seed) % 2 else ("CNaN" if s == "customer" else "HNaN")
+        for t, s in enumerate(senders)
+    ]
+    judgements = [{"criterion": k, "unit": 0, "value": str((seed + i) % 5 - 2)} for i, k in enumerate("ASE")]
+    judgements += [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)]
+    return {"judgements": judgements if complete else judgements[:2], "submit": False, "seconds": 3}

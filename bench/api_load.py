@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from _setup import ROOT, django_on_postgres, extract
+from _setup import ROOT, django_on_postgres, extract, stc3_save_body
 from services import celery_worker_command, free_port
 
 
@@ -178,16 +178,6 @@ def main() -> None:
     lock = threading.Lock()
     deadline = time.monotonic() + args.seconds
 
-    def body_for(external_id: str, complete: bool, seed: int) -> dict:
-        senders = turns[external_id]
-        nuggets = [
-            ("CNUG" if s == "customer" else "HNUG") if (t + seed) % 2 else ("CNaN" if s == "customer" else "HNaN")
-            for t, s in enumerate(senders)
-        ]
-        judgements = [{"criterion": k, "unit": 0, "value": str((seed + i) % 5 - 2)} for i, k in enumerate("ASE")]
-        judgements += [{"criterion": "nugget", "unit": t, "value": v} for t, v in enumerate(nuggets)]
-        return {"judgements": judgements if complete else judgements[:2], "submit": False, "seconds": 3}
-
     def client(index: int) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         headers = {"Authorization": f"Token {tokens[index]}", "Content-Type": "application/json"}
@@ -200,7 +190,7 @@ def main() -> None:
                 due += args.every
             assignment_id, external_id = items[step // 3]
             phase = step % 3
-            body = body_for(external_id, complete=phase > 0, seed=index)
+            body = stc3_save_body(turns[external_id], complete=phase > 0, seed=index)
             body["submit"] = phase == 2
             payload = json.dumps(body)
             started = time.perf_counter()

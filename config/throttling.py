@@ -43,6 +43,28 @@ class ClientRateThrottle(SimpleRateThrottle):
             return True
 
 
+class JobStartThrottle(ClientRateThrottle):
+    """Jobs a lead's page or endpoint starts (a report, an export, a power analysis), per user, at
+    ``JOB_START_RATE``: asked only when a job is to start, never to show a stored result or progress."""
+
+    scope = "job_starts"
+
+    def get_rate(self) -> str:
+        from django.conf import settings
+
+        return settings.JOB_START_RATE
+
+    def get_cache_key(self, request, view) -> str:
+        user = getattr(request, "user", None)
+        ident = user.pk if user is not None and user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def job_start_allowed(request):
+    """A callable answering whether ``request``'s user may start a job now (counted when it answers yes)."""
+    return lambda: JobStartThrottle().allow_request(request, None)
+
+
 class CountedRate(ClientRateThrottle):
     """``rate`` (DRF's syntax, ``"5/hour"``) of ``scope``, counted per ``key`` (a study, a hashed email address),
     or per client address when no key is given; allows when the cache is down, as every limit here."""

@@ -182,9 +182,6 @@ class LiveState(models.Model):
     )
     stale_because = models.CharField(max_length=40, blank=True, help_text="The last such change (a reason code).")
     rebuilding_since = models.DateTimeField(null=True, blank=True, help_text="A rebuild is reading the judgements.")
-    rebuilding_by = models.CharField(
-        max_length=300, blank=True, help_text="The process rebuilding (host:pid:start): taken over once it is gone."
-    )
     rebuild_covers = models.PositiveIntegerField(default=0, help_text="``changes`` when the running rebuild began.")
     pending_since = models.DateTimeField(
         null=True, blank=True, help_text="The first structural change marked while a rebuild was running."

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from evaluation.views import agreement_data, dashboard, judge_report, judges, power, quality, report, runs
+from evaluation.views import agreement_data, dashboard, exports, judge_report, judges, power, quality, report, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -15,6 +15,7 @@ urlpatterns = [
         name="dialogue_judgements",
     ),
     path("projects/<slug:slug>/report/", report.report_page, name="report"),
+    path("projects/<slug:slug>/export/", exports.export_page, name="export"),
     path("projects/<slug:slug>/report/download/<str:fmt>/", report.report_download, name="report_download"),
     path("projects/<slug:slug>/runs/", runs.runs_page, name="leaderboard"),
     path("projects/<slug:slug>/runs/<id:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),

@@ -67,7 +67,7 @@ def pytest(lane: str, marks: str, args: list[str], env: dict[str, str]) -> int:
 
 
 def environment() -> dict[str, str]:
-    """This environment without the services' addresses: the settings' defaults are SQLite and in-process tasks."""
+    """This environment without the services' addresses: the settings' defaults are SQLite and the filesystem broker."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -115,7 +115,7 @@ def both_lanes(extra: list[str]) -> int:
         first = allowed_empty(pytest("PostgreSQL", POSTGRES_LANE, extra, env), extra)
     finally:
         services.stop()
-    log("SQLite lane: the embedded default, in-process tasks")
+    log("SQLite lane: the embedded default (tasks in an outbox unless a test says otherwise)")
     second = allowed_empty(pytest("SQLite", SQLITE_LANE, ["-p", "no:cacheprovider", *extra], base_env), extra)
     log(f"PostgreSQL lane exit {first}, SQLite lane exit {second}; {time.monotonic() - started:.0f} s in all")
     return first or second or scripts

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -42,7 +43,7 @@ def redis_databases_of_this_process() -> None:
     from django.conf import settings
 
     index, count = xdist_slot()
-    if count == 1 or not settings.CELERY_BROKER_URL:
+    if count == 1 or settings.EMBEDDED_BROKER:  # the embedded broker: a folder per process (config.settings.test)
         return
     for name, number in (("CELERY_BROKER_URL", 2 * index), ("CELERY_RESULT_BACKEND", 2 * index + 1)):
         url = urlunsplit(urlsplit(getattr(settings, name))._replace(path=f"/{number}"))
@@ -77,7 +78,7 @@ def _encodable(value):
 def pytest_report_header(config):
     from django.conf import settings
 
-    return f"database: {settings.DATABASES['default']['ENGINE']}; broker: {settings.CELERY_BROKER_URL or 'in-process'}"
+    return f"database: {settings.DATABASES['default']['ENGINE']}; broker: {settings.CELERY_BROKER_URL}"
 
 
 def _reason(item, name: str) -> str:
@@ -163,25 +164,61 @@ def admin_registrations():
     admin.autodiscover()
 
 
+@dataclass
+class SentTask:
+    name: str
+    args: list
+    countdown: float | None
+    task_id: str
+
+
+# The latent-truth models' estimate a statistics recomputation asks for (spaced: sent with a countdown) stays in the
+# outbox of an eager test: its EM over every annotator takes minutes, which every import and submission of such a
+# test would wait for; the tests of the estimate ask for it at once (the lead's request) or use the real worker.
+AUTOMATIC_ESTIMATE = "evaluation.tasks.estimate_model_reliability"
+
+
 @pytest.fixture(autouse=True)
-def tasks_in_process(request):
-    """Tasks run in-process unless the test sends them to the real worker (marker ``worker``)."""
+def tasks_sent(request, monkeypatch) -> list[SentTask]:
+    """Where the tasks a test sends go: a test marked ``worker`` sends them through the real broker to the real
+    worker; one marked ``eager_tasks(reason=...)`` runs them inside the caller (Celery's eager mode; all but the
+    automatic estimate, ``AUTOMATIC_ESTIMATE``), and must say why; every other test keeps them in this outbox
+    (the job is recorded as sent; nothing runs it), which it may read to check what was asked of the workers."""
     from celery._state import _set_task_join_will_block
 
     from config.celery import app
 
+    outbox: list[SentTask] = []
     if request.node.get_closest_marker("worker"):
-        from django.conf import settings
-
-        # a worker test sends to the real broker whatever an earlier test left in Celery's one global app
-        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
-        yield
+        app.conf.task_always_eager = False
+        yield outbox
         return
-    app.conf.task_always_eager = True
-    yield
-    from django.conf import settings
+    eager = request.node.get_closest_marker("eager_tasks")
+    if eager is None:
 
-    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+        def keep(name, args, *, task_id, countdown=None):
+            outbox.append(SentTask(name, list(args), countdown, task_id))
+            return True
+
+        monkeypatch.setattr("config.enqueue.publish", keep)
+        yield outbox
+        return
+    if not (eager.kwargs.get("reason") or (eager.args[0] if eager.args else "")):
+        raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.eager_tasks needs a reason")
+    from config import enqueue
+
+    publish = enqueue.publish
+
+    def at_once(name, args, *, task_id, countdown=None):
+        if name == AUTOMATIC_ESTIMATE and countdown:
+            outbox.append(SentTask(name, list(args), countdown, task_id))
+            return True
+        return publish(name, args, task_id=task_id, countdown=countdown)
+
+    monkeypatch.setattr("config.enqueue.publish", at_once)
+    app.conf.task_always_eager = True
+    yield outbox
+    app.conf.task_always_eager = False
     # Celery's "inside a task" flag is one global: eager tasks run at once in several threads (concurrent
     # saves) can leave it set, and a later worker test's result.get() would then refuse to wait
     _set_task_join_will_block(False)
@@ -309,8 +346,9 @@ def start_worker(
     """A real Celery worker process on the test database and the Redis the test command started; started once
     it answers a ping, or (``busy_at_start``: a solo worker that takes a redelivered task at once answers no
     ping until the task is done) once its log says it is ready."""
-    from config.celery import app
+    from config.celery import app, embedded_broker_prepare
 
+    embedded_broker_prepare()  # the filesystem broker's folders, which the ping below declares its queue in
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.test", **(env or {}))
     with open(log, "w") as out:
         process = subprocess.Popen(
@@ -340,20 +378,25 @@ def stop_worker(process: subprocess.Popen) -> None:
 
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
-    from django.conf import settings
-
-    if not settings.CELERY_BROKER_URL:
-        pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    """A real worker on the test database, through the broker of the settings: the Redis the test command started
+    (PostgreSQL lane), or the embedded default's filesystem broker in this test run's folder (SQLite lane)."""
     with django_db_blocker.unblock():
         url = database_url()
     # The receivers the webhook and endpoint-judge tests start listen on 127.0.0.1: the operator names that host
-    # for this worker (OUTBOUND_ALLOWED_HOSTS), as the in-process tests do in their own settings. The refusal of
-    # loopback by workers is tested on workers started without it (tests/platform/test_security_live.py).
+    # for this worker (OUTBOUND_ALLOWED_HOSTS), as the tests that deliver in the caller do in their own settings.
+    # The refusal of loopback by workers is tested on workers started without it (tests/platform/test_security_live.py).
     loopback = {"OUTBOUND_ALLOWED_HOSTS": "127.0.0.1"}
+    from django.conf import settings
+
     from config.celery import app
 
-    # the worker reads the broker this process sends to (redis_databases_of_this_process), not another's
-    assert app.conf.broker_url == settings.CELERY_BROKER_URL == os.environ["CELERY_BROKER_URL"], app.conf.broker_url
+    # the worker reads the broker this process sends to (redis_databases_of_this_process; on SQLite the folder of
+    # this process, config.settings.test), not another's
+    sent_to = os.environ.get("CELERY_BROKER_URL", settings.CELERY_BROKER_URL)
+    assert app.conf.broker_url == settings.CELERY_BROKER_URL == sent_to, app.conf.broker_url
+    if settings.EMBEDDED_BROKER:
+        folder = str(Path(os.environ["EMBEDDED_BROKER_DIR"]) / "messages")
+        assert app.conf.broker_transport_options["data_folder_in"] == folder, app.conf.broker_transport_options
     name = f"test-worker-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
     process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log", name=name, env=loopback)
     yield process

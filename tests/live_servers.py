@@ -56,6 +56,7 @@ def seed() -> dict:
     from annotator.services.projects import membership_add, project_create
     from annotator.services.studies import study_create, study_set_open
     from annotator.services.webhooks import webhook_create
+    from config.enqueue import job_send
     from evaluation.services.runs.upload import run_upload
     from tests.factories import judge_copying
     from tests.reference_scoring import random_stc3_run
@@ -81,6 +82,11 @@ def seed() -> dict:
     hook, _secret = webhook_create(project=stc3, url="https://hooks.invalid/smoke", events=["import.finished"])
     delivery = WebhookDelivery.objects.create(webhook=hook, event="import.finished", payload={}, status="failed")
     judge = judge_copying(stc3, ann1.pk, "smoke-judge")
+    job = job_send("evaluation.tasks.compute_study_report", stc3.pk, {"language": "en"}, project_id=stc3.pk, send=False)
+    from evaluation.services.jobs import statistics_job_run
+
+    for project in Project.objects.all():  # what a worker runs for the recomputations the seeding asked for
+        statistics_job_run(project_id=project.pk)
     return {
         "slug": stc3.slug,
         "slugs": sorted(Project.objects.values_list("slug", flat=True)),
@@ -102,6 +108,7 @@ def seed() -> dict:
         "delivery": delivery.pk,
         "judge": judge.pk,
         "judge_name": judge.name,
+        "job": job.pk,
         "tokens": {
             u.username: Token.objects.get_or_create(user=u)[0].key
             for u in User.objects.filter(username__in=["lead", "owner", "ann1", "outsider"])
@@ -138,6 +145,7 @@ class LiveServer:
     process: subprocess.Popen
     log: Path
     headers: dict = field(default_factory=dict)  # what the proxy in front adds
+    worker: subprocess.Popen | None = None  # serve.sh's worker beside it (``with_worker``), stopped with it
 
     def session(self) -> requests.Session:
         session = LoopbackSession()
@@ -180,13 +188,28 @@ class LiveServer:
         session.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
         return session
 
+    def get_done(self, session: requests.Session, url: str, *, timeout: float = 300, **kwargs) -> requests.Response:
+        """GET ``url`` (an endpoint whose work runs as a job) as its clients do: while it answers 202 (the job at
+        work), ask again, until it answers something else (the result, or why not) or ``timeout`` passes."""
+        from tests.waiting import wait_for
+
+        kwargs.setdefault("timeout", 120)
+        answers = [session.get(url, **kwargs)]
+        wait_for(
+            lambda: answers[-1].status_code != 202 or answers.append(session.get(url, **kwargs)), timeout, every=0.5
+        )
+        return answers[-1]
+
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=30)
+        for process in (self.process, self.worker):
+            if process is None:
+                continue
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=30)
 
 
 def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
@@ -216,26 +239,49 @@ def running(server: LiveServer) -> Iterator[LiveServer]:
         server.stop()
 
 
-BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND")
+BROKER_ENV = ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND", "CACHE_URL", "EMBEDDED_BROKER_DIR")
 
 
-def start_runserver(db_url: str, log: Path, *, tasks_in_process: bool = False) -> LiveServer:
-    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it.
-    ``tasks_in_process``: without the broker the test command started (the PostgreSQL lane's), so that its
-    background work runs in threads of the server, as with ``serve.sh``; else it goes to that broker."""
+def embedded_worker_command() -> list[str]:
+    """The worker ``scripts/serve.sh`` starts beside runserver (its arguments, as the script has them)."""
+    return [
+        sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "-Q", "interactive,heavy,exports",
+        "-n", "embedded@%h", "--concurrency=2", "--max-memory-per-child=1048576",
+        "--without-gossip", "--without-mingle", "--loglevel=INFO",
+    ]  # fmt: skip
+
+
+def _beside(env: dict, log: Path, with_worker: bool) -> subprocess.Popen | None:
+    """``with_worker``: serve.sh's worker (with beat) started with ``env``, the server's, on the broker the test
+    process uses too (the PostgreSQL lane's Redis, or this test run's filesystem broker folder on SQLite), so that
+    what a test marked ``worker`` sends reaches it as well as what the server sends. Without it, nothing: the
+    server's tasks wait in that broker (on the PostgreSQL lane the suite's worker, when started, takes them)."""
+    if not with_worker:
+        return None
+    # the latent-truth models' automatic estimate (EM over every annotator: minutes on a busy machine) an hour away,
+    # not after the test run's second nor serve.sh's two minutes: the worker's two processes would be busy with the
+    # estimates of every project the test makes while the pages wait for their jobs (no test of a live server with
+    # this worker reads an estimate)
+    env["MODEL_ESTIMATE_DELAY_SECONDS"] = "3600"
+    with open(log.with_suffix(".worker.log"), "w") as out:
+        return subprocess.Popen(embedded_worker_command(), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def start_runserver(db_url: str, log: Path, *, with_worker: bool = False) -> LiveServer:
+    """``manage.py runserver`` with ``config.settings.local`` (debug on), as ``scripts/serve.sh`` runs it, and with
+    its worker beside it when ``with_worker`` (``_beside``)."""
     from services import free_port  # scripts/services.py (tests/conftest.py puts scripts/ on the path)
 
     port = free_port()
     env = dict(os.environ, DATABASE_URL=db_url, DJANGO_SETTINGS_MODULE="config.settings.local")
     env.pop("DEBUG", None)
-    for name in BROKER_ENV if tasks_in_process else ():
-        env.pop(name, None)
+    worker = _beside(env, log, with_worker)
     with open(log, "w") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
-    return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log))
+    return _wait_until_up(LiveServer("runserver", f"http://127.0.0.1:{port}", process, log, worker=worker))
 
 
 def serve_script_sandbox(folder: Path) -> Path:
@@ -270,9 +316,9 @@ class ServeScript(LiveServer):
 
 
 def start_serve_script(folder: Path) -> ServeScript:
-    """``./scripts/serve.sh`` as a person runs it (migrate, the demo, runserver with the local settings and
-    in-process tasks; no broker) in a sandbox under ``folder`` on its own SQLite file ``folder/serve.sqlite3``;
-    answers once the login page does (the log in ``folder/serve.log``)."""
+    """``./scripts/serve.sh`` as a person runs it (migrate, the demo, runserver with the local settings and its
+    worker on the filesystem broker beside the database) in a sandbox under ``folder`` on its own SQLite file
+    ``folder/serve.sqlite3``; answers once the login page does (the log in ``folder/serve.log``)."""
     from services import free_port
 
     box = serve_script_sandbox(folder)
@@ -311,12 +357,20 @@ def collect_static(env: dict[str, str]) -> None:
 
 
 def start_gunicorn(
-    db_url: str, log: Path, *, production: bool = True, workers: int = 1, access_log_format: str = "", **env_extra: str
+    db_url: str,
+    log: Path,
+    *,
+    production: bool = True,
+    workers: int = 1,
+    access_log_format: str = "",
+    with_worker: bool = False,
+    **env_extra: str,
 ) -> LiveServer:
     """gunicorn with ``config/gunicorn.py``, one worker (or ``workers``; ``access_log_format``: gunicorn's
     ``--access-logformat``, the access log being in ``log``). With ``config.settings.production`` (static files
     collected first, as the image does) the clients speak as the TLS proxy on loopback does; with
-    ``production=False`` it runs the test settings, whose password hasher checks the test factories' users."""
+    ``production=False`` it runs the test settings, whose password hasher checks the test factories' users.
+    ``with_worker``: a Celery worker (with beat) beside it on the filesystem broker (``_beside``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECURE_SSL_REDIRECT")}
     if production:
         env.update(PRODUCTION_ENV)
@@ -328,6 +382,7 @@ def start_gunicorn(
     from services import free_port
 
     port = free_port()
+    worker = _beside(env, log, with_worker)
     with open(log, "w") as out:
         process = subprocess.Popen(
             [
@@ -338,7 +393,7 @@ def start_gunicorn(
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     headers = {"X-Forwarded-Proto": "https"} if production else {}
-    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers)
+    server = LiveServer("gunicorn", f"http://127.0.0.1:{port}", process, log, headers, worker=worker)
     return _wait_until_up(server)
 
 

@@ -6,7 +6,8 @@ when it is answered (``"phase": "answered"``, with the status). The path chooses
 
 - ``/ok``: 200;
 - ``/fail-once``: 500 the first time, 200 after;
-- ``/hang``: no answer until the file ``LOG.release`` exists, then 200.
+- ``/hang``: no answer until the file ``LOG.release`` exists, then 200;
+- ``/trickle``: 200 with a body of 100 bytes sent one byte every 5 s (a per-read timeout never fires).
 """
 
 from __future__ import annotations
@@ -40,6 +41,20 @@ class Handler(BaseHTTPRequestHandler):
         status = 200
         if self.path == "/fail-once" and nth == 1:
             status = 500
+        elif self.path == "/trickle":
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            try:
+                for _ in range(100):
+                    self.wfile.write(b".")
+                    self.wfile.flush()
+                    time.sleep(5)
+            except OSError:  # the sender gave up
+                record({"phase": "abandoned", "path": self.path, "nth": nth})
+                return
+            record({"phase": "answered", "path": self.path, "nth": nth, "status": 200})
+            return
         elif self.path == "/hang":
             release = LOG.with_name(LOG.name + ".release")
             deadline = time.monotonic() + 300

@@ -11,6 +11,7 @@
 - ``webhooks``: webhooks of a project and the log of their deliveries
 - ``adaptive``: the adaptive-budget settings (fixed K or min/max K, a total budget and a stop rule)
 - ``judges``: automatic raters of a project, their labels (never judgements) and the endpoint answers' cache
+- ``jobs``: every piece of background work sent to the workers, its state, deadline, progress and result
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
 one annotator (through an assignment) for one criterion on one unit of a dialogue. A unit is
@@ -29,6 +30,7 @@ from annotator.models.adaptive import (
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
+from annotator.models.jobs import Job, JobEnd, JobState
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
 from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
@@ -85,6 +87,9 @@ __all__ = [
     "ImportBatch",
     "ImportStatus",
     "Invitation",
+    "Job",
+    "JobEnd",
+    "JobState",
     "Judge",
     "JudgeKind",
     "JudgeLabel",

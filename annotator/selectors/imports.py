@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 from django.utils.translation import gettext
 
@@ -12,18 +13,25 @@ from annotator.models import Assignment, AssignmentStatus, Dialogue, ImportBatch
 
 BATCHES_SHOWN = 50
 
-# The progress of imports running in a thread of this process (no broker) that the database cannot show yet:
-# SQLite has one writer at a time, so the counts of an import's write pass, inside its transaction, would
-# appear only with its result. Set by the import (``annotator.services.import_batches``), read here.
-_IN_PROCESS_PROGRESS: dict[int, dict] = {}
+# The progress of imports that the database cannot show yet: SQLite has one writer at a time, so the counts of an
+# import's write pass, inside its transaction, would appear only with its result. The worker publishes them in the
+# cache (on the embedded default a folder the web server and the worker share), the pages read them here.
+_PROGRESS_KEY = "import-progress-{}"
 
 
-def import_progress_in_process_set(batch_id: int, values: dict | None) -> None:
+def import_progress_publish(batch_id: int, values: dict | None) -> None:
     """Publish (``values``: the batch's progress columns) or forget (None) a running import's progress."""
     if values is None:
-        _IN_PROCESS_PROGRESS.pop(batch_id, None)
+        cache.delete(_PROGRESS_KEY.format(batch_id))
     else:
-        _IN_PROCESS_PROGRESS[batch_id] = dict(values)
+        cache.set(_PROGRESS_KEY.format(batch_id), dict(values), 3600)
+
+
+def _progress_published(batch_id: int) -> dict | None:
+    try:
+        return cache.get(_PROGRESS_KEY.format(batch_id))
+    except Exception:  # an unreachable cache hides the live counts, nothing else
+        return None
 
 
 def import_batches_recent(*, project: Project, limit: int = BATCHES_SHOWN) -> list[ImportBatch]:
@@ -52,7 +60,7 @@ def import_batch_status(*, batch: ImportBatch) -> dict:
     ``progress`` is the share done so far (0 to 1): the check of every dialogue counts for the
     first fifth, the writing for the rest; None while the number of dialogues is unknown.
     """
-    if batch.status == ImportStatus.RUNNING and (live := _IN_PROCESS_PROGRESS.get(batch.pk)):
+    if batch.status == ImportStatus.RUNNING and (live := _progress_published(batch.pk)):
         for column, value in live.items():
             setattr(batch, column, value)
     total = batch.dialogues_total

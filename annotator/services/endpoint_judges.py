@@ -114,7 +114,9 @@ def endpoint_judge_create(
             created_by=created_by,
         )
         if send:
-            transaction.on_commit(lambda: task_send("annotator.tasks.run_endpoint_judge", judge.pk, background=True))
+            transaction.on_commit(
+                lambda: task_send("annotator.tasks.run_endpoint_judge", judge.pk, project_id=project.pk)
+            )
     return judge
 
 
@@ -329,3 +331,13 @@ def endpoint_judge_run(*, judge_id: int) -> Judge | None:
         )
     judge.refresh_from_db()
     return judge
+
+
+def endpoint_judge_job_lost(*, job, final: bool) -> None:
+    """The judge's run lost its worker or its time (``annotator.services.jobs``): waiting again for the attempt
+    sent again (the answers it had are cached, never paid twice), or failed saying why."""
+    unended = Judge.objects.filter(pk=job.args[0], status__in=[JudgeStatus.PENDING, JudgeStatus.RUNNING])
+    if final:
+        unended.update(status=JudgeStatus.FAILED, error=job.error)
+    else:
+        unended.update(status=JudgeStatus.PENDING)

@@ -12,10 +12,8 @@ import logging
 import re
 import tempfile
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 
-from django.conf import settings
 from django.db import (
     DEFAULT_DB_ALIAS,
     DatabaseError,
@@ -25,7 +23,6 @@ from django.db import (
     connections,
     transaction,
 )
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -33,7 +30,7 @@ from annotator import events
 from annotator.importers import InputError
 from annotator.input_errors import input_error_detail
 from annotator.models import Dialogue, ImportBatch, ImportStatus, Project, WebhookEvent
-from annotator.selectors.imports import ImportBatchContents, import_batch_contents, import_progress_in_process_set
+from annotator.selectors.imports import ImportBatchContents, import_batch_contents, import_progress_publish
 from annotator.services.imports import ImportProgress, dialogues_import, upload_check_size
 from annotator.services.webhooks import webhook_emit
 from config import enqueue
@@ -58,8 +55,7 @@ def upload_name(name: str) -> str:
 def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", language: str = "") -> ImportBatch:
     """Keep an uploaded file as a pending import of ``project`` and queue it for a worker.
 
-    The worker is sent the batch's id once this transaction commits; without a broker the import
-    runs in a thread of this process (``config.enqueue``, ``background``), with the same progress.
+    The worker is sent the batch's id once this transaction commits.
     """
     upload_check_size(name=upload_name(uploaded.name), size=uploaded.size)
     content = b"".join(uploaded.chunks())
@@ -75,16 +71,8 @@ def import_batch_create(*, project: Project, user, uploaded, fmt: str = "auto", 
     return batch
 
 
-# Imports sent to a thread of this process (no broker) and not finished: any other running or pending batch
-# that was there before this process started was left by an earlier one (a restart), see ``_abandoned``.
-_SENT_HERE: set[int] = set()
-_PROCESS_STARTED = timezone.now()
-
-
 def _enqueue(batch_id: int) -> None:
-    if enqueue.in_background_here():
-        _SENT_HERE.add(batch_id)
-    if not enqueue.task_send("annotator.tasks.run_import_batch", batch_id, raise_in_process=True, background=True):
+    if not enqueue.task_send("annotator.tasks.run_import_batch", batch_id):
         ImportBatch.objects.filter(pk=batch_id, status=ImportStatus.PENDING).update(
             status=ImportStatus.FAILED,
             error="The workers cannot be reached right now; nothing was imported. Upload the file again later.",
@@ -119,7 +107,7 @@ class _BatchProgress:
             ImportBatch.objects.filter(pk=self.batch_id).update(**values)
             return
         if connection.vendor != "postgresql":
-            import_progress_in_process_set(self.batch_id, values)  # pages served by this process see it
+            import_progress_publish(self.batch_id, values)  # the pages read it from the cache
             return
         if self.side is None:
             self.side = connections.create_connection(DEFAULT_DB_ALIAS)
@@ -132,58 +120,42 @@ class _BatchProgress:
             )
 
     def close(self) -> None:
-        import_progress_in_process_set(self.batch_id, None)
+        import_progress_publish(self.batch_id, None)
         if self.side is not None:
             self.side.close()
             self.side = None
 
 
-def _abandoned() -> Q:
-    """Batches whose import no worker is running any more: still *running* longer than the heavy queue's hard
-    time limit (a worker past it is killed, and a SIGKILLed worker's import was rolled back with its
-    connection), or *pending* although sent longer than ``RUN_REQUEUE_AFTER_SECONDS`` ago (the message was
-    lost with the broker's data). Without a broker, also every batch running or pending since before this
-    process started that it did not send itself: the import thread of an earlier process (a restart) is gone."""
-    now = timezone.now()
-    running_since = now - timedelta(seconds=settings.TASK_TIME_LIMITS["heavy"])
-    pending_since = now - timedelta(seconds=settings.RUN_REQUEUE_AFTER_SECONDS)
-    abandoned = Q(status=ImportStatus.RUNNING, started_at__lt=running_since) | Q(
-        status=ImportStatus.PENDING, created_at__lt=pending_since
-    )
-    if enqueue.in_background_here():
-        earlier = (Q(status=ImportStatus.RUNNING, started_at__lt=_PROCESS_STARTED)) | Q(
-            status=ImportStatus.PENDING, created_at__lt=_PROCESS_STARTED
-        )
-        abandoned |= earlier & ~Q(pk__in=list(_SENT_HERE))
-    return abandoned
-
-
-def import_batches_requeue() -> int:
-    """Send again every abandoned batch (``_abandoned``); beat's sweep, as for runs. How many were sent."""
-    ids = list(ImportBatch.objects.filter(_abandoned(), source__isnull=False).values_list("pk", flat=True))
-    if enqueue.in_background_here():
-        _SENT_HERE.update(ids)
-    return sum(
-        bool(enqueue.task_send("annotator.tasks.run_import_batch", batch_id, background=True)) for batch_id in ids
-    )
+def import_batch_job_lost(*, job, final: bool) -> None:
+    """The import lost its worker (killed: its transaction was rolled back with its connection) or its time
+    (``annotator.services.jobs``): waiting again for the attempt sent again, or refused, saying why."""
+    unended = ImportBatch.objects.filter(pk=job.args[0], status__in=[ImportStatus.PENDING, ImportStatus.RUNNING])
+    if not final:
+        unended.update(status=ImportStatus.PENDING)
+        return
+    batch = unended.first()
+    if batch is not None:
+        _batch_fail(batch.pk, f"Nothing was imported. {job.error}")
+        ImportBatch.objects.filter(pk=batch.pk).update(source=None)
+        batch.refresh_from_db()
+        _emit(batch)
 
 
 def import_batch_run(*, batch_id: int) -> ImportBatch | None:
-    """Import a pending batch's file (the worker's side). Safe to run twice: only a pending batch, or one
-    abandoned by a killed worker (``_abandoned``), is claimed (compare-and-set), and a transient database
-    error puts it back to pending for the retry.
+    """Import a pending batch's file (the worker's side). Safe to run twice: only a pending batch is claimed
+    (compare-and-set; one whose worker was lost is made pending again by ``import_batch_job_lost``), and a
+    transient database error puts it back to pending for the retry.
 
     Bad input is recorded on the batch (``status`` failed, ``error`` naming file, dialogue and field)
     with nothing imported; the uploaded bytes are dropped either way.
     """
     claimed = (
         ImportBatch.objects.filter(pk=batch_id)
-        .filter(Q(status=ImportStatus.PENDING) | _abandoned())
+        .filter(status=ImportStatus.PENDING)
         .update(status=ImportStatus.RUNNING, started_at=timezone.now())
     )
     batch = ImportBatch.objects.select_related("project").filter(pk=batch_id).first()
     if not claimed or batch is None:
-        _SENT_HERE.discard(batch_id)
         return batch
     progress = _BatchProgress(batch.pk)
     failure: InputError | None = None
@@ -212,7 +184,6 @@ def import_batch_run(*, batch_id: int) -> ImportBatch | None:
         crash = exc
     finally:
         progress.close()
-        _SENT_HERE.discard(batch_id)
     if failure is not None:
         _batch_fail(batch_id, f"Nothing was imported. {failure}", input_error_detail(failure))
     elif crash is not None:

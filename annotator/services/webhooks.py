@@ -3,9 +3,9 @@
 ``webhook_emit`` is the one entry for every event. It waits for the caller's transaction to commit
 (``transaction.on_commit``: an event that is rolled back is never sent), then writes one delivery per
 active webhook subscribed to the event and hands each to the workers by name
-(``config.enqueue.task_send_background`` -> ``annotator.tasks.deliver_webhook``). The HTTP request is
-never made inside the request that caused the event: with a broker it is a worker's task; without one
-(the embedded set-up) it runs on a thread of its own. The data of an event may be given as a function,
+(``config.enqueue.task_send`` -> ``annotator.tasks.deliver_webhook``). The HTTP request is never made inside
+the request that caused the event: it is a worker's task, bounded by its time limits (an attempt stopped at its
+limit counts as a failed attempt, ``delivery_job_lost``). The data of an event may be given as a function,
 called only when some webhook wants the event (a submission costs one query when a project has none).
 
 ``delivery_attempt`` (the worker's side) makes one attempt: the JSON body signed with the webhook's
@@ -43,7 +43,7 @@ from annotator.models import (
     WebhookEvent,
 )
 from annotator.webhook_signature import HEADER, signature_header
-from config.enqueue import task_send_background
+from config.enqueue import task_send
 from config.outbound.addresses import DestinationRefused, OutboundError, destination_precheck
 from config.outbound.client import outbound_send
 from config.outbound.policy import allowed_hosts, outbound_error_text
@@ -116,7 +116,7 @@ def _deliveries_send(project_id: int, events) -> None:
                 continue
             for hook in wanting:
                 delivery = WebhookDelivery.objects.create(webhook=hook, event=event, payload=payload)
-                task_send_background(DELIVER_TASK, delivery.pk)
+                task_send(DELIVER_TASK, delivery.pk)
     except Exception:  # the events' cause is committed: a failure to announce it never fails the caller
         log.exception("could not send events of project %s to its webhooks", project_id)
 
@@ -173,14 +173,14 @@ def webhook_test(*, webhook: Webhook) -> WebhookDelivery:
     delivery = WebhookDelivery.objects.create(
         webhook=webhook, event=WebhookEvent.PING, payload={"message": "a test delivery from the project's lead"}
     )
-    transaction.on_commit(lambda: task_send_background(DELIVER_TASK, delivery.pk))
+    transaction.on_commit(lambda: task_send(DELIVER_TASK, delivery.pk))
     return delivery
 
 
 def delivery_resend(*, delivery: WebhookDelivery) -> WebhookDelivery:
     """Send a delivery's event again, as a new delivery (with its own attempts) beside the old one in the log."""
     again = WebhookDelivery.objects.create(webhook=delivery.webhook, event=delivery.event, payload=delivery.payload)
-    transaction.on_commit(lambda: task_send_background(DELIVER_TASK, again.pk))
+    transaction.on_commit(lambda: task_send(DELIVER_TASK, again.pk))
     return again
 
 
@@ -221,6 +221,13 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     attempts = delivery.attempts + 1
     body = delivery_body(delivery)
     code, outcome = _post(delivery, body)
+    return _attempt_record(delivery, attempts, code, outcome)
+
+
+def _attempt_record(delivery: WebhookDelivery, attempts: int, code: int | None, outcome: str) -> WebhookDelivery:
+    """Record the outcome of attempt ``attempts``: delivered (2xx), failed (the last attempt), or retrying (the
+    next attempt sent with its delay)."""
+    now = timezone.now()
     done = code is not None and 200 <= code < 300
     update = {"status_code": code, "response_excerpt": outcome}
     if done:
@@ -232,9 +239,21 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
         update.update(status=DeliveryStatus.RETRYING, next_attempt_at=now + timedelta(seconds=delay))
     WebhookDelivery.objects.filter(pk=delivery.pk).update(**update)
     if update["status"] == DeliveryStatus.RETRYING:
-        task_send_background(DELIVER_TASK, delivery.pk, countdown=delay)
+        task_send(DELIVER_TASK, delivery.pk, countdown=delay)
     delivery.refresh_from_db()
     return delivery
+
+
+def delivery_job_lost(*, job, final: bool) -> None:
+    """An attempt whose worker was lost is made again by the job sent again; one stopped at its time limit (a
+    receiver answering too slowly), or lost on every try, counts as a failed attempt: retried later, or failed."""
+    if not final:
+        return
+    delivery = WebhookDelivery.objects.filter(
+        pk=job.args[0], status__in=[DeliveryStatus.PENDING, DeliveryStatus.RETRYING]
+    ).first()
+    if delivery is not None:
+        _attempt_record(delivery, max(1, delivery.attempts), None, job.error[:OUTCOME_CHARS])
 
 
 def _post(delivery: WebhookDelivery, body: bytes) -> tuple[int | None, str]:

@@ -46,7 +46,6 @@ from annotator.services.import_batches import (
     ImportBatchError,
     import_batch_create,
     import_batch_remove,
-    import_batches_requeue,
 )
 from annotator.services.judgements import assignment_reopen
 from annotator.services.pairwise_settings import comparison_criterion_add, pairwise_settings_save
@@ -57,13 +56,10 @@ from annotator.services.projects import (
     project_wording_save,
 )
 from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text, scheme_label
-from config.enqueue import in_background_here
 from scoring.errors import InputError
 
 
 def _page(request, project, *, upload_error: str | None = None, **forms):
-    if in_background_here():  # no beat without a broker: the page sends on what a restart left unfinished
-        import_batches_requeue()
     filters = ItemFilters.from_query(request.GET)
     overview = manage_overview(project=project)
     batches = import_batches_recent(project=project)
@@ -266,11 +262,8 @@ def guidelines(request, slug: str):
 @login_required
 @require_POST
 def upload(request, slug: str):
-    """Keep the file as an import job; the page then follows its progress (``import_status``).
-
-    Without a broker the import runs in a thread of this process (``config.enqueue``) and the page follows it
-    alike; with ``TASKS_IN_PROCESS_IN_BACKGROUND`` off it has already run and its outcome is shown at once.
-    """
+    """Keep the file as an import job; the page then follows its progress (``import_status``), which a worker
+    makes (a test that runs its tasks in the request sees the outcome at once)."""
     project = lead_project(request, slug)
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():

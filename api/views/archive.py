@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
@@ -14,23 +13,34 @@ from annotator.access import CanCreateProjects, IsProjectLead
 from annotator.services.imports import upload_check_size
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.job_responses import job_file_response, job_pending_response
 from api.schema_docs import documented
-from evaluation.archive.export import project_archive_chunks
+from config.throttling import job_start_allowed
 from evaluation.archive.restore import project_archive_import
+from evaluation.services.lead_jobs import lead_job_ask
 
 
 class ProjectArchive(APIView):
-    """The project's full archive (a zip): the same bytes as ``manage.py export_project`` (leads)."""
+    """The project's full archive (a zip): the same bytes as ``manage.py export_project`` (leads). Written by a
+    worker: while no archive of the project as it is now is stored the answer is 202 with the job at work (ask the
+    same URL again after ``Retry-After``), 429 when you started too many jobs in the last minute."""
 
     content_negotiation_class = FormatIsAParameter
     permission_classes = [IsProjectLead]
 
-    @documented(responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)})
+    @documented(
+        responses={
+            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY),
+            (202, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="the job at work"),
+            (429, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="too many jobs started"),
+            (503, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="no job could start"),
+        }
+    )
     def get(self, request, slug: str):
-        # streamed: the rows are read a chunk at a time as the zip is sent
-        response = StreamingHttpResponse(project_archive_chunks(request.project), content_type="application/zip")
-        response["Content-Disposition"] = f'attachment; filename="{request.project.slug}-archive.zip"'
-        return response
+        asked = lead_job_ask(
+            kind="archive", project=request.project, params={}, user=request.user, may_start=job_start_allowed(request)
+        )
+        return job_pending_response(asked) or job_file_response(asked.result, content_type="application/zip")
 
 
 class ArchiveImport(APIView):

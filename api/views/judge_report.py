@@ -12,8 +12,10 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
 from annotator.selectors.judges import judge_of
+from api.job_responses import job_pending_response
 from api.schema_docs import documented
-from evaluation.services.judges.report import judge_report
+from config.throttling import job_start_allowed
+from evaluation.services.lead_jobs import lead_job_ask
 
 
 class _Epsilon(serializers.Serializer):
@@ -23,7 +25,9 @@ class _Epsilon(serializers.Serializer):
 class JudgeReport(APIView):
     """``judge_report SLUG NAME --json``: ``{"agreement", "alt_test", "calibration", "bias", "ppi"}``, the alt-test
     with its verdict against the reference judges; ``?epsilon=`` sets the alt-test's margin (default: from who
-    annotated, ``alt_test.margin``)."""
+    annotated, ``alt_test.margin``). Computed on a worker: while no report of the current judgements is stored the
+    answer is 202 with the job at work (ask again after ``Retry-After``), 429 when you started too many jobs in the
+    last minute."""
 
     permission_classes = [IsProjectLead]
 
@@ -35,7 +39,12 @@ class JudgeReport(APIView):
                 description="The alt-test's margin; default from who annotated (experts 0.2, skilled 0.15, crowd 0.1).",
             )
         ],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            202: OpenApiTypes.OBJECT,
+            429: OpenApiTypes.OBJECT,
+            503: OpenApiTypes.OBJECT,
+        },
     )
     def get(self, request, slug: str, name: str):
         judge = judge_of(request.project, name)
@@ -43,4 +52,11 @@ class JudgeReport(APIView):
             raise Http404(gettext("no such judge"))
         given = _Epsilon(data=request.query_params)
         given.is_valid(raise_exception=True)
-        return Response(judge_report(request.project, judge, epsilon=given.validated_data["epsilon"]))
+        asked = lead_job_ask(
+            kind="judge_report",
+            project=request.project,
+            params={"judge": judge.pk, "epsilon": given.validated_data["epsilon"]},
+            user=request.user,
+            may_start=job_start_allowed(request),
+        )
+        return job_pending_response(asked) or Response(asked.result.result["report"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.db.models import Count
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext
@@ -18,9 +18,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead, IsProjectMember
-from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, ExportFormatMismatch, export_gold_chunks
-from annotator.exporters.parquet import ParquetUnavailable
-from annotator.filenames import attachment
+from annotator.exporters import AGGREGATIONS, EXPORT_FORMATS, ExportFormatMismatch, export_format_check
+from annotator.exporters.parquet import ParquetUnavailable, parquet_check
 from annotator.models import ImportStatus
 from annotator.selectors.imports import import_batch_status, import_batches_of
 from annotator.selectors.population import annotators_included, population_of
@@ -29,13 +28,15 @@ from annotator.services.import_batches import ImportBatchError, import_batch_cre
 from api import quality_serializers as q
 from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.job_responses import job_file_response, job_pending_response
 from api.schema_docs import documented
 from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
-from evaluation.services.dataset_export import dataset_zip_chunks
+from config.throttling import job_start_allowed
+from evaluation.selectors.dashboard import freshness
+from evaluation.services.lead_jobs import lead_job_ask
 from evaluation.services.live_freshness import live_freshness
 from evaluation.services.payloads import StatisticsAnswer
 from evaluation.services.schedule import statistics_request
-from evaluation.services.statistics import statistics_current
 
 
 class ProjectList(generics.ListAPIView):
@@ -176,17 +177,29 @@ class ImportDetail(APIView):
 
 
 class ProjectStats(APIView):
-    """The ``stats --json`` payload (leads); recomputed here when the stored one is out of date. ``live`` says
-    whether the dashboard's live figures include every change yet (``live_freshness``)."""
+    """The ``stats --json`` payload (leads), as last computed by the workers; never computed in the request. When the
+    judgements changed since, a recomputation is asked for and the stored figures are answered meanwhile
+    (``X-Statistics-Up-To-Date: false``); before the first computation the answer is 202 (ask again after
+    ``Retry-After``). ``live`` says whether the dashboard's live figures include every change yet
+    (``live_freshness``)."""
 
     permission_classes = [IsProjectLead]
 
-    @documented(responses={200: TypedDictResponse(StatisticsAnswer)})
+    @documented(responses={200: TypedDictResponse(StatisticsAnswer), 202: OpenApiTypes.OBJECT})
     def get(self, request, slug: str):
-        stored = statistics_current(project=request.project)
-        response = Response({**stored.payload, "live": live_freshness(request.project)})
+        project = request.project
+        state = freshness(project=project)
+        if not state["up_to_date"]:
+            statistics_request(project_id=project.pk)  # coalesced with any recomputation already asked for
+            state = freshness(project=project)
+        stored = state["stored"]
+        if stored is None:
+            body = {"pending": state["pending"], "last_error": state["last_error"]}
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": "5"})
+        response = Response({**stored.payload, "live": live_freshness(project)})
         response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
         response["X-Statistics-Judgements"] = str(stored.n_judgements)
+        response["X-Statistics-Up-To-Date"] = "true" if state["up_to_date"] else "false"
         return response
 
 
@@ -205,6 +218,9 @@ class ProjectExport(APIView):
     """Gold data: the same bytes as ``manage.py export_gold`` (leads); ``parquet`` is the Parquet dataset folder
     (the raw judgements and a table per gold format, with its dataset card) as a zip, 400 naming how to enable
     it where pyarrow is not installed.
+
+    Written by a worker: while no file of the current judgements is stored the answer is 202 with the job at
+    work (ask the same URL again after ``Retry-After``), 429 when you started too many jobs in the last minute.
 
     A format that does not fit the project's preset (STC-3 JSON of a DBDC project) answers 400 naming the
     formats that do. Who the export includes is at ``export/annotators/`` (a list of hundreds of names does
@@ -228,6 +244,9 @@ class ProjectExport(APIView):
             (200, "application/jsonl"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="pairwise, preference-pairs (JSON lines)"
             ),
+            (202, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="the job writing the file"),
+            (429, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="too many jobs started"),
+            (503, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="no job could start"),
         },
     )
     def get(self, request, slug: str):
@@ -235,24 +254,29 @@ class ProjectExport(APIView):
         query = s.ExportQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         fmt, aggregation = query.validated_data["format"], query.validated_data["aggregation"]
-        if fmt == "parquet":
-            content_type, extension = "application/zip", "zip"
-        else:
-            _fn, content_type, extension = EXPORT_FORMATS[fmt]
         try:
             if fmt == "parquet":
-                chunks = dataset_zip_chunks(project=project, aggregation=aggregation)
+                parquet_check()
             else:
-                chunks = export_gold_chunks(project=project, fmt=fmt, aggregation=aggregation)
+                export_format_check(project=project, fmt=fmt)
         except ParquetUnavailable as exc:
             raise ValidationError({"format": [str(exc)]}) from None
         except ExportFormatMismatch as exc:
             raise ValidationError({"format": [str(exc)]}) from None
-        except ValueError as exc:
-            raise ValidationError({"aggregation": [str(exc)]}) from None
-        # streamed: the rows are read a chunk of dialogues at a time as the body is sent
-        response = StreamingHttpResponse(chunks, content_type=content_type)
-        response["Content-Disposition"] = attachment(f"{project.slug}-{fmt}.{extension}")
+        asked = lead_job_ask(
+            kind="export",
+            project=project,
+            params={"format": fmt, "aggregation": aggregation},
+            user=request.user,
+            may_start=job_start_allowed(request),
+        )
+        waiting = job_pending_response(asked)
+        if waiting is not None:
+            return waiting
+        if (asked.result.result or {}).get("problem"):
+            raise ValidationError({"aggregation": [asked.result.result["problem"]]})
+        content_type = "application/zip" if fmt == "parquet" else EXPORT_FORMATS[fmt][1]
+        response = job_file_response(asked.result, content_type=content_type)
         response["X-Annotators-Source"] = str(population_of(project).source)  # WSGI takes plain str only
         return response
 

@@ -101,9 +101,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One writer at a time: wait for the lock instead of failing at once. A transaction takes the write lock
     # when it begins (IMMEDIATE): one that read first and then wrote failed at once ("database is locked", no
-    # waiting) when another thread had written meanwhile - the live statistics' rebuild in a thread of the
-    # server lost that way to a request, and the dashboard waited for the next ask (live_rebuild).
-    # Write-ahead log: pages keep reading while an import in a thread of the process writes (config.enqueue).
+    # waiting) when another connection had written meanwhile (the live statistics' rebuild on the worker lost
+    # that way to a request, and the dashboard waited for the next ask: live_rebuild).
+    # Write-ahead log: pages keep reading while an import on the worker writes.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
@@ -147,9 +147,10 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "media/"
 
 
-# Throttles use the cache: one Redis shared by every web process in production (CACHE_URL), else per process.
-# Nothing else does (sessions and lockouts are in the database); the throttles let requests through when
-# Redis is down (config.throttling), after at most the timeouts below.
+# The cache: one Redis shared by every web process and worker in production (CACHE_URL), else a folder beside the
+# embedded broker's, which the server and its worker share. Throttles count in it, a running import's progress on
+# SQLite is published in it, judge reports are kept in it; sessions and lockouts are in the database. The
+# throttles let requests through when Redis is down (config.throttling), after at most the timeouts below.
 CACHE_URL = env_str("CACHE_URL", "")
 CACHES = {
     "default": {
@@ -158,7 +159,10 @@ CACHES = {
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
     if CACHE_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    else {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(embedded_broker_folder() / "cache"),  # noqa: F405 (config.settings.celery)
+    }
 }
 
 LOGIN_URL = "login"

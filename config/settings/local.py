@@ -1,5 +1,5 @@
-"""One person on their own machine (named by scripts/serve.sh; never a default): SQLite, in-process tasks, debug on
-unless told otherwise."""
+"""One person on their own machine (named by scripts/serve.sh; never a default): SQLite, the filesystem broker and
+its worker, debug on unless told otherwise."""
 
 from config.env import env_bool
 

@@ -33,7 +33,6 @@ from annotator.selectors.population import population_of
 from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.units import UnitRule, required_units
 from config.enqueue import task_send
-from config.processes import process_gone
 from evaluation.models import LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveTouchedDialogue, LiveUnitCounts
 from evaluation.services.statistics import numeric_values
 from scoring.agreement.sums import coefficients, distribution, unit_terms
@@ -254,8 +253,8 @@ def live_state_stale(*, project_id: int, reason: str) -> None:
 
 
 def live_state_rebuild_request(*, project_id: int) -> bool:
-    """Ask the workers (without a broker: a thread of this process) to rebuild the state; True if sent."""
-    return task_send("evaluation.tasks.rebuild_live_statistics", project_id, background=True)
+    """Ask the workers to rebuild the state; True if sent."""
+    return task_send("evaluation.tasks.rebuild_live_statistics", project_id, project_id=project_id)
 
 
 def live_state_rebuild_request_on_commit(*, project_id: int) -> None:
@@ -263,12 +262,12 @@ def live_state_rebuild_request_on_commit(*, project_id: int) -> None:
 
 
 def rebuild_running(state: LiveState, now=None) -> bool:
-    """Whether a rebuild of ``state`` is under way: not when the process that began it is gone (a server stopped
-    or a worker killed while it rebuilt: ``config.processes``), nor when it began longer ago than its task may
-    run on the interactive queue (a worker of another machine, which cannot be asked, died with it)."""
-    if state.rebuilding_since is None or process_gone(state.rebuilding_by):
+    """Whether a rebuild of ``state`` is under way: not when it began longer ago than its task may run (its hard
+    time limit). A rebuild whose worker was lost before is let go by the jobs' sweep
+    (``evaluation.services.jobs.live_rebuild_job_lost``)."""
+    if state.rebuilding_since is None:
         return False
-    limit = settings.TASK_TIME_LIMITS["interactive"]
+    limit = settings.TASK_TIME_LIMITS["evaluation.tasks.rebuild_live_statistics"][1]
     return ((now or timezone.now()) - state.rebuilding_since).total_seconds() < limit
 
 

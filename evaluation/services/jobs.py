@@ -1,4 +1,5 @@
-"""The workers' side of the scheduled jobs: each runner does the work and keeps its job's bookkeeping.
+"""The workers' side of the scheduled jobs: each runner does the work and keeps its job's bookkeeping, and what
+each job's subject does when the job lost its worker or its time (``*_job_lost``, named by the tasks).
 
 The tasks (``evaluation.tasks``) call these; the requests that queue them, and decide when, are in
 ``schedule``. Both are safe to run twice: an unchanged judgements' fingerprint makes the second run a
@@ -11,10 +12,10 @@ from django.db import InterfaceError, OperationalError
 from django.db.models import F
 from django.utils import timezone
 
-from annotator.models import WebhookEvent
+from annotator.models import Job, WebhookEvent
 from annotator.services.webhooks import webhook_emit
-from evaluation.models import ProjectStatistics, StatisticsJob
-from evaluation.services.live_rebuild import live_state_verify
+from evaluation.models import ProjectStatistics, Run, RunStatus, StatisticsJob
+from evaluation.services.live_rebuild import live_state_release, live_state_verify
 from evaluation.services.model_reliability import model_reliability_recompute
 from evaluation.services.statistics import statistics_recompute
 from scoring.errors import crash_text, storable_message
@@ -73,3 +74,31 @@ def model_estimate_job_run(*, project_id: int) -> bool:
     took = (timezone.now() - started).total_seconds()
     StatisticsJob.objects.filter(project_id=project_id).update(models_last_duration=took)
     return True
+
+
+# -- When a job's worker is lost or its time is up (annotator.services.jobs tells the task's ``job_lost``) --------
+
+
+def statistics_job_lost(*, job: Job, final: bool) -> None:
+    """A recomputation sent again needs nothing (it is safe to run twice); one given up leaves the job not
+    pending, saying why, so that the next submission or *Recompute now* asks again."""
+    if final:
+        StatisticsJob.objects.filter(project_id=job.args[0]).update(pending=False, last_error=job.error)
+
+
+def model_estimate_job_lost(*, job: Job, final: bool) -> None:
+    """As the statistics: an estimate given up is no longer queued (the next recomputation asks again)."""
+    if final:
+        StatisticsJob.objects.filter(project_id=job.args[0]).update(models_pending=False)
+
+
+def live_rebuild_job_lost(*, job: Job, final: bool) -> None:
+    """The rebuild's claim on the live state is let go, so that the attempt sent again (or the next request)
+    rebuilds at once rather than after the claim's time limit."""
+    live_state_release(project_id=job.args[0])
+
+
+def run_scoring_job_lost(*, job: Job, final: bool) -> None:
+    """A run whose scoring was given up is rejected with the reason (its files stay: *Score again*)."""
+    if final:
+        Run.objects.filter(pk=job.args[0], status=RunStatus.PENDING).update(status=RunStatus.FAILED, error=job.error)

@@ -32,7 +32,6 @@ from django.utils import timezone
 from annotator.models import Project
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.population import Population, gold_assignments, gold_judgements, population_of
-from config.processes import this_process
 from evaluation.models import (
     GoldCache,
     LiveAgreementTerm,
@@ -130,15 +129,20 @@ def _claim(project: Project) -> tuple[int, int] | None:
         if (state.built_at is not None and state.stale_since is None) or rebuild_running(state):
             return None
         LiveTouchedDialogue.objects.filter(project=project).delete()
-        state.rebuilding_since, state.rebuilding_by = timezone.now(), this_process()
+        state.rebuilding_since = timezone.now()
         state.rebuild_covers = state.changes
         state.pending_since = None
-        state.save(update_fields=["rebuilding_since", "rebuilding_by", "rebuild_covers", "pending_since"])
+        state.save(update_fields=["rebuilding_since", "rebuild_covers", "pending_since"])
         return state.generation, state.changes
 
 
 def _release(project: Project) -> None:
-    LiveState.objects.filter(project=project).update(rebuilding_since=None, rebuilding_by="")
+    live_state_release(project_id=project.pk)
+
+
+def live_state_release(*, project_id: int) -> None:
+    """No rebuild is at work on the project's state any more (one failed, or its worker was lost)."""
+    LiveState.objects.filter(project_id=project_id).update(rebuilding_since=None)
 
 
 def _switch(project: Project, reading: _Reading, generation: int, started: float) -> bool:
@@ -195,7 +199,7 @@ def _switch(project: Project, reading: _Reading, generation: int, started: float
         state.stale_since = None if covered else state.pending_since or timezone.now()
         state.stale_because = "" if covered else state.stale_because
         state.pending_since = None
-        state.rebuilding_since, state.rebuilding_by = None, ""
+        state.rebuilding_since = None
         state.rebuild_seconds = round(time.perf_counter() - started, 3)
         state.save()
     log.info(

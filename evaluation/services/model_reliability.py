@@ -15,7 +15,6 @@ from django.db import transaction
 
 from annotator.models import Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
-from config import enqueue
 from evaluation.models import ModelReliability
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from evaluation.services.schedule import model_estimate_request
@@ -67,12 +66,8 @@ def model_reliability_stored(*, project: Project, fingerprint: str) -> dict | No
 def model_reliability_request(*, project_id: int, automatic: bool = False) -> None:
     """Ask the heavy queue for a new estimate once the current transaction commits.
 
-    ``automatic`` (after a statistics recomputation) does nothing when tasks run in-process (no broker: the
-    embedded single-user set-up), where the estimate would hold up the annotator's submission; there the
-    lead asks for it from the dashboard. With workers, automatic requests are coalesced and spaced like the
-    statistics' (``schedule.model_estimate_request``); the lead's request goes at once."""
-    if automatic and enqueue.tasks_run_in_process():
-        return
+    ``automatic`` (after a statistics recomputation): coalesced and spaced like the statistics'
+    (``schedule.model_estimate_request``); the lead's request goes at once."""
     transaction.on_commit(lambda: model_estimate_request(project_id=project_id, spaced=automatic))
 
 

@@ -25,9 +25,7 @@ def statistics_request(*, project_id: int) -> bool:
     delay = recompute_delay(project_id)
     if not _claimed(project_id, "pending", "due_at", now + timedelta(seconds=delay), overdue, requested_at=now):
         return False  # another request created the job, or claimed it, first
-    # background: without a broker the recomputation runs on a thread of the server after the delay, never inside
-    # the request that asked (a submission on serve.sh waited for it: 1 s on the demo, minutes on STC-3's size)
-    if enqueue.task_send("evaluation.tasks.recompute_statistics", project_id, countdown=delay, background=True):
+    if enqueue.task_send("evaluation.tasks.recompute_statistics", project_id, countdown=delay, project_id=project_id):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, last_error="the broker was unreachable")
     return False
@@ -86,7 +84,7 @@ def model_estimate_request(*, project_id: int, spaced: bool = True) -> bool:
         if not _claimed(project_id, "models_pending", "models_due_at", now + timedelta(seconds=delay), overdue):
             return False  # one is queued already: it will read these judgements too
     if enqueue.task_send(
-        "evaluation.tasks.estimate_model_reliability", project_id, countdown=delay or None, background=True
+        "evaluation.tasks.estimate_model_reliability", project_id, countdown=delay or None, project_id=project_id
     ):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(models_pending=False)
@@ -104,7 +102,7 @@ def runs_rescore_request(*, project_id: int, fingerprint: str) -> bool:
     )
     if not stale.exists():
         return False
-    return enqueue.task_send("evaluation.tasks.rescore_stale_runs", project_id, background=True)
+    return enqueue.task_send("evaluation.tasks.rescore_stale_runs", project_id, project_id=project_id)
 
 
 def statistics_request_on_commit(*, project_id: int) -> None:

@@ -214,8 +214,3 @@ def _models_arrived(current: ProjectStatistics, fingerprint: str) -> bool:
     """The stored statistics wait for the models' estimate, and it is there now."""
     pending = current.payload.get("reliability", {}).get("models_pending", False)
     return pending and model_reliability_stored(project=current.project, fingerprint=fingerprint) is not None
-
-
-def statistics_current(*, project: Project) -> ProjectStatistics:
-    """The stored statistics, recomputed first if the judgements changed since."""
-    return statistics_recompute(project_id=project.pk)

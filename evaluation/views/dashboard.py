@@ -24,16 +24,17 @@ from evaluation.selectors.dashboard_annotators import AnnotatorListing, annotato
 from evaluation.selectors.kappa_maps import kappa_maps, reliability_chart_data
 from evaluation.services.incremental import live_state_read, payload_with_live_figures
 from evaluation.services.schedule import statistics_request
-from evaluation.services.statistics import statistics_recompute
 
 
 @login_required
 def dashboard(request, slug: str):
     project = lead_project(request, slug)
     state = freshness(project=project)
-    if state["stored"] is None:  # first visit: compute once so the page has numbers
-        statistics_recompute(project_id=project.pk)
+    if state["stored"] is None:  # never computed: a worker computes them (asked once), the page says so meanwhile
+        statistics_request(project_id=project.pk)
         state = freshness(project=project)
+        if state["stored"] is None:
+            return render(request, "evaluation/dashboard_first.html", {"project": project, "freshness": state})
     payload, live = payload_with_live_figures(project, state["stored"].payload)
     criteria = list(project.criteria.all())
     levels = {c.key: c.level for c in criteria}

@@ -1,5 +1,6 @@
 """The judge page (leads): one judge's report against the humans, its plots, and the comparison of the
-project's judges."""
+project's judges, computed on a worker (``lead_jobs``): the page shows the last stored report with its time, or
+the job at work, and never computes itself."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from django.shortcuts import render
 from django.utils.translation import gettext
 
 from annotator.access import lead_project
-from annotator.selectors.judges import judge_of, judges_of
-from evaluation.services.judges.cached import judge_report_cached, judges_comparison
+from annotator.selectors.judges import judge_of
+from config.throttling import job_start_allowed
 from evaluation.services.judges.wording import criterion_sentences, margin_sentence, verdict_sentences
+from evaluation.services.lead_jobs import lead_job_ask, shown
 from evaluation.views.judge_plots import alt_test_plot, ppi_plot, reliability_plot
 
 
@@ -32,34 +34,49 @@ def judge_page(request, slug: str, name: str):
     if judge is None:
         raise Http404(gettext("no such judge"))
     epsilon = _epsilon(request)
-    report = judge_report_cached(project, judge, epsilon)
+    state = shown(
+        lead_job_ask(
+            kind="judge_report",
+            project=project,
+            params={"judge": judge.pk, "epsilon": epsilon},
+            user=request.user,
+            may_start=job_start_allowed(request),
+        )
+    )
+    context = {
+        "project": project,
+        "judge": judge,
+        "epsilon": epsilon if epsilon is not None else "",
+        "epsilon_given": epsilon is not None,
+        "shown": state,
+        "report": None,
+    }
+    if state.result:
+        context.update(_figures(project, state.result["report"]))
+        context["comparison"] = state.result["comparison"]
+    return render(request, "evaluation/judge_report.html", context)
+
+
+def _figures(project, report: dict) -> dict:
     criteria = {c.key: c.label for c in project.criteria.all()}
     calibration = [
         {"key": key, "label": criteria.get(key, key), **c, "plot": reliability_plot(c["bins"])}
         for key, c in report["calibration"].items()
         if c
     ]
-    return render(
-        request,
-        "evaluation/judge_report.html",
-        {
-            "project": project,
-            "judge": judge,
-            "epsilon": report["alt_test"]["epsilon"],
-            "epsilon_given": epsilon is not None,
-            "report": report,
-            "verdict_head": verdict_sentences(report["alt_test"])[0],
-            "margin_text": margin_sentence(report["alt_test"]["margin"]),
-            "criterion_verdicts": [
-                {"key": key, "label": criteria.get(key, key), **c, "sentences": criterion_sentences(key, c)}
-                for key, c in report["alt_test"]["criteria"].items()
-                if "verdict" in c
-            ],
-            "agreement": [{"key": k, "label": criteria.get(k, k), **a} for k, a in report["agreement"].items()],
-            "calibration": calibration,
-            "verbosity": [{"key": k, "label": criteria.get(k, k), **v} for k, v in report["bias"]["verbosity"].items()],
-            "alt_plot": alt_test_plot(report["alt_test"]["per_annotator"], report["alt_test"]["epsilon"]),
-            "ppi_plot": ppi_plot(report["ppi"]["systems"]),
-            "comparison": judges_comparison(project, judges_of(project), epsilon, references=report),
-        },
-    )
+    return {
+        "report": report,
+        "epsilon": report["alt_test"]["epsilon"],
+        "verdict_head": verdict_sentences(report["alt_test"])[0],
+        "margin_text": margin_sentence(report["alt_test"]["margin"]),
+        "criterion_verdicts": [
+            {"key": key, "label": criteria.get(key, key), **c, "sentences": criterion_sentences(key, c)}
+            for key, c in report["alt_test"]["criteria"].items()
+            if "verdict" in c
+        ],
+        "agreement": [{"key": k, "label": criteria.get(k, k), **a} for k, a in report["agreement"].items()],
+        "calibration": calibration,
+        "verbosity": [{"key": k, "label": criteria.get(k, k), **v} for k, v in report["bias"]["verbosity"].items()],
+        "alt_plot": alt_test_plot(report["alt_test"]["per_annotator"], report["alt_test"]["epsilon"]),
+        "ppi_plot": ppi_plot(report["ppi"]["systems"]),
+    }

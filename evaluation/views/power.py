@@ -1,5 +1,6 @@
 """The power-analysis helper's page (the dashboard's form leads here): annotators per item needed, by simulation
-from the labels collected so far (``evaluation.services.power``)."""
+from the labels collected so far (``evaluation.services.power``), computed on a worker (``lead_jobs``): the page
+shows the last result for the asked parameters with its time, or the job at work, and never computes itself."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotator.access import lead_project
-from evaluation.services.power import TARGETS, PowerError, project_power
-
-WEB_SIMULATIONS = 100  # per K on the page (the command line takes --simulations)
+from config.throttling import job_start_allowed
+from evaluation.services.lead_jobs import lead_job_ask, shown
+from evaluation.services.power import TARGETS
 
 
 def _number(text: str | None, default, kind=float):
@@ -35,19 +36,21 @@ def power_page(request, slug: str):
         "k_max": min(max(_number(q.get("k_max"), 20, int), 2), 50),
         "delta": min(max(_number(q.get("delta"), 0.02), 0.0001), 0.5),
     }
-    result, problem = None, ""
-    try:
-        result = project_power(project, n_sim=WEB_SIMULATIONS, **asked)
-    except (PowerError, ValueError) as exc:
-        problem = str(exc)
+    state = shown(
+        lead_job_ask(
+            kind="power", project=project, params=asked, user=request.user, may_start=job_start_allowed(request)
+        )
+    )
+    stored = state.result or {}
     return render(
         request,
         "evaluation/power.html",
         {
             "project": project,
             "asked": asked,
-            "result": result,
-            "problem": problem,
+            "shown": state,
+            "result": stored.get("power"),
+            "problem": stored.get("problem", ""),
             "criteria": list(project.criteria.order_by("position").values_list("key", flat=True)),
         },
     )

@@ -19,7 +19,7 @@ from annotator.presets.of_project import project_scheme
 from evaluation.models import Run, RunStatus
 from evaluation.selectors.leaderboard import ALL, leaderboard
 from evaluation.selectors.run_csv import per_dialogue_csv_chunks
-from evaluation.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload, runs_requeue
+from evaluation.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload
 from scoring.errors import InputError
 
 
@@ -108,7 +108,6 @@ def runs_page(request, slug: str):
         download = table_download(request, prefix=project.slug, tables=[_leaderboard_table(project, request)])
         if download is not None:
             return download
-        runs_requeue(project=project)  # runs uploaded while the broker was down go to the workers now
     board = leaderboard(
         project=project,
         metric=request.GET.get("metric"),

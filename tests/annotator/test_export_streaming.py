@@ -1,4 +1,5 @@
-"""Exports are streamed (read a chunk of dialogues at a time) and give the bytes the whole-document writers gave."""
+"""Exports are streamed (read a chunk of dialogues at a time, written to the job's file and served from it) and give
+the bytes the whole-document writers gave."""
 
 import csv
 import io
@@ -20,6 +21,8 @@ from evaluation.archive.export import ARCHIVE_JSON, ARCHIVE_MEMBER, project_arch
 from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db
+# the endpoint's file written by its job in the caller: these check its bytes, not how the job runs
+WRITTEN_AT_ONCE = pytest.mark.eager_tasks(reason="the bytes of the file the export job writes and the API serves")
 
 
 def whole_document_bytes(project, fmt: str) -> bytes:
@@ -54,6 +57,7 @@ CASES = [
 ]
 
 
+@WRITTEN_AT_ONCE
 @pytest.mark.parametrize(("preset", "fmt"), [*CASES, ("stc3", "stc3")])
 def test_the_api_streams_the_bytes_of_the_whole_document(preset, fmt):
     # given a project of the preset with submitted work
@@ -68,6 +72,7 @@ def test_the_api_streams_the_bytes_of_the_whole_document(preset, fmt):
         assert next(csv.reader(io.StringIO(body.decode()))) == CSV_COLUMNS
 
 
+@WRITTEN_AT_ONCE
 def test_the_dbdc_zip_is_streamed_with_every_dialogue_as_before():
     work = project_with_submissions("dbdc")
     response = lead_client(work).get(f"/api/projects/{work.project.slug}/export/?format=dbdc")
@@ -92,6 +97,7 @@ def test_reading_one_dialogue_at_a_time_gives_the_same_bytes(fmt, monkeypatch):
     assert export_gold(project=work.project, fmt=fmt) == whole
 
 
+@WRITTEN_AT_ONCE
 def test_the_archive_is_streamed_and_holds_the_document_as_before(monkeypatch):
     work = project_with_submissions("stc3")
     response = lead_client(work).get(f"/api/projects/{work.project.slug}/archive/")

@@ -173,6 +173,7 @@ def test_progress_is_reported_while_checking_then_while_writing(make_project, tm
     assert writes == sorted(writes)
 
 
+@pytest.mark.eager_tasks(reason="the import its job did, as the page and the status endpoint then show it")
 def test_an_upload_through_the_page_runs_as_a_job(make_project, tmp_path, django_capture_on_commit_callbacks):
     project = make_project("stc3", slug="upl")
     lead = user_make("upl-lead")
@@ -192,6 +193,7 @@ def test_an_upload_through_the_page_runs_as_a_job(make_project, tmp_path, django
     assert 'id="import-job"' in page and 'data-finished="true"' in page and "Imported 2 dialogues" in page
 
 
+@pytest.mark.eager_tasks(reason="the refusal its import job wrote, as the page then shows it")
 def test_a_refused_upload_shows_its_message_on_the_page(make_project, tmp_path, django_capture_on_commit_callbacks):
     project = make_project("dbdc", slug="upl-bd")
     lead = user_make("upl-bd-lead")
@@ -206,6 +208,7 @@ def test_a_refused_upload_shows_its_message_on_the_page(make_project, tmp_path, 
     assert "--format" not in page and project.dialogues.count() == 0
 
 
+@pytest.mark.eager_tasks(reason="the import its job did, then the same job delivered again")
 def test_running_a_job_twice_imports_once(make_project, tmp_path, django_capture_on_commit_callbacks):
     project = make_project("stc3", slug="twice")
     lead = user_make("twice-lead")
@@ -218,36 +221,3 @@ def test_running_a_job_twice_imports_once(make_project, tmp_path, django_capture
     batch = ImportBatch.objects.get(project=project)
     assert import_batch_run(batch_id=batch.pk).status == "done"  # a redelivered task: nothing claimed
     assert project.dialogues.count() == 2 and ImportBatch.objects.get(pk=batch.pk).source is None
-
-
-def test_an_import_a_killed_worker_left_running_is_taken_over(make_project, tmp_path, settings):
-    """A worker killed mid-import leaves its batch *running* (its transaction rolled back with it): the
-    redelivered task, or beat's sweep, imports it once the heavy queue's hard time limit has passed -
-    not before, while a live worker may still be importing it."""
-    from datetime import timedelta
-    from unittest import mock
-
-    from django.utils import timezone
-
-    from annotator.services.import_batches import import_batches_requeue
-
-    project = make_project("stc3", slug="killed")
-    write_json(tmp_path / "s.json", stc3_dialogues())
-    batch = ImportBatch.objects.create(
-        project=project, file_names="s.json", requested_format="auto", source=(tmp_path / "s.json").read_bytes()
-    )
-    limit = settings.TASK_TIME_LIMITS["heavy"]
-    ImportBatch.objects.filter(pk=batch.pk).update(
-        status="running", started_at=timezone.now() - timedelta(seconds=limit - 60)
-    )
-    with mock.patch("config.enqueue.task_send", return_value=True) as send:
-        assert import_batches_requeue() == 0 and not send.called  # a live worker may still hold it
-    assert import_batch_run(batch_id=batch.pk).status == "running" and project.dialogues.count() == 0
-
-    ImportBatch.objects.filter(pk=batch.pk).update(started_at=timezone.now() - timedelta(seconds=limit + 1))
-    with mock.patch("config.enqueue.task_send", return_value=True) as send:
-        assert import_batches_requeue() == 1
-    send.assert_called_once_with("annotator.tasks.run_import_batch", batch.pk, background=True)
-    assert import_batch_run(batch_id=batch.pk).status == "done" and project.dialogues.count() == 2
-    with mock.patch("config.enqueue.task_send", return_value=True) as send:
-        assert import_batches_requeue() == 0  # done: nothing left to send

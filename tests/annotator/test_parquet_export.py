@@ -160,6 +160,7 @@ def test_every_export_format_has_a_parquet_table():
     assert set(EXPORT_FORMATS) <= set(parquet_module.TABLE_OF_FORMAT)
 
 
+@pytest.mark.eager_tasks(reason="the dataset's content, as the export job writes it and the API serves the file")
 @pytest.mark.django_db
 def test_api_answers_a_zip_of_the_folder_for_leads_only(tmp_path):
     pd = pytest.importorskip("pandas")  # with pyarrow: the readers of the dataset

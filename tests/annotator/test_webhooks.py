@@ -1,6 +1,7 @@
 """Webhooks delivered to a real HTTP server process on loopback (``tests/webhook_receiver.py``): signed bodies
 checked here with an independent HMAC, the replay window, retries after a 500, and saves that never wait for
-a hanging endpoint, both in-process (the embedded set-up: a thread) and through Redis to a real Celery worker."""
+a hanging endpoint, through a real Celery worker: on the embedded default's filesystem broker (SQLite) and through
+Redis (PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -85,32 +86,7 @@ def hanging_save_is_acknowledged(receiver, slug):
     assert body["data"]["annotator"] == work.annotators[0].username
 
 
-@pytest.mark.both_databases(
-    reason="the embedded default delivers on a thread of the web process, beside saves on SQLite's one writer"
-)
-@pytest.mark.django_db(transaction=True)
-def test_in_process_a_save_never_waits_for_a_hanging_endpoint(receiver):
-    # the embedded set-up (no broker): deliveries run on a thread of their own
-    hanging_save_is_acknowledged(receiver, "hook-eager")
-
-
-@pytest.mark.both_databases(
-    reason="the embedded default delivers on a thread of the web process, beside saves on SQLite's one writer"
-)
-@pytest.mark.django_db(transaction=True)
-def test_in_process_a_500_is_retried_with_the_same_signed_body(receiver):
-    work = project_with_work("dbdc", slug="hook-retry", annotators=1)
-    hook, secret = webhook_create(project=work.project, url=receiver.url("/fail-once"), events=["item.submitted"])
-    submit_first_item(work, work.annotators[0])
-    assert wait_for(lambda: WebhookDelivery.objects.filter(webhook=hook, status=DeliveryStatus.DELIVERED).exists(), 60)
-    delivery = WebhookDelivery.objects.get(webhook=hook)
-    assert (delivery.attempts, delivery.status_code) == (2, 200)
-    first, second = receiver.entries("received", "/fail-once")
-    assert [e["status"] for e in receiver.entries("answered", "/fail-once")] == [500, 200]
-    assert first["body"] == second["body"]
-    assert independent_signature_check(secret, first) == independent_signature_check(secret, second)
-
-
+@pytest.mark.eager_tasks(reason="the attempts a delivery makes and the log it keeps, run one after another here")
 @pytest.mark.django_db(transaction=True)
 def test_attempts_stop_at_the_maximum_and_send_again_makes_a_new_delivery(receiver, settings):
     from annotator.services.webhooks import delivery_resend, webhook_test
@@ -133,13 +109,15 @@ def test_attempts_stop_at_the_maximum_and_send_again_makes_a_new_delivery(receiv
 
 
 @pytest.mark.worker
-@pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database")
+@pytest.mark.both_databases(
+    reason="the embedded default delivers through its worker on the filesystem broker, beside saves on SQLite's one "
+    "writer"
+)
 def test_through_a_worker_a_save_never_waits_for_a_hanging_endpoint(celery_worker_process, transactional_db, receiver):
     hanging_save_is_acknowledged(receiver, "hook-worker")
 
 
 @pytest.mark.worker
-@pytest.mark.postgres(reason="a Celery worker in another process, through Redis, shares the database")
 def test_through_a_worker_retries_and_every_event_of_a_queue(celery_worker_process, transactional_db, receiver):
     work = project_with_work("dbdc", slug="hook-events", annotators=1)
     events = [e.value for e in WebhookEvent if e != WebhookEvent.PING]

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from evaluation.services.runs.upload import run_upload
+from evaluation.services.runs.scoring import run_score
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
@@ -21,7 +21,8 @@ NAMES = ["evil\r\nX-Injected: 1", 'a"; filename="evil.exe', "système ünïcode"
 
 
 @pytest.fixture
-def runs(make_project, make_user, tmp_path, django_capture_on_commit_callbacks):
+def runs(make_project, make_user, tmp_path):
+    """A run of each name, scored (by the scoring service itself, as the worker scores an upload)."""
     project = make_project("stc3", slug="dl")
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", stc3_dialogues())])
     lead = make_user("lead")
@@ -29,9 +30,7 @@ def runs(make_project, make_user, tmp_path, django_capture_on_commit_callbacks):
     raw = json.dumps(random_stc3_run(stc3_dialogues(), 2)).encode()
     scored = []
     for name in NAMES:
-        with django_capture_on_commit_callbacks(execute=True):
-            run = run_upload(project=project, name=name, files=[("run.json", raw)])
-        run.refresh_from_db()
+        run = run_score(project=project, name=name, files=[("run.json", raw)])
         assert run.status == "scored", run.error
         scored.append(run)
     return lead, scored

@@ -1,8 +1,9 @@
-"""The statistics answer says whether the dashboard's live figures are current, through ``manage.py runserver`` as
-``scripts/serve.sh`` runs it (background work in threads of the server): after an exclusion ``GET .../stats/``
-says they are stale, since when and why (the dashboard's words) while its own
-figures, a full recomputation, already leave the excluded annotator out; once the server has rebuilt the live
-figures it says they are current, with the rebuild's time. ``stats --json`` says the same."""
+"""The statistics answer says whether the dashboard's live figures are current, through ``manage.py runserver`` and
+its worker as ``scripts/serve.sh`` runs them: after an exclusion ``GET .../stats/`` says they are stale, since when
+and why (the dashboard's words), and answers the stored full figures, out of date (``X-Statistics-Up-To-Date``)
+until they are recomputed without the excluded annotator (never in the request); once the worker has rebuilt the
+live figures it says they are current, with the rebuild's time. ``stats --json`` says the same. (The test's own
+changes reach the server's worker through the broker: marker ``worker``.)"""
 
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from tests.waiting import wait_for
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
+    pytest.mark.worker,
     pytest.mark.both_databases(
         reason=(
-            "the embedded default as serve.sh runs it: the live figures rebuilt on a thread of the server, SQLite's "
-            "one writer"
+            "the embedded default as serve.sh runs it: the live figures rebuilt by its worker on the filesystem "
+            "broker beside the server's requests, SQLite's one writer"
         )
     ),
 ]
@@ -51,14 +53,14 @@ def test_the_stats_answer_says_stale_with_the_reason_then_current_after_the_rebu
     work = _built_project(tmp_path)
     project, first, second = work.project, work.annotators[0], work.annotators[1]
     built = LiveState.objects.get(project=project).built_at
-    with running(start_runserver(database_url(), tmp_path / "runserver.log", tasks_in_process=True)) as server:
+    with running(start_runserver(database_url(), tmp_path / "runserver.log", with_worker=True)) as server:
         session = server.token_session(work.lead)
         url = f"{server.url}/api/projects/{project.slug}/stats/"
 
         def stats(**headers) -> dict:
             answer = session.get(url, headers=headers, timeout=120)
             assert answer.status_code == 200, answer.text[:500]
-            return answer.json()
+            return {**answer.json(), "up_to_date": answer.headers["X-Statistics-Up-To-Date"] == "true"}
 
         # then the answer says the live figures are current, built when they were
         live = stats()["live"]
@@ -88,8 +90,11 @@ def test_the_stats_answer_says_stale_with_the_reason_then_current_after_the_rebu
         assert answer["live"]["stale_because"] == "exclusion"
         assert answer["live"]["stale_reason"] == "an annotator was excluded"
         assert answer["live"]["built_at"] == built.isoformat()  # the figures as they were before
-        # while the answer's own figures, a full recomputation, already leave the excluded annotator out
-        assert _excluded(answer) == {first.username}
+        # while the answer's own figures, the last full computation (stats --json's just now, or the worker's), are
+        # said to be out of date until they are recomputed, and then leave the excluded annotator out
+        assert answer["up_to_date"] or _excluded(answer) == set()
+        assert wait_for(lambda: stats()["up_to_date"], timeout=120), server.log.read_text()[-3000:]
+        assert _excluded(stats()) == {first.username}
         # and once the server has rebuilt the live figures (the answer's reading asked for it), they are current
         assert wait_for(lambda: not stats()["live"]["stale"], timeout=120), server.log.read_text()[-3000:]
         state = LiveState.objects.get(project=project)
@@ -112,6 +117,7 @@ def test_the_stats_answer_says_stale_with_the_reason_then_current_after_the_rebu
             server.log.read_text()[-3000:]
         )
         # then the answer says current, with that rebuild's time, and its figures leave both out
+        assert wait_for(lambda: stats()["up_to_date"], timeout=120), server.log.read_text()[-3000:]
         answer = stats()
         rebuilt = LiveState.objects.get(project=project)
         assert answer["live"]["stale"] is False and answer["live"]["built_at"] == rebuilt.built_at.isoformat()

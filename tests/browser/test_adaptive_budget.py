@@ -54,6 +54,9 @@ def test_the_lead_turns_a_project_adaptive_and_annotators_get_one_item(live_serv
     assert Assignment.objects.filter(annotator=work.annotators[0]).count() == 1
 
 
+@pytest.mark.eager_tasks(
+    reason="the statistics and the power analysis the pages ask of a worker, run in the live server"
+)
 def test_the_dashboard_shows_items_states_and_the_budget(live_server, page, screenshot, tmp_path):
     work = with_browser_passwords(
         breakdown_project(tmp_path, dialogues=8, annotators=12, k=3, assign=False, slug="adash")

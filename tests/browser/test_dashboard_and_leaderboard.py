@@ -64,7 +64,7 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     # a changed judgement (here in the admin, which counts as a save of its item) makes the page say it is stale
     # while the workers have not recomputed yet (the recomputation is queued, not run)
 
-    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None, background=False: True)
+    monkeypatch.setattr("config.enqueue.task_send", lambda name, *args, countdown=None, **_options: True)
     from django.contrib.admin.sites import site
     from django.test import RequestFactory
 
@@ -78,6 +78,7 @@ def test_dashboard_shows_the_stored_statistics(live_server, page, screenshot, le
     assert "A recomputation is scheduled." in page.locator("#freshness").inner_text()
 
 
+@pytest.mark.eager_tasks(reason="each upload scored by its job as the worker would, before the page is read")
 def test_leaderboard_upload_scores_and_significance(live_server, page, screenshot, lead_project, tmp_path):
     page.set_viewport_size({"width": 1280, "height": 900})
     login(page, live_server, "lead")

@@ -22,6 +22,7 @@ def sign_in(page, url, username):
     page.wait_for_url(f"{url}/")
 
 
+@pytest.mark.eager_tasks(reason="the judge's report the page asks of a worker, run in the live server")
 def test_a_lead_reads_a_judges_report(live_server, page, screenshot, tmp_path):
     work = breakdown_project(tmp_path, dialogues=40, annotators=4, k=4, slug="judge-page")
     rng = np.random.default_rng(1)

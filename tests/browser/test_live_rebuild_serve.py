@@ -1,15 +1,15 @@
 """The dashboard's live figures on the README's own server: ``./scripts/serve.sh`` as a person runs it (SQLite,
-the demo, runserver with its tasks in threads of the server; no worker, no broker). The lead opens the dashboard
-of the judged demo: the notice says the live figures are being prepared, and the page shows them by itself once
-the server's thread has built them (or, the lead being busy in a form, offers them with a link). The lead then
+the demo, runserver and its Celery worker with beat on the filesystem broker beside the database). The lead opens
+the dashboard of the judged demo: the notice says the live figures are being prepared, and the page shows them by
+itself once the worker has built them (or, the lead being busy in a form, offers them with a link). The lead then
 excludes an annotator on the dashboard: the page never shows the figures from before without the notice naming the
 exclusion, and ends showing those without the annotator by itself. Screenshots of the states
 (test-artifacts/screenshots/live_rebuild_serve_*.png).
 
-On serve.sh the exclusion's own request recomputes the full statistics before it answers (tasks run inside the
-request that sends them, no broker), and the rebuild in its thread is the shorter of the two: the lead who
-excluded usually meets the rebuilt figures at once; the notice after a structural change is what others see
-meanwhile (tests/browser/test_live_rebuild.py holds the rebuild back with a worker to show it)."""
+The exclusion's request answers at once; the worker recomputes the statistics and rebuilds the live figures, the
+rebuild being the shorter of the two: the lead who excluded may meet the rebuilt figures at once; the notice after a
+structural change is what the page shows meanwhile (tests/browser/test_live_rebuild.py holds the rebuild back with
+a worker to show it)."""
 
 from __future__ import annotations
 
@@ -50,14 +50,10 @@ print("JUDGED", [Judgement.objects.filter(assignment__annotator__username=name, 
 
 def _judge_the_demo(folder) -> list[int]:
     """The demo annotators' items submitted (their labels, for ann1, ann2 and ann3), in a process of their own on
-    the server's database (as saves from the pages would write them; background work inline so that nothing is
-    cut short when it exits)."""
+    the server's database (as saves from the pages would write them: the work they ask for goes to serve.sh's
+    worker through its broker beside the database)."""
     env = {k: v for k, v in os.environ.items() if k not in BROKER_ENV}
-    env.update(
-        DATABASE_URL=f"sqlite:///{folder / 'serve.sqlite3'}",
-        DJANGO_SETTINGS_MODULE="config.settings.local",
-        TASKS_IN_PROCESS_IN_BACKGROUND="0",
-    )
+    env.update(DATABASE_URL=f"sqlite:///{folder / 'serve.sqlite3'}", DJANGO_SETTINGS_MODULE="config.settings.local")
     done = subprocess.run(
         [sys.executable, "-c", JUDGE.format(slug=SLUG)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
@@ -82,7 +78,7 @@ def test_the_dashboard_of_serve_sh_shows_the_notice_then_the_live_figures_by_its
         dashboard = f"{server.url}/projects/{SLUG}/dashboard/"
         # when the lead opens the dashboard
         page.goto(dashboard)
-        # then it says the live figures are being prepared (the server's own thread builds them)
+        # then it says the live figures are being prepared (serve.sh's worker builds them)
         notice = page.locator("#live-stale")
         expect(notice).to_contain_text("The live figures are being prepared for the first time (since")
         expect(notice).to_contain_text("every figure below is that of the last full computation")
@@ -104,8 +100,7 @@ def test_the_dashboard_of_serve_sh_shows_the_notice_then_the_live_figures_by_its
         row.get_by_role("button", name="Exclude").click()
         page.wait_for_url(f"{dashboard}*")
         # then the page never shows the figures from before the exclusion without saying so: either the notice
-        # names the exclusion over them, or the rebuild was done before the page was (serve.sh recomputes the
-        # full statistics inside the exclusion's request, and the rebuild in its thread is the shorter of the two)
+        # names the exclusion over them, or the worker's rebuild was done before the page was
         if page.locator("#live-stale").count():
             expect(notice).to_contain_text("an annotator was excluded")
             assert int(page.locator("#live-labels").inner_text()) == before

@@ -114,6 +114,7 @@ def test_leaderboard_table_downloads_as_csv(live_server, page, stored, tmp_path)
     assert rows[1:] == []  # no runs yet
 
 
+@pytest.mark.eager_tasks(reason="the report's job the page starts, done as a worker would before the page polls")
 def test_report_page_shows_the_stored_figures(live_server, page, screenshot, stored):
     login(page, live_server, "lead")
     page.goto(f"{live_server.url}/projects/charts/dashboard/")

@@ -28,7 +28,7 @@ def queued(monkeypatch):
     """Recomputations are sent to workers that have not run them yet."""
     sent = []
     monkeypatch.setattr(
-        "config.enqueue.task_send", lambda name, *args, countdown=None, background=False: sent.append(args) or True
+        "config.enqueue.task_send", lambda name, *args, countdown=None, **_options: sent.append(args) or True
     )
     return sent
 

@@ -167,6 +167,7 @@ def test_the_runs_page_offers_only_the_options_of_the_preset(make_project, clien
         assert text not in page, text
 
 
+@pytest.mark.eager_tasks(reason="the comparisons as the refresh job leaves them after the deletion")
 def test_a_lead_deletes_a_run_and_the_comparisons_refresh(board, client, django_capture_on_commit_callbacks):
     per_dialogue = {f"d{i}": {"MSE(NB,PB,B)": i / 10} for i in range(12)}
     for run in Run.objects.filter(project=board, status="scored"):
@@ -202,6 +203,7 @@ def test_when_significance_cannot_be_computed_the_page_says_why(board, client):
     ) in page
 
 
+@pytest.mark.eager_tasks(reason="the dashboard once its first statistics job has run")
 def test_the_dashboard_shows_the_labels_annotators_see_and_only_disputed_units(make_project, client, tmp_path):
     # turn 2 split three ways, turn 4 unanimous (NB)
     project = make_project("dbdc", slug="dash-bd")
@@ -218,6 +220,7 @@ def test_the_dashboard_shows_the_labels_annotators_see_and_only_disputed_units(m
     assert "<td>system turn 4</td>" in side and "<td>NB</td>" in side and "<td>O</td>" not in side
 
 
+@pytest.mark.eager_tasks(reason="the dashboard once its first statistics job has run")
 def test_the_dashboard_names_dialogue_units_sorts_annotators_naturally_and_explains_uch(client):
     work = project_with_work("stc3", annotators=2, k=2, annotator_names=["ann10", "ann2"], lead_name="uch-lead")
     for annotator, quality in zip(work.annotators, ("2", "-2")):

@@ -21,12 +21,11 @@ def sent(monkeypatch):
     """The estimates handed to the broker (recorded instead of sent), as with workers."""
     calls = []
 
-    def record(name, *args, countdown=None, background=False):
+    def record(name, *args, countdown=None, **_options):
         calls.append((name, countdown))
         return True
 
     monkeypatch.setattr("config.enqueue.task_send", record)
-    monkeypatch.setattr("config.enqueue.tasks_run_in_process", lambda: False)
     return calls
 
 

@@ -190,6 +190,7 @@ def test_a_bad_archive_is_refused_naming_the_field_and_nothing_is_created(tmp_pa
     assert (Project.objects.count(), Dialogue.objects.count(), get_user_model().objects.count()) == before
 
 
+@pytest.mark.eager_tasks(reason="the archive its job wrote, served by the API and imported again")
 def test_api_archive_for_leads_and_import_as_a_new_project(tmp_path):
     project = finished_project("dbdc", tmp_path, slug="api-src")
     lead = project.memberships.get(role="lead").user

@@ -234,6 +234,7 @@ def test_cli_writes_each_format(dbdc_study, tmp_path, fmt, capsys):
     assert made in text and without_time(capsys.readouterr().out) == without_time(text)
 
 
+@pytest.mark.eager_tasks(reason="the report's job the first download starts, run in the request that asks for it")
 def test_downloads_for_leads_only(dbdc_study, client):
     project = dbdc_study.project
     client.force_login(dbdc_study.annotators[0])

@@ -56,7 +56,7 @@ def busy_workers(monkeypatch):
     """Work is sent to workers that have not run it yet (the names of the tasks sent)."""
     sent = []
     monkeypatch.setattr(
-        "config.enqueue.task_send", lambda name, *args, countdown=None, background=False: sent.append(name) or True
+        "config.enqueue.task_send", lambda name, *args, countdown=None, **_options: sent.append(name) or True
     )
     return sent
 
@@ -69,9 +69,9 @@ def test_runs_carry_the_fingerprint_of_the_gold_they_were_scored_against(board):
     }
 
 
+@pytest.mark.eager_tasks(reason="the re-scoring the statistics' recomputation sends, run where the test reads it")
 def test_an_exclusion_rescores_every_run_in_the_background(board):
-    """Tasks run in-process here (no broker in this lane, or the workers of the PostgreSQL lane's
-    settings run them eagerly): the statistics' recomputation finds the new gold and sends the re-scoring."""
+    """The statistics' recomputation finds the new gold and sends the re-scoring (run here, in the caller)."""
     before = scores_of(board.project)
     old = judgements_fingerprint(board.project)
     statistics_recompute(project_id=board.project.pk)
@@ -138,16 +138,15 @@ def test_comparisons_computed_before_the_gold_changed_are_not_shown(board, clien
     assert 'id="comparisons-stale"' in page and 'id="matrix-heading"' not in page
 
 
-def test_a_rescore_after_an_exclusion_sends_each_runs_webhook(board, busy_workers, monkeypatch):
+def test_a_rescore_after_an_exclusion_sends_each_runs_webhook(board, busy_workers, tasks_sent):
     from annotator.models import Webhook, WebhookDelivery
 
-    sent = []
-    monkeypatch.setattr("annotator.services.webhooks.task_send_background", lambda name, *args: sent.append(args))
     Webhook.objects.create(project=board.project, url="https://hooks.example.org/in", events=["run.scored"], secret="s")
     exclude(board)
     assert runs_rescore_stale(project_id=board.project.pk) == len(RUNS)
     deliveries = list(WebhookDelivery.objects.filter(webhook__project=board.project, event="run.scored"))
-    assert sorted(d.payload["name"] for d in deliveries) == sorted(RUNS) and len(sent) == len(RUNS)
+    sent = {t.args[0] for t in tasks_sent if t.name == "annotator.tasks.deliver_webhook"}
+    assert sorted(d.payload["name"] for d in deliveries) == sorted(RUNS) and sent == {d.pk for d in deliveries}
     current = judgements_fingerprint(board.project)
     for d in deliveries:
         assert d.payload["rescored"] and d.payload["gold_fingerprint"] == current

@@ -24,7 +24,7 @@ def sent(monkeypatch):
     """The recomputations handed to the broker (recorded instead of sent)."""
     calls = []
 
-    def record(name, *args, countdown=None, background=False):
+    def record(name, *args, countdown=None, **_options):
         calls.append((name, args, countdown))
         return True
 

@@ -1,6 +1,6 @@
 """Endpoint judges against a real server process on loopback that speaks the chat completions protocol:
 every unit asked once, answers read strictly, retries, the cache, tokens counted, the key sent only where the
-operator allows and never shown back; through the API in-process and through a real worker."""
+operator allows and never shown back; through the API (its job run in the caller) and through a real worker."""
 
 from __future__ import annotations
 
@@ -163,8 +163,9 @@ def test_settings_are_checked(change, words, settings):
         endpoint_settings_check(project=project, given={**settings_for("http://127.0.0.1:1/v1"), **change})
 
 
+@pytest.mark.eager_tasks(reason="the judge the API created, once its job has asked the endpoint")
 @pytest.mark.django_db
-def test_the_api_creates_an_endpoint_judge_that_runs_in_process(endpoint, django_capture_on_commit_callbacks):
+def test_the_api_creates_an_endpoint_judge_whose_job_asks_the_endpoint(endpoint, django_capture_on_commit_callbacks):
     work = project_with_work("stc3", slug="endpoint-api", assign=False)
     body = {"name": "tiny", "endpoint": settings_for(endpoint.url, prompts={"A": PROMPTS["A"]})}
     with django_capture_on_commit_callbacks(execute=True):

@@ -83,6 +83,7 @@ def test_command_prints_the_report_as_json_and_refuses_an_unknown_judge():
         call_command("judge_report", work.project.slug, "nobody")
 
 
+@pytest.mark.eager_tasks(reason="the report the API answers once its job has computed it")
 def test_api_report_for_leads_only():
     work, _judge, _humans = _rated_project_with_judge("judge-report-api")
     url = f"/api/projects/{work.project.slug}/judges/copycat/report/"

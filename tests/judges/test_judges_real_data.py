@@ -18,7 +18,10 @@ from annotator.services.imports import dialogues_import
 from evaluation.services.judges.report import judge_report
 from tests.factories import judge_constant, judges_held_out_and_random
 
-pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.shared_data,
+]
 
 
 def test_held_out_human_random_and_constant_judges_on_dbdc3_en(dbdc_dir, make_project):

@@ -427,3 +427,115 @@ def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended
     assert not [kind for kind in server_errors if " 500 " in kind], report
     outside = {kind: n for kind, n in server_errors.items() if not kind.endswith("(postgresql)")}
     assert not outside, report
+
+
+# -- Every job bounded and ended, every worker consuming (issue 40) -----------------------------------------
+
+JOBS = """
+import json
+from annotator.models import Job, JobState
+unended = Job.objects.exclude(state__in=[JobState.DONE, JobState.FAILED])
+print(json.dumps({
+    "unended": {f"{j.task.rsplit('.', 1)[1]} {j.pk}": j.state for j in unended},
+    "ended": {f"{j.task.rsplit('.', 1)[1]} {j.pk}": [j.state, j.ended_by, j.attempt] for j in Job.objects.all()},
+}))
+"""
+
+
+def _jobs(stack: Stack) -> dict:
+    return stack.shell_json(JOBS)
+
+
+def _wait_until_all_jobs_end(stack: Stack, seconds: float) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        state = _jobs(stack)
+        if not state["unended"] or time.monotonic() > deadline:
+            return state
+        time.sleep(5)
+
+
+def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_deliverys_time_limit(stack, tmp_path, capsys):
+    """A receiver answering a byte every 5 s (each read within the 10 s socket timeout) is stopped at the delivery
+    task's soft limit: the attempt counts as failed, and the interactive worker is free again."""
+    from tests.live_servers import WebhookReceiver
+
+    receiver = WebhookReceiver(tmp_path / "trickle.log")
+    try:
+        client = lead(stack)
+        hooks = f"{stack.url}/api/projects/runs/webhooks/"
+        made = client.post(hooks, json={"url": receiver.url("/trickle"), "events": ["run.scored"]}, timeout=60)
+        assert made.status_code == 201, made.text[:300]
+        started = time.monotonic()
+        tested = client.post(f"{hooks}{made.json()['id']}/test/", timeout=60)
+        assert tested.status_code in (200, 201, 202), tested.text[:300]
+        deliveries = f"{hooks}{made.json()['id']}/deliveries/"
+
+        def attempt_ended() -> dict | None:
+            rows = client.get(deliveries, timeout=60).json()
+            rows = rows.get("results", rows) if isinstance(rows, dict) else rows
+            row = rows[0] if rows else None
+            return row if row and row["status"] in ("retrying", "failed") else None
+
+        deadline = time.monotonic() + 180
+        ended = None
+        while ended is None and time.monotonic() < deadline:
+            ended = attempt_ended()
+            time.sleep(2)
+        took = time.monotonic() - started
+        with capsys.disabled():
+            print(f"\ntrickling receiver: the attempt ended {ended and ended['status']} after {took:.0f} s", flush=True)
+        assert ended is not None, "the delivery to a trickling receiver never ended"
+        soft, _hard = (54, 60)  # deliver_webhook's limits in the table (60 s hard, a tenth earlier soft)
+        assert took < soft + 60, took  # stopped at its limit (+ the retry's bookkeeping and this loop's polling)
+        assert receiver.entries("received", "/trickle")
+        # and the interactive worker takes a new job at once
+        run = upload_run(stack, f"after-trickle-{int(time.time())}", stc3_run("d1"))
+        assert run.status_code == 202
+    finally:
+        receiver.stop()
+
+
+def test_workers_killed_during_their_jobs_and_redis_stopped_20_s_leave_no_job_unended(stack, capsys):
+    """Jobs of every queue in flight (imports, runs, statistics, reports, exports) while each worker is SIGKILLed
+    and restarted, then Redis stopped for 20 s: every job ends (done, or failed saying why) and every worker
+    consumes afterwards (a job sent to each queue after the outage is done)."""
+    client = lead(stack)
+    dialogues = b"".join(
+        jsonl_dialogue('{"n": ' + str(n) + "}").replace(b'"h1"', f'"bulk{n}"'.encode()) for n in range(3000)
+    )
+    sent = [
+        upload_import(stack, "bulk-during-kills.jsonl", dialogues),
+        upload_run(stack, f"during-kills-{int(time.time())}", stc3_run("d1")),
+        client.get(f"{stack.url}/api/projects/runs/archive/", timeout=60),
+        client.get(f"{stack.url}/api/projects/runs/export/?format=distributions-csv", timeout=60),
+    ]
+    for answer in sent:
+        assert answer.status_code in (200, 202), answer.text[:300]
+    killed = []
+    for queue in QUEUES:
+        stack.kill(f"worker-{queue}")
+        killed.append(queue)
+        stack.restart(f"worker-{queue}")
+    stack.services.stop_redis()
+    time.sleep(20)  # the outage itself
+    stack.services.start_redis()
+    # a job on each queue after the outage: a run (heavy), the statistics it asks for (interactive), an export
+    after = [
+        upload_run(stack, f"after-outage-{int(time.time())}", stc3_run("d1")),
+        client.get(f"{stack.url}/api/projects/runs/export/?format=stc3", timeout=60),
+    ]
+    for answer in after:
+        assert answer.status_code in (200, 202), answer.text[:300]
+    state = _wait_until_all_jobs_end(stack, TIME_LIMIT + 30 + 120)
+    alive = {name: process.poll() is None for name, process in stack.processes.items()}
+    with capsys.disabled():
+        print(
+            f"\nkilled {killed}, Redis stopped 20 s: jobs not ended {len(state['unended'])} {state['unended']}; "
+            f"processes alive {alive}",
+            flush=True,
+        )
+    assert not state["unended"], state["unended"]
+    assert all(alive.values()), alive
+    ended_after = [v for k, v in state["ended"].items() if k.startswith(("score_uploaded_run", "export_gold"))]
+    assert all(s == "done" for s, _end, _attempt in ended_after[-2:]), state["ended"]

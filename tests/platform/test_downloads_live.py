@@ -1,6 +1,7 @@
 """Every lead page that shows a table offers it as CSV and JSON, and the manage page its gold exports and the
 Parquet dataset: each link followed as a browser would, from a gunicorn process (with the test settings, whose
-password hasher signs in the factories' users), and each file checked against the database."""
+password hasher signs in the factories' users) and a worker beside it, which writes the exports (the export page
+reloads itself until it links the file), and each file checked against the database."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from tests.conftest import database_url
 from tests.factories import PASSWORD, project_with_submissions, project_with_work, study_on_new_project
 from tests.live_servers import running, start_gunicorn
 from tests.reference_scoring import random_stc3_run
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,6 +60,17 @@ def fetch_table(session, page_url: str, table: str) -> tuple[list[dict], list[di
     return rows, objects
 
 
+def written_file(server, session, page_url: str):
+    """The export page followed as a browser does: it reloads itself while the worker writes the file, then links
+    the file, which is downloaded."""
+    pages = [session.get(page_url, timeout=60)]
+    link = r'href="([^"]+)"\s+download\s+id="export-download-file"'
+    found = wait_for(lambda: re.search(link, pages[-1].text) or pages.append(session.get(page_url, timeout=60)), 300, 1)
+    assert found, pages[-1].text[pages[-1].text.find('id="export"') :][:1500]
+    assert pages[0].status_code == 200 and 'id="job-' in pages[0].text  # the job's state, first
+    return session.get(server.url + unescape(re.search(link, pages[-1].text)[1]), timeout=120)
+
+
 def test_every_table_of_the_lead_pages_downloads_from_a_live_server(tmp_path):
     work = project_with_submissions("stc3", slug="dl-live")
     project = work.project
@@ -69,7 +82,9 @@ def test_every_table_of_the_lead_pages_downloads_from_a_live_server(tmp_path):
     participant_start(participant_id=participant_arrive(study=study, external_id="=HYPERLINK(1)").pk)
     outsider = project_with_work("dbdc", slug="dl-other", annotators=1, assign=False)
 
-    with running(start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False)) as server:
+    with running(
+        start_gunicorn(database_url(), tmp_path / "gunicorn.log", production=False, with_worker=True)
+    ) as server:
         lead = server.login(work.lead.username, PASSWORD)
         manage = f"{server.url}/projects/dl-live/manage/"
 
@@ -116,10 +131,11 @@ def test_every_table_of_the_lead_pages_downloads_from_a_live_server(tmp_path):
         assert re.findall(r'<option value="([\w-]+)">\1</option>', formats)[:3] == [
             "stc3", "distributions-json", "distributions-csv",
         ]  # fmt: skip
-        stc3 = lead.get(f"{server.url}/api/projects/dl-live/export/?format=stc3&aggregation=votes", timeout=60)
+        action = unescape(re.search(r'<form method="get" action="([^"]+)" id="export-form"', page)[1])
+        stc3 = written_file(server, lead, f"{server.url}{action}?format=stc3&aggregation=votes")
         assert stc3.status_code == 200 and {r["id"] for r in stc3.json()} == {d["id"] for d in dialogues}
-        href = unescape(re.search(r'href="([^"]+)"\s+download\s+id="export-parquet"', page)[1])
-        parquet = lead.get(server.url + href, timeout=120)
+        href = unescape(re.search(r'href="([^"]+)"\s+id="export-parquet"', page)[1])
+        parquet = written_file(server, lead, server.url + href)
         assert parquet.status_code == 200 and parquet.headers["Content-Type"] == "application/zip"
         names = zipfile.ZipFile(io.BytesIO(parquet.content)).namelist()
         assert "dl-live/README.md" in names and "dl-live/judgements/train-00000-of-00001.parquet" in names

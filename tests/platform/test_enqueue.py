@@ -34,8 +34,8 @@ def test_every_sent_name_is_a_registered_task_in_a_fresh_process():
     code = (
         "import django; django.setup()\n"
         "import sys; assert 'annotator.tasks' not in sys.modules and 'evaluation.tasks' not in sys.modules\n"
-        "from config.enqueue import _registered\n"
-        f"print(' '.join(_registered(name).name for name in {names!r}))\n"
+        "from config.enqueue import registered\n"
+        f"print(' '.join(registered(name).name for name in {names!r}))\n"
     )
     env = {"DJANGO_SETTINGS_MODULE": "config.settings.test", "PATH": "/usr/bin:/bin"}
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)

@@ -1,6 +1,7 @@
-"""Every export endpoint, for a project of every preset, through ``manage.py runserver`` - what
+"""Every export endpoint, for a project of every preset, through ``manage.py runserver`` and its worker - what
 ``scripts/serve.sh`` runs. Django's test client takes a header that is not a plain ``str`` (the
-``SourceFilter.ALL`` enum once was); wsgiref refuses it, and every gold export answered 500 there."""
+``SourceFilter.ALL`` enum once was); wsgiref refuses it, and every gold export answered 500 there. The files are
+written by the worker: the endpoint answers 202 with the job at work, then the file (``LiveServer.get_done``)."""
 
 from __future__ import annotations
 
@@ -58,12 +59,12 @@ def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
     works = {preset: project_with_submissions(preset, slug=f"live-{preset}") for preset in PRESETS}
     runs = {preset: scored_run(work, tmp_path) for preset, work in works.items()}
     assert sum(r is not None for r in runs.values()) == 3
-    with running(start_runserver(database_url(), tmp_path / "runserver.log")) as server:
+    with running(start_runserver(database_url(), tmp_path / "runserver.log", with_worker=True)) as server:
         for preset, work in works.items():
             session = server.token_session(work.lead)
             base = f"{server.url}/api/projects/{work.project.slug}"
             for fmt in EXPORT_FORMATS:
-                answer = session.get(f"{base}/export/", params={"format": fmt}, timeout=120)
+                answer = server.get_done(session, f"{base}/export/", params={"format": fmt})
                 if fmt in DISTRIBUTION_FORMATS or fmt in FITS.get(preset, set()):
                     assert answer.status_code == 200, (preset, fmt, answer.text[:500])
                     assert parsed(fmt, answer.content), (preset, fmt)
@@ -76,9 +77,9 @@ def test_every_export_answers_for_every_preset_on_runserver(tmp_path):
             who = session.get(f"{base}/export/annotators/", timeout=60)
             assert who.status_code == 200
             assert {p.username for p in work.annotators} <= set(who.json()["included"]), who.text  # with imported ones
-            archive = session.get(f"{base}/archive/", timeout=120)
+            archive = server.get_done(session, f"{base}/archive/")
             assert archive.status_code == 200 and zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
-            stats = session.get(f"{base}/stats/", timeout=300)
+            stats = server.get_done(session, f"{base}/stats/")  # 202 while its worker recomputes them
             assert stats.status_code == 200, (preset, stats.text[:500])
             if runs[preset] is not None:  # a run's scores per dialogue, as JSON and as CSV
                 per_dialogue = f"{base}/runs/{runs[preset]}/per-dialogue/"

@@ -67,6 +67,7 @@ def upload_import(client, name: str, raw: bytes, django_capture_on_commit_callba
     return response
 
 
+@pytest.mark.eager_tasks(reason="the refusal the import job stores, as the endpoint then answers it")
 @pytest.mark.parametrize(("line", "message"), HOSTILE_IMPORTS.values(), ids=HOSTILE_IMPORTS.keys())
 def test_a_hostile_import_is_refused_naming_file_record_and_field(
     lead_client, line, message, django_capture_on_commit_callbacks
@@ -81,6 +82,7 @@ def test_a_hostile_import_is_refused_naming_file_record_and_field(
     assert "Nothing was imported." in page and "c.jsonl" in page
 
 
+@pytest.mark.eager_tasks(reason="what the import job stored, read back")
 def test_the_longest_integer_read_is_stored_and_read_back_exactly(lead_client, django_capture_on_commit_callbacks):
     """308 digits, read exactly by the standard library (a byte order mark makes orjson refuse the file)."""
     project, client = lead_client
@@ -91,6 +93,7 @@ def test_the_longest_integer_read_is_stored_and_read_back_exactly(lead_client, d
     assert project.dialogues.get().source_meta["meta"] == {"n": longest, "k": -longest}
 
 
+@pytest.mark.eager_tasks(reason="the refusal the import job stores, as the status endpoint shows it")
 def test_the_refusal_is_shown_in_the_readers_language(lead_client, django_capture_on_commit_callbacks):
     project, client = lead_client
     line, _message = HOSTILE_IMPORTS["int-5001-digits"]
@@ -102,6 +105,7 @@ def test_the_refusal_is_shown_in_the_readers_language(lead_client, django_captur
     assert "is an integer of" not in state["message"]  # translated
 
 
+@pytest.mark.eager_tasks(reason="the refusal the crashed import job stores")
 def test_an_unforeseen_crash_with_an_unstorable_message_still_refuses_the_import(
     lead_client, monkeypatch, django_capture_on_commit_callbacks
 ):
@@ -149,6 +153,7 @@ HOSTILE_RUNS = {
 }
 
 
+@pytest.mark.eager_tasks(reason="the rejection the scoring job stores, as the leaderboard shows it")
 @pytest.mark.parametrize(("content", "message"), HOSTILE_RUNS.values(), ids=HOSTILE_RUNS.keys())
 def test_a_hostile_run_is_rejected_and_score_again_rejects_it_again(
     runs_project, content, message, django_capture_on_commit_callbacks
@@ -170,6 +175,7 @@ def test_a_hostile_run_is_rejected_and_score_again_rejects_it_again(
     assert "run.json: field [0].id" in client.get(f"/projects/{project.slug}/runs/").content.decode()
 
 
+@pytest.mark.eager_tasks(reason="the rejection the scoring job stores")
 def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
     runs_project, monkeypatch, django_capture_on_commit_callbacks
 ):

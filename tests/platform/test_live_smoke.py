@@ -35,6 +35,7 @@ PUBLIC |= {"invitation_accept"}
 LEAD_PAGE = re.compile(r"^/projects/[^/]+/(manage|dashboard|quality|runs|adjudication|dialogues)/")
 QUERIES = {
     "api-export": "?format=distributions-csv",
+    "export": "?format=distributions-csv",  # the export page (the job writing the file, then its link)
     "api-run-per-dialogue": "?format=csv",
     "agreement_csv": "?block=A&table=categories",  # the data behind one agreement figure
 }
@@ -56,6 +57,8 @@ CONTENT_TYPES = {  # of a 200 where it is not the kind's own (HTML pages, JSON A
     "agreement_csv": "text/csv",
     "report_download": "text/markdown",
 }
+# the endpoints whose work runs as a job: 202 (JSON naming the job at work) until a worker has done it
+JOB_ROUTES = {"api-export", "api-archive", "api-judge-report"}
 SKIPPED = {"view_on_site", "autocomplete"}  # the admin's redirect to a content type's page, and its widget's JSON
 
 
@@ -144,6 +147,7 @@ def urls(seeded: dict) -> tuple[list[Route], list[str]]:
                     ("runs/", "run"),
                     ("imports/", "batch"),
                     ("judges/", "judge"),
+                    ("jobs/", "job"),
                 ):
                     if part in route:
                         return str(seeded[key])
@@ -192,6 +196,8 @@ def expected_problems(answer: Answer) -> list[str]:
     if status >= 500:
         return [f"{where}: a server error"]
     allowed = {200, 401, 403, 404, 405} if route.api else {200, 302, 403, 404, 405}
+    if route.name in JOB_ROUTES:
+        allowed.add(202)
     if status not in allowed:
         problems.append(f"{where}: not one of {sorted(allowed)}")
     if status == 200:

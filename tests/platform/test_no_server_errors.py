@@ -161,8 +161,9 @@ def expect_named(text: str, file_part, record_part, field_part, message_part) ->
     assert message_part in text, text
 
 
-# Committed as a deployment commits (no test transaction), so the import job runs when the request commits,
-# in-process as without a broker: the answer is the import's own result.
+# Committed as a deployment commits (no test transaction), so the import job runs when the request commits; run in
+# the caller, the answer is the import's own result.
+@pytest.mark.eager_tasks(reason="the import's refusal (file, record, field) as the request answers it once it ran")
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("case, preset, name, content, file_part, record_part, field_part, message", UPLOADS,
                          ids=[c[0] for c in UPLOADS])  # fmt: skip
@@ -184,8 +185,9 @@ def test_upload_through_the_page_answers_400_naming_file_record_field(
     assert table_rows() == before
 
 
-# Committed as a deployment commits (no test transaction), so the import job runs when the request commits,
-# in-process as without a broker: the answer is the import's own result.
+# Committed as a deployment commits (no test transaction), so the import job runs when the request commits; run in
+# the caller, the answer is the import's own result.
+@pytest.mark.eager_tasks(reason="the import's refusal (file, record, field) as the request answers it once it ran")
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("case, preset, name, content, file_part, record_part, field_part, message", UPLOADS,
                          ids=[c[0] for c in UPLOADS])  # fmt: skip

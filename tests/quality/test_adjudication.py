@@ -9,7 +9,7 @@ import pytest
 
 from annotator.exporters import export_gold
 from annotator.services.projects import membership_add
-from evaluation.services.statistics import statistics_current
+from evaluation.services.statistics import statistics_recompute
 from tests.factories import api_client, breakdown_project, submit_all, user_make
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def disputed(tmp_path):
         submit_all(person, work.project, lambda a, k, u, label=label: label)
     adjudicator = user_make("adj-judge")
     membership_add(project=work.project, user=adjudicator, role="adjudicator")
-    statistics_current(project=work.project)
+    statistics_recompute(project_id=work.project.pk)
     return work, adjudicator
 
 
@@ -58,7 +58,7 @@ def test_adjudicated_labels_appear_in_both_distribution_exports(disputed, client
     assert settled == {(d1.external_id, "2", "T", "ambiguous reply"), (d2.external_id, "4", "X", "off topic")}
     assert sum(1 for r in rows if r["adjudicated"]) == 2 * 3  # one row per value of each settled unit
     # and each annotator's agreement with the final labels is reported
-    reliability = statistics_current(project=work.project).payload["reliability"]["annotators"]
+    reliability = statistics_recompute(project_id=work.project.pk).payload["reliability"]["annotators"]
     agreement = {name: r["adjudicated"] for name, r in reliability.items()}
     o, t, x = (p.username for p in work.annotators)
     assert agreement[o] == {"units": 2, "agree": 0, "agreement": 0.0}

@@ -126,7 +126,7 @@ def test_automatic_estimates_are_coalesced_and_spaced_by_the_last_ones_duration(
     settings.MODEL_ESTIMATE_DELAY_SECONDS, settings.STATISTICS_DUTY_FACTOR = 3, 10
     sent = []
     monkeypatch.setattr(
-        "config.enqueue.task_send", lambda name, *args, countdown=None, background=False: sent.append(countdown) or True
+        "config.enqueue.task_send", lambda name, *args, countdown=None, **_options: sent.append(countdown) or True
     )
     project = answered.project
     # two requests while the first is queued: one estimate, after the delay

@@ -29,7 +29,6 @@ from scoring.errors import N_, InputError, crash_text, storable_message
 from scoring.files import check_archives
 
 log = logging.getLogger(__name__)
-PROCESS_STARTED = timezone.now()  # runs sent to threads of this process (no broker) are sent after it
 
 
 def run_upload(*, project: Project, name: str, files: list[tuple[str, bytes]], options: dict | None = None) -> Run:
@@ -78,9 +77,8 @@ def run_delete(*, project: Project, run_id: int) -> str:
 
 
 def comparisons_request(project_id: int) -> bool:
-    """Ask the heavy queue to refresh the project's run comparisons (significance tests); True if sent. Without a
-    broker they run in a thread of this process, not in the request that asked (``config.enqueue``)."""
-    return enqueue.task_send("evaluation.tasks.refresh_run_comparisons", project_id, background=True)
+    """Ask the heavy queue to refresh the project's run comparisons (significance tests); True if sent."""
+    return enqueue.task_send("evaluation.tasks.refresh_run_comparisons", project_id, project_id=project_id)
 
 
 def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
@@ -97,7 +95,7 @@ def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
         claim = claim.filter(unsent | Q(queued_at__lt=sent_before) if sent_before is not None else unsent)
     if not claim.update(queued_at=timezone.now()):
         return False
-    if enqueue.task_send("evaluation.tasks.score_uploaded_run", run_id, background=True):
+    if enqueue.task_send("evaluation.tasks.score_uploaded_run", run_id):
         return True
     Run.objects.filter(pk=run_id).update(queued_at=None)
     return False
@@ -106,11 +104,8 @@ def run_enqueue(*, run_id: int, force: bool = False, sent_before=None) -> bool:
 def runs_requeue(*, project: Project | None = None) -> int:
     """Send again every pending run (of ``project``, or of all projects) whose scoring never reached
     the workers, or was sent longer than ``RUN_REQUEUE_AFTER_SECONDS`` ago (a message lost with
-    the broker's data); how many were sent. Without a broker, a run sent before this process started was
-    scored by a thread of an earlier process (a restart) and is sent again."""
+    the broker's data); how many were sent."""
     stale = timezone.now() - timedelta(seconds=settings.RUN_REQUEUE_AFTER_SECONDS)
-    if enqueue.in_background_here():
-        stale = max(stale, PROCESS_STARTED)
     pending = Run.objects.filter(status=RunStatus.PENDING, source__isnull=False)
     if project is not None:
         pending = pending.filter(project=project)

@@ -1,0 +1,157 @@
+"""The lead's heavy pages and endpoints as jobs (``evaluation.services.lead_jobs``): a request never computes; it
+answers the stored result when it is current, else the job at work on it (202 and its status URL; a page says
+so and reloads itself), starting one at the user's rate of starts; a stored result is served again without a
+job until the judgements change, and then shown as stale while the new job runs."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from annotator.exporters import export_gold
+from annotator.models import Job, JobState
+from annotator.services.judgements import judgements_save
+from tests.factories import api_client, first_allowed_values, project_with_work
+from tests.waiting import wait_for
+
+# the jobs wait behind the statistics' recomputations the saves ask for, on the suite's one worker (solo) of a loaded
+# machine
+WAIT = 600
+
+
+def _estimates_held(project) -> None:
+    """The latent-truth models' automatic estimate held as queued a day from now (the compare-and-set that spaces
+    them finds one pending): its EM takes minutes on a loaded machine, which the worker would spend before the job
+    a test waits for."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evaluation.models import StatisticsJob
+
+    StatisticsJob.objects.update_or_create(
+        project=project, defaults={"models_pending": True, "models_due_at": timezone.now() + timedelta(days=1)}
+    )
+
+
+def _submitted(work, people) -> None:
+    for person in people:
+        for assignment in work.assignments_of(person):
+            values = first_allowed_values(assignment)
+            judgements_save(assignment_id=assignment.pk, user=person, values=values, submit=True)
+
+
+def _body(response) -> bytes:
+    return b"".join(response.streaming_content) if response.streaming else response.content
+
+
+@pytest.mark.worker
+@pytest.mark.both_databases(
+    reason="the embedded default: the file written by its worker on the filesystem broker (no result store) while "
+    "the web process reads the job's row on SQLite's one writer"
+)
+def test_an_export_answers_202_then_its_file_then_serves_it_again_until_the_judgements_change(
+    celery_worker_process, transactional_db
+):
+    # given a project where one of two annotators has submitted everything
+    work = project_with_work("stc3", slug="lead-jobs", annotators=2)
+    _estimates_held(work.project)
+    _submitted(work, work.annotators[:1])
+    client = api_client(work.lead)
+    url = "/api/projects/lead-jobs/export/?format=distributions-json"
+    # when the lead asks for the export
+    first = client.get(url)
+    # then the answer is the job at work on it, with where to follow it, and no file yet
+    assert first.status_code == 202, first.content
+    assert first["Retry-After"] and first.json()["job"]["state"] in ("queued", "running")
+    status = first.json()["status_url"]
+    assert status == reverse("api-job", args=["lead-jobs", first.json()["job"]["id"]])
+    # and once the worker has written it, the job says so and the same URL answers the file
+    assert wait_for(lambda: client.get(status).json()["state"] == JobState.DONE, WAIT), client.get(status).json()
+    done = client.get(url)
+    assert done.status_code == 200
+    assert _body(done) == export_gold(project=work.project, fmt="distributions-json")
+    # and asked again, the stored file is served: no job starts
+    jobs = Job.objects.count()
+    assert client.get(url).status_code == 200 and Job.objects.count() == jobs
+    # when the judgements change, the next ask starts a new job (the stored file is no longer current)
+    _submitted(work, work.annotators[1:])
+    again = client.get(url)
+    assert again.status_code == 202 and again.json()["stored"]["id"] == first.json()["job"]["id"]
+    assert wait_for(lambda: client.get(url).status_code == 200, WAIT)
+    assert _body(client.get(url)) == export_gold(project=work.project, fmt="distributions-json")
+
+
+@pytest.mark.worker
+def test_the_power_page_shows_the_job_then_its_result_with_its_time(celery_worker_process, transactional_db, client):
+    work = project_with_work("dch1", slug="lead-power", annotators=3)
+    _estimates_held(work.project)
+    _submitted(work, work.annotators)
+    client.force_login(work.lead)
+    url = reverse("dashboard_power", args=["lead-power"]) + "?k_max=3"
+    # the first visit computes nothing: it says a worker has the job, and reloads itself
+    page = client.get(url).content.decode()
+    assert 'id="job-running"' in page and 'http-equiv="refresh"' in page and 'id="power-answer"' not in page
+    # a later visit shows the result, when it was computed, and no longer reloads
+    assert wait_for(lambda: 'id="power-answer"' in client.get(url).content.decode(), WAIT)
+    page = client.get(url).content.decode()
+    assert 'id="job-computed"' in page and 'http-equiv="refresh"' not in page
+
+
+@pytest.mark.django_db
+def test_a_lead_who_started_too_many_jobs_is_answered_429_but_sees_the_jobs_at_work(settings, tasks_sent, client):
+    settings.JOB_START_RATE = "2/minute"
+    work = project_with_work("stc3", slug="lead-rate", annotators=1)
+    _submitted(work, work.annotators)
+    client = api_client(work.lead)
+    base = "/api/projects/lead-rate/export/?format="
+    # two jobs start (nothing runs them: the outbox), a third different one is refused with when to ask again
+    assert client.get(base + "stc3").status_code == 202
+    assert client.get(base + "distributions-json").status_code == 202
+    refused = client.get(base + "distributions-csv")
+    assert refused.status_code == 429 and refused["Retry-After"] == "60"
+    assert [t.name for t in tasks_sent] == ["evaluation.tasks.export_gold"] * 2
+    # asking about a job already at work starts nothing, so it is never refused
+    assert client.get(base + "stc3").status_code == 202
+    assert Job.objects.count() == 2
+    # and the page of the third says why nothing is under way
+    client.force_login(work.lead)
+    text = client.get(reverse("export", args=["lead-rate"]) + "?format=distributions-csv").content.decode()
+    assert 'id="job-throttled"' in text and Job.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_job_that_failed_on_these_judgements_is_not_started_again_and_the_page_says_why(tasks_sent):
+    from annotator.services.jobs import job_claim, job_fail
+
+    work = project_with_work("stc3", slug="lead-fail", annotators=1)
+    _submitted(work, work.annotators)
+    client = api_client(work.lead)
+    url = "/api/projects/lead-fail/archive/"
+    assert client.get(url).status_code == 202
+    job = Job.objects.get()
+    # given the worker's attempt failed with an error
+    job_claim(job_id=job.pk, attempt=1, worker="w@h", seconds=60)
+    job_fail(job_id=job.pk, attempt=1, error="ValueError: the archive could not be written")
+    # then asking again answers the failure and starts nothing (it would fail again on the same judgements)
+    answer = client.get(url)
+    assert answer.status_code == 503 and Job.objects.count() == 1
+    assert answer.json()["last_failure"]["error"] == "ValueError: the archive could not be written"
+
+
+def test_the_study_reports_blocks_come_back_from_their_stored_json_whole():
+    """Every kind of block the report's outline has (a paragraph's own ``kind`` field included) is read back
+    from the job's stored JSON as it was written."""
+    import json
+
+    from evaluation.services.lead_jobs import blocks_read, blocks_stored
+    from evaluation.services.report.outline import Heading, Items, Paragraph, Table
+
+    blocks = [
+        Heading(2, "Agreement", anchor="agreement"),
+        Paragraph("These statistics are out of date.", kind="warning"),
+        Paragraph("Plain text."),
+        Items(["one", "two"]),
+        Table(["criterion", "kappa"], [["A", "0.210"]], anchor="kappa"),
+    ]
+    assert blocks_read(json.loads(json.dumps(blocks_stored(blocks)))) == blocks
