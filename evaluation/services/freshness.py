@@ -88,7 +88,7 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat() if moment else None
 
 
-def first_change_after(project: Project, moment: datetime | None) -> datetime | None:
+def first_change_after(project: Project | int, moment: datetime | None) -> datetime | None:
     """The first change of what the judgements count after ``moment`` that is known to the platform: a submission,
     a request for the statistics (every write that changes what counts asks for one: an exclusion, a quality
     decision, an adjudication) or a finished import. None if none is known (or ``moment`` is None)."""
@@ -173,7 +173,7 @@ def runs_freshness(project: Project, fingerprint: str) -> Freshness | None:
     return Freshness("runs", False, oldest, since, reason, True)
 
 
-def result_freshness(project: Project, *, computed_at: datetime | None, stale: bool, running: bool) -> Freshness:
+def result_freshness(project: Project | int, *, computed_at: datetime | None, stale: bool, running: bool) -> Freshness:
     """A lead's job result (``lead_jobs.Shown``): stale when the version of what it read changed since."""
     if computed_at is None:
         return Freshness("result", False, None, None, gettext("not computed yet"), running)

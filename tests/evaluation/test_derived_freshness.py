@@ -1,6 +1,7 @@
 """One notion of freshness (``evaluation.services.freshness``): the statistics, the live figures, the models'
 estimate and the runs' scores are each current after the workers, each stale since the change after one, and
-the API's ``freshness`` answers exactly what the pages render. In Chromium: ``tests/browser/test_freshness_parts.py``."""
+the API's ``freshness`` answers exactly what the pages render. In Chromium:
+``tests/browser/test_freshness_parts.py``."""
 
 from __future__ import annotations
 
