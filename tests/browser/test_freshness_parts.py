@@ -28,7 +28,7 @@ def shown(page) -> dict[str, dict]:
         item.get_attribute("data-freshness"): {
             "current": item.get_attribute("data-current") == "true",
             "computed_at": item.get_attribute("data-computed-at") or None,
-            "stale_since": item.get_attribute("data-stale-since") or None,
+            "stale_since": item.get_attribute("data-since") or None,
             "pending": item.get_attribute("data-pending") == "true",
             "text": item.inner_text(),
         }

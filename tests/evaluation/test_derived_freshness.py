@@ -63,7 +63,7 @@ def test_the_api_answers_each_part_as_the_pages_render_it(board, busy_workers): 
         html = browser.get(url).content.decode()
         for name, part in answer["freshness"].items():
             item = re.search(rf'<li data-freshness="{name}"[^>]*>', html).group(0)
-            assert 'data-current="false"' in item and f'data-stale-since="{part["stale_since"]}"' in item
+            assert 'data-current="false"' in item and f'data-since="{part["stale_since"]}"' in item
 
 
 def test_a_lead_jobs_result_says_when_it_was_computed_and_since_when_it_is_stale(board):  # noqa: F811
