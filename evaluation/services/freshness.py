@@ -18,8 +18,9 @@ since when it is stale (the first change it does not include) and why, and wheth
 date. Pages render it with one include (``evaluation/_freshness.html``) and the API answers it with one field
 (``freshness``, ``Freshness.as_json``), so a page and the API never disagree.
 
-The judgements' current fingerprint is the stored statistics' one while those are up to date (constant time),
-else it is read (``selectors.fingerprint``, one aggregate over the submitted items).
+The judgements' current fingerprint is the stored statistics' one while those are up to date (constant time);
+while they are not, what was computed from the same judgements as they is stale, and only another fingerprint is
+compared with the one read (``CurrentJudgements``; ``selectors.fingerprint``, one aggregate over the items).
 """
 
 from __future__ import annotations
@@ -134,35 +135,47 @@ def live_freshness_of(state: LiveState) -> Freshness:
     return Freshness("live", False, state.built_at, state.stale_since, reason, True)
 
 
-def current_fingerprint(project: Project, state: dict) -> str:
-    """The judgements' fingerprint: the stored statistics' while they are up to date, else read."""
-    if state["stored"] is not None and state["up_to_date"]:
-        return state["stored"].fingerprint
-    return judgements_fingerprint(project)
+class CurrentJudgements:
+    """Whether a fingerprint is the judgements' current one, reading the judgements only when it must.
+
+    While the stored statistics are up to date their fingerprint is the current one (constant time). While they
+    are not, the judgements changed since they were read: a thing computed from those same judgements is stale
+    without a read; only another fingerprint (a run scored since the change) is compared with the one read."""
+
+    def __init__(self, project: Project | int, state: dict):
+        self.project, self.stored, self.up_to_date = project, state["stored"], state["up_to_date"]
+        self._read: str | None = None
+
+    def match(self, fingerprint: str) -> bool:
+        if self.stored is not None and (self.up_to_date or fingerprint == self.stored.fingerprint):
+            return self.up_to_date and fingerprint == self.stored.fingerprint
+        if self._read is None:
+            self._read = judgements_fingerprint(self.project)
+        return fingerprint == self._read
 
 
-def models_freshness(project: Project, fingerprint: str, *, pending: bool) -> Freshness:
-    """The latent-truth models' estimate: current while it was estimated from the judgements of ``fingerprint``."""
+def models_freshness(project: Project, judgements: CurrentJudgements, *, pending: bool) -> Freshness:
+    """The latent-truth models' estimate: current while it was estimated from the current ``judgements``."""
     row = ModelReliability.objects.filter(project=project).values("fingerprint", "computed_at").first()
     if row is None:
         return Freshness("models", False, None, None, gettext("not estimated yet"), pending)
-    if row["fingerprint"] == fingerprint:
+    if judgements.match(row["fingerprint"]):
         return Freshness("models", True, row["computed_at"], None, "", False)
     since = first_change_after(project, row["computed_at"])
     reason = gettext("estimated from earlier judgements")
     return Freshness("models", False, row["computed_at"], since, reason, pending)
 
 
-def runs_freshness(project: Project, fingerprint: str) -> Freshness | None:
-    """The runs' scores: current while every scored run was scored against the gold of ``fingerprint`` (None: no
-    scored run). ``computed_at``: the oldest scores'."""
+def runs_freshness(project: Project, judgements: CurrentJudgements) -> Freshness | None:
+    """The runs' scores: current while every scored run was scored against the gold of the current ``judgements``
+    (None: no scored run). ``computed_at``: the oldest scores'."""
     scored = list(
         Run.objects.filter(project=project, status=RunStatus.SCORED).values_list("gold_fingerprint", "scored_at")
     )
     if not scored:
         return None
     oldest = min((at for _f, at in scored if at is not None), default=None)
-    stale = [at for f, at in scored if f != fingerprint]
+    stale = [at for f, at in scored if not judgements.match(f)]
     if not stale:
         return Freshness("runs", True, oldest, None, "", False)
     since = first_change_after(project, min((at for at in stale if at is not None), default=None))
@@ -191,11 +204,11 @@ def project_freshness(*, project: Project, state: dict | None = None, live: Live
 
     state = statistics_state(project=project) if state is None else state
     parts = [statistics_freshness(project, state), live_freshness_of(live or live_state_peek(project))]
-    fingerprint = current_fingerprint(project, state)
+    judgements = CurrentJudgements(project, state)
     if models_installed():
         job = StatisticsJob.objects.filter(project=project).values_list("models_pending", flat=True).first()
-        parts.append(models_freshness(project, fingerprint, pending=bool(job)))
-    runs = runs_freshness(project, fingerprint)
+        parts.append(models_freshness(project, judgements, pending=bool(job)))
+    runs = runs_freshness(project, judgements)
     if runs is not None:
         parts.append(runs)
     return parts
