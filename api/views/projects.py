@@ -33,8 +33,10 @@ from api.schema_docs import documented
 from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
 from config.throttling import job_start_allowed
 from evaluation.selectors.dashboard import freshness
+from evaluation.services.freshness import freshness_json, project_freshness
+from evaluation.services.incremental import live_state_read
 from evaluation.services.lead_jobs import lead_job_ask
-from evaluation.services.live_freshness import live_freshness
+from evaluation.services.live_freshness import freshness_of
 from evaluation.services.payloads import StatisticsAnswer
 from evaluation.services.schedule import statistics_request
 
@@ -181,7 +183,8 @@ class ProjectStats(APIView):
     judgements changed since, a recomputation is asked for and the stored figures are answered meanwhile
     (``X-Statistics-Up-To-Date: false``); before the first computation the answer is 202 (ask again after
     ``Retry-After``). ``live`` says whether the dashboard's live figures include every change yet
-    (``live_freshness``)."""
+    (``live_freshness``); ``freshness`` says for every derived thing whether it is current, as the dashboard does
+    (``evaluation.services.freshness``)."""
 
     permission_classes = [IsProjectLead]
 
@@ -196,7 +199,9 @@ class ProjectStats(APIView):
         if stored is None:
             body = {"pending": state["pending"], "last_error": state["last_error"]}
             return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": "5"})
-        response = Response({**stored.payload, "live": live_freshness(project)})
+        live = live_state_read(project)
+        parts = project_freshness(project=project, state=state, live=live)
+        response = Response({**stored.payload, "live": freshness_of(live), "freshness": freshness_json(parts)})
         response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
         response["X-Statistics-Judgements"] = str(stored.n_judgements)
         response["X-Statistics-Up-To-Date"] = "true" if state["up_to_date"] else "false"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import typing
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -24,6 +24,7 @@ from annotator.services.jobs import Asked, job_progress, job_result_or_start, jo
 from evaluation.models import Run
 from evaluation.selectors.dashboard import freshness as statistics_freshness
 from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.services.freshness import result_freshness
 
 TASKS = {
     "power": "evaluation.tasks.compute_power",
@@ -226,10 +227,16 @@ class Shown:
     failed: Job | None
     throttled: bool
     job: Job | None
+    freshness_parts: list = field(default_factory=list)  # the result's ``Freshness``, as every page shows it
 
 
 def shown(asked: Asked) -> Shown:
     result = asked.result
+    parts = []
+    if result is not None and result.project_id is not None:
+        stale = not asked.fresh
+        computed_at = result.finished_at
+        parts = [result_freshness(result.project_id, computed_at=computed_at, stale=stale, running=bool(asked.running))]
     return Shown(
         result=result.result if result is not None else None,
         computed_at=result.finished_at if result is not None else None,
@@ -238,4 +245,5 @@ def shown(asked: Asked) -> Shown:
         failed=asked.failed,
         throttled=asked.throttled,
         job=result,
+        freshness_parts=parts,
     )

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from annotator.models import Project
 from evaluation.models import LiveState
-from evaluation.services.incremental import STALE_REASONS, live_state_peek, live_state_read
+from evaluation.services.freshness import live_freshness_of
+from evaluation.services.incremental import live_state_peek, live_state_read
 from evaluation.services.payloads import LiveFreshness
 
 
@@ -23,13 +24,14 @@ def live_freshness(project: Project, *, ask_for_rebuild: bool = True) -> LiveFre
 
 
 def freshness_of(state: LiveState) -> LiveFreshness:
-    stale = state.stale_since is not None or state.built_at is None
-    because = (state.stale_because or "population") if stale else None
+    """The ``live`` part of the answer, as ``evaluation.services.freshness`` decides it for every page."""
+    decided = live_freshness_of(state)
+    stale = not decided.current
     return {
         "stale": stale,
-        "stale_since": state.stale_since.isoformat() if stale and state.stale_since else None,
-        "stale_because": because,
-        "stale_reason": str(STALE_REASONS.get(because, STALE_REASONS["population"])) if stale else None,
+        "stale_since": decided.stale_since_iso,
+        "stale_because": (state.stale_because or "population") if stale else None,
+        "stale_reason": decided.reason or None,
         "built_at": state.built_at.isoformat() if state.built_at else None,
         "rebuild_seconds": state.rebuild_seconds,
     }

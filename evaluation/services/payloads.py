@@ -386,9 +386,26 @@ class LiveFreshness(TypedDict):
     rebuild_seconds: float | None
 
 
+class FreshnessAnswer(TypedDict):
+    """Whether one thing derived from the judgements reflects them, as every page shows it
+    (``evaluation.services.freshness``). ``part``: ``statistics``, ``live``, ``models``, ``runs`` or ``result``;
+    ``current``: it reflects the current judgements; ``computed_at``: when it was computed (ISO 8601, UTC; null:
+    never); ``stale_since``: the first change it does not include (null when current or not known); ``reason``: why
+    it is stale, in the request's language (empty when current); ``pending``: a worker is bringing it up to date."""
+
+    part: str
+    current: bool
+    computed_at: str | None
+    stale_since: str | None
+    reason: str
+    pending: bool
+
+
 class StatisticsAnswer(StatisticsPayload):
     """The statistics as the API and ``stats --json`` answer them: the payload of a full recomputation, which
-    counts every change (recomputed on request when the judgements changed), and ``live``: whether the
-    dashboard's live figures are current yet."""
+    counts every change (recomputed on request when the judgements changed), ``live``: whether the
+    dashboard's live figures are current yet, and ``freshness``: every derived thing's freshness by part
+    (``statistics``, ``live``, and ``models`` and ``runs`` where there are some), as the dashboard shows it."""
 
     live: LiveFreshness
+    freshness: dict[str, FreshnessAnswer]

@@ -22,7 +22,8 @@ from evaluation.selectors.dashboard import (
 )
 from evaluation.selectors.dashboard_annotators import AnnotatorListing, annotators_page
 from evaluation.selectors.kappa_maps import kappa_maps, reliability_chart_data
-from evaluation.services.incremental import live_state_read, payload_with_live_figures
+from evaluation.services.freshness import live_freshness_of, project_freshness
+from evaluation.services.incremental import live_state_peek, live_state_read, payload_with_live_figures
 from evaluation.services.schedule import statistics_request
 
 
@@ -36,6 +37,7 @@ def dashboard(request, slug: str):
         if state["stored"] is None:
             return render(request, "evaluation/dashboard_first.html", {"project": project, "freshness": state})
     payload, live = payload_with_live_figures(project, state["stored"].payload)
+    freshness_parts = project_freshness(project=project, state=state, live=live_state_peek(project))
     criteria = list(project.criteria.all())
     levels = {c.key: c.level for c in criteria}
     # PostgreSQL's jsonb does not keep key order: put criteria and values back in the project's order
@@ -55,6 +57,7 @@ def dashboard(request, slug: str):
         {
             "project": project,
             "freshness": state,
+            "freshness_parts": freshness_parts,
             "payload": payload,
             "live": live,
             "levels": levels,
@@ -119,11 +122,13 @@ def recompute(request, slug: str):
 def live_status(request, slug: str):
     """Whether the live figures are still being brought up to date (the dashboard asks while they are)."""
     state = live_state_read(lead_project(request, slug))
+    live = live_freshness_of(state)
     return JsonResponse(
         {
             "stale": state.stale_since is not None,
             "stale_since": state.stale_since.isoformat() if state.stale_since else None,
             "built_at": state.built_at.isoformat() if state.built_at else None,
+            "freshness": live.as_json(),
         }
     )
 

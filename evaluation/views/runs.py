@@ -19,6 +19,7 @@ from annotator.presets.of_project import project_scheme
 from evaluation.models import Run, RunStatus
 from evaluation.selectors.leaderboard import ALL, leaderboard
 from evaluation.selectors.run_csv import per_dialogue_csv_chunks
+from evaluation.services.freshness import project_freshness
 from evaluation.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload
 from scoring.errors import InputError
 
@@ -115,7 +116,10 @@ def runs_page(request, slug: str):
         sort=request.GET.get("sort"),
         order=request.GET.get("order"),
     )
-    context = {"project": project, "form": form, "preset": spec, **board}
+    context = {
+        "project": project, "form": form, "preset": spec, **board,
+        "freshness_parts": project_freshness(project=project),
+    }  # fmt: skip
     return render(
         request, "evaluation/leaderboard.html", context, status=400 if form is not None and form.errors else 200
     )

@@ -13,15 +13,20 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
 def _distance_matrix(level: str, values: np.ndarray, totals: np.ndarray) -> np.ndarray:
-    """delta^2_ck for Krippendorff's alpha (Krippendorff 2011, section E)."""
-    c, k = np.meshgrid(np.arange(len(values)), np.arange(len(values)), indexing="ij")
+    """delta^2_ck for Krippendorff's alpha (Krippendorff 2011, section E), shape (..., V, V).
+
+    ``totals`` (..., V) are the values' marginals n_c, on which the ordinal metric depends (a stack of
+    coincidence matrices has its own each); the other levels use only ``values``."""
+    v = len(values)
+    c, k = np.meshgrid(np.arange(v), np.arange(v), indexing="ij")
     if level == "nominal":
         return (c != k).astype(float)
     if level == "ordinal":
-        cumulative = np.concatenate([[0.0], np.cumsum(totals)])
+        totals = np.asarray(totals, dtype=float)
+        cumulative = np.concatenate([np.zeros(totals.shape[:-1] + (1,)), np.cumsum(totals, axis=-1)], axis=-1)
         lo, hi = np.minimum(c, k), np.maximum(c, k)
-        between = cumulative[hi + 1] - cumulative[lo]  # sum of n_g for g from c to k
-        return (between - (totals[c] + totals[k]) / 2) ** 2
+        between = cumulative[..., hi + 1] - cumulative[..., lo]  # sum of n_g for g from c to k
+        return (between - (totals[..., c] + totals[..., k]) / 2) ** 2
     if level == "interval":
         return (values[c] - values[k]) ** 2
     if level == "ratio":
@@ -64,26 +69,31 @@ def krippendorff_alpha_from_counts(counts, level: str = "nominal", values=None, 
     return alpha_from_coincidence(coincidence, level, values, on_undefined=on_undefined)
 
 
-def alpha_from_coincidence(coincidence, level: str, values, *, on_undefined: str = "nan") -> float:
+def alpha_from_coincidence(coincidence, level: str, values, *, on_undefined: str = "nan"):
     """Krippendorff's alpha from the coincidence matrix o_ck (``krippendorff_alpha_from_counts``) and the
     columns' numbers ``values``: kept additively, the matrix gives alpha without a pass over the units.
 
-    alpha = 1 - D_o / D_e with D_o = sum_ck o_ck delta_ck / n and D_e = sum_ck n_c n_k delta_ck / (n (n - 1)).
+    alpha = 1 - D_o / D_e with D_o = sum_ck o_ck delta_ck / n and D_e = sum_ck n_c n_k delta_ck / (n (n - 1)),
+    n_c = sum_k o_ck and n = sum_c n_c (Krippendorff 2011). The one implementation of alpha: the per-unit form,
+    the live figures' sums, the resamples of its interval and the leave-one-out matrices all call it.
 
     Parameters
     ----------
-    coincidence : array-like, shape (n_values, n_values)
-        o_ck: sum over units of n_uc n_uk - [c = k] n_uc, divided by m_u - 1.
-    level : str
-        "nominal", "ordinal" or "interval".
+    coincidence : array-like, shape (..., n_values, n_values)
+        o_ck: sum over units of n_uc n_uk - [c = k] n_uc, divided by m_u - 1; a stack of them gives one alpha each.
+    level : {"nominal", "ordinal", "interval", "ratio"}
     values : array-like, shape (n_values,)
         The number of each column (interval distances); ranks suffice for nominal and ordinal.
     on_undefined : str
-        "nan" (default) or "raise" where alpha is undefined.
+        "nan" (default) or "raise" where alpha is undefined (a stack always gives NaN there).
 
     Returns
     -------
-    float
+    float, or an array of shape (...) for a stack.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for Communication.
 
     Examples
     --------
@@ -91,16 +101,19 @@ def alpha_from_coincidence(coincidence, level: str, values, *, on_undefined: str
     0.5333
     """
     coincidence = np.asarray(coincidence, dtype=float)
-    totals = coincidence.sum(axis=1)
-    n = totals.sum()
-    if n == 0:
-        return _undefined(on_undefined, "no unit has two or more values")
+    totals = coincidence.sum(axis=-1)
+    n = totals.sum(axis=-1)
     delta = _distance_matrix(level, np.asarray(values, dtype=float), totals)
-    observed = (coincidence * delta).sum() / n
-    expected = (np.outer(totals, totals) * delta).sum() / (n * (n - 1))
-    if expected == 0:
-        return _undefined(on_undefined, "no variation in the values (expected disagreement is 0)")
-    return float(1 - observed / expected)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (coincidence * delta).sum(axis=(-2, -1)) / n
+        expected = (totals[..., :, None] * totals[..., None, :] * delta).sum(axis=(-2, -1)) / (n * (n - 1))
+        alpha = np.where((n > 1) & (expected > 1e-12), 1 - observed / expected, np.nan)
+    if coincidence.ndim > 2:
+        return alpha
+    if np.isnan(alpha):
+        why = "no unit has two or more values" if coincidence.sum() == 0 else "no variation in the values"
+        return _undefined(on_undefined, f"{why} (expected disagreement is 0)")
+    return float(alpha)
 
 
 def ratings_to_counts(ratings) -> tuple[np.ndarray, np.ndarray]:
@@ -151,26 +164,6 @@ def krippendorff_alpha(ratings, level: str = "nominal", *, on_undefined: str = "
     """
     counts, values = ratings_to_counts(ratings)
     return krippendorff_alpha_from_counts(counts, level, values, on_undefined=on_undefined)
-
-
-def _alpha_from_coincidences(coincidence: np.ndarray, level: str, values: np.ndarray) -> np.ndarray:
-    """Krippendorff's alpha of each coincidence matrix in a stack (..., V, V); NaN where undefined."""
-    totals = coincidence.sum(axis=-1)
-    n = totals.sum(axis=-1)
-    v = len(values)
-    c, k = np.meshgrid(np.arange(v), np.arange(v), indexing="ij")
-    if level == "ordinal":
-        cumulative = np.concatenate([np.zeros(totals.shape[:-1] + (1,)), np.cumsum(totals, axis=-1)], axis=-1)
-        lo, hi = np.minimum(c, k), np.maximum(c, k)
-        between = cumulative[..., hi + 1] - cumulative[..., lo]
-        delta = (between - (totals[..., c] + totals[..., k]) / 2) ** 2
-    else:
-        delta = np.broadcast_to(_distance_matrix(level, values, np.zeros(v)), coincidence.shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (coincidence * delta).sum(axis=(-2, -1)) / n
-        expected = (totals[..., :, None] * totals[..., None, :] * delta).sum(axis=(-2, -1)) / (n * (n - 1))
-        alpha = 1 - observed / expected
-    return np.where((n > 1) & (expected > 1e-12), alpha, np.nan)
 
 
 @dataclass(frozen=True)
@@ -249,6 +242,6 @@ def krippendorff_alpha_leave_one_out(
     d = np.bincount(annotator * n_values + value, weights=2 * gk, minlength=n_annotators * n_values)
     change = np.asarray(p).reshape(n_annotators, n_values, n_values) - t - t.transpose(0, 2, 1)
     change += d.reshape(n_annotators, n_values)[:, :, None] * np.eye(n_values)
-    alpha = float(_alpha_from_coincidences(coincidence, level, values))
-    without = _alpha_from_coincidences(coincidence[None] + change, level, values)
+    alpha = float(alpha_from_coincidence(coincidence, level, values))
+    without = alpha_from_coincidence(coincidence[None] + change, level, values)
     return LeaveOneOutAlpha(alpha, without, alpha - without)

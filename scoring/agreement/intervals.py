@@ -50,8 +50,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.agreement._common import _pairable
-from scoring.agreement.alpha import _alpha_from_coincidences
-from scoring.agreement.kappa import _kappa_weights
+from scoring.agreement.alpha import alpha_from_coincidence
+from scoring.agreement.kappa import _kappa_weights, cohen_kappa_of_tables
+from scoring.agreement.sums import fleiss_kappa_from_sums, randolph_kappa_from_sums, unit_agreement
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -220,39 +221,22 @@ def alpha_replicates(resamples: UnitResamples, level: str, values=None) -> np.nd
     values = np.arange(v, dtype=float) if values is None else np.asarray(values, dtype=float)
     o = coincidences(resamples.patterns).reshape(len(resamples.patterns), v * v)
     stack = (resamples.weights.astype(float) @ o).reshape(-1, v, v)
-    return _alpha_from_coincidences(stack, level, values)
-
-
-def _agreement_per_pattern(patterns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p = np.asarray(patterns, dtype=float)
-    m = p.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        agree = (p * (p - 1)).sum(axis=1) / (m * (m - 1))
-    return agree, m
+    return alpha_from_coincidence(stack, level, values)
 
 
 def fleiss_replicates(resamples: UnitResamples) -> np.ndarray:
-    """Fleiss' kappa of every resample: P_bar and the category shares as weighted sums over patterns."""
+    """Fleiss' kappa of every resample: its sums (units, agreement, category totals) weighted over patterns."""
     w = resamples.weights.astype(float)
-    agree, m = _agreement_per_pattern(resamples.patterns)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_bar = (w @ agree) / w.sum(axis=1)
-        shares = (w @ resamples.patterns) / (w @ m)[:, None]
-        p_e = (shares**2).sum(axis=1)
-        kappa = (p_bar - p_e) / (1 - p_e)
-    return np.where(np.isclose(p_e, 1.0), np.nan, kappa)
+    return np.atleast_1d(
+        fleiss_kappa_from_sums(w.sum(axis=1), w @ unit_agreement(resamples.patterns), w @ resamples.patterns)
+    )
 
 
 def randolph_replicates(resamples: UnitResamples, *, n_categories: int | None = None) -> np.ndarray:
-    """Randolph's free-marginal kappa of every resample, (P_bar - 1/k) / (1 - 1/k)."""
+    """Randolph's free-marginal kappa of every resample, (P_bar - 1/k) / (1 - 1/k), from its sums."""
     k = resamples.patterns.shape[1] if n_categories is None else n_categories
     w = resamples.weights.astype(float)
-    agree, _m = _agreement_per_pattern(resamples.patterns)
-    if k < 2:
-        return np.full(len(w), np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_bar = (w @ agree) / w.sum(axis=1)
-    return (p_bar - 1 / k) / (1 - 1 / k)
+    return np.atleast_1d(randolph_kappa_from_sums(w.sum(axis=1), w @ unit_agreement(resamples.patterns), k))
 
 
 def _estimate(replicate_fn, resamples: UnitResamples) -> float:
@@ -375,27 +359,11 @@ class KappaMatrixIntervals:
     pair_resamples: dict
 
 
-def _kappa_of_cells(cells: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of each confusion matrix (counts) in a stack (..., V, V); NaN where chance is 0.
-
-    1 - N sum_ij w_ij o_ij / sum_ij w_ij r_i c_j with o the counts, r and c their row and column sums and N
-    their total: the disagreement observed over that expected from the margins."""
-    cells = np.asarray(cells, dtype=float)
-    v = cells.shape[-1]
-    rows, columns = cells.sum(axis=-1), cells.sum(axis=-2)
-    total = rows.sum(axis=-1)
-    observed = cells.reshape(*cells.shape[:-2], v * v) @ w.reshape(-1)
-    chance = ((rows @ w) * columns).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = 1 - total * observed / chance
-    return np.where(chance > 1e-12 * np.maximum(total, 1) ** 2, kappa, np.nan)
-
-
 def _cohen_replicates(resamples: UnitResamples, n_values: int, w: np.ndarray) -> np.ndarray:
     """Cohen's kappa of every resample of a pair's confusion matrix (patterns are one-hot cells)."""
     cells = np.zeros((len(resamples.weights), n_values * n_values))
     cells[:, resamples.patterns.argmax(axis=1)] = resamples.weights  # one-hot patterns: a weight per cell
-    return _kappa_of_cells(cells.reshape(-1, n_values, n_values), w)
+    return cohen_kappa_of_tables(cells.reshape(-1, n_values, n_values), w)
 
 
 def cohen_kappa_matrix_intervals(
@@ -428,7 +396,7 @@ def cohen_kappa_matrix_intervals(
     confusion = confusion.round().astype(np.int64)
     shared = confusion.sum(axis=(2, 3))
     w = _kappa_weights(n_values, weights)
-    kappa = np.where(shared >= min_shared, _kappa_of_cells(confusion, w), np.nan)
+    kappa = np.where(shared >= min_shared, cohen_kappa_of_tables(confusion, w), np.nan)
     low, high = np.full_like(kappa, np.nan), np.full_like(kappa, np.nan)
     method = np.full((n_annotators, n_annotators), "", dtype=object)
     first, second = np.triu_indices(n_annotators, k=1)

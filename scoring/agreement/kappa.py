@@ -8,14 +8,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.agreement._common import _pairable, _undefined
+from scoring.agreement.sums import fleiss_kappa_from_sums, randolph_kappa_from_sums, unit_agreement
 
 
 def fleiss_kappa(counts, *, on_undefined: str = "nan") -> float:
-    """Fleiss' kappa, kappa = (P_bar - P_e) / (1 - P_e).
+    """Fleiss' kappa, kappa = (P_bar - P_e) / (1 - P_e), from per-unit counts.
 
     P_i = (sum_c n_ic^2 - n_i) / (n_i (n_i - 1)) is the agreement on unit i, P_bar their mean,
     p_c = sum_i n_ic / sum_i n_i and P_e = sum_c p_c^2. With the same number of annotators per
-    unit this is Fleiss (1971); with varying numbers it is its usual generalisation.
+    unit this is Fleiss (1971); with varying numbers it is its usual generalisation. The units' counts give
+    the sums of ``scoring.agreement.sums.fleiss_kappa_from_sums``, the one implementation, which computes it.
 
     Parameters
     ----------
@@ -30,22 +32,20 @@ def fleiss_kappa(counts, *, on_undefined: str = "nan") -> float:
     0.55
     """
     counts = _pairable(counts)
-    n = counts.sum(axis=1)
     if len(counts) == 0:
         return _undefined(on_undefined, "no unit has two or more judgements")
-    p_bar = ((counts * (counts - 1)).sum(axis=1) / (n * (n - 1))).mean()
-    p_c = counts.sum(axis=0) / n.sum()
-    p_e = (p_c**2).sum()
-    if np.isclose(p_e, 1.0):
+    kappa = fleiss_kappa_from_sums(len(counts), unit_agreement(counts).sum(), counts.sum(axis=0))
+    if np.isnan(kappa):
         return _undefined(on_undefined, "every judgement is in one category (chance agreement is 1)")
-    return float((p_bar - p_e) / (1 - p_e))
+    return kappa
 
 
 def randolph_kappa(counts, *, n_categories: int | None = None, on_undefined: str = "nan") -> float:
     """Randolph's free-marginal multirater kappa, kappa_free = (P_bar - 1/k) / (1 - 1/k).
 
     P_bar as in Fleiss' kappa; chance agreement is 1/k for k categories (the columns of
-    ``counts`` unless ``n_categories`` says otherwise).
+    ``counts`` unless ``n_categories`` says otherwise). Computed by
+    ``scoring.agreement.sums.randolph_kappa_from_sums`` from the units' sums.
 
     Parameters
     ----------
@@ -67,9 +67,7 @@ def randolph_kappa(counts, *, n_categories: int | None = None, on_undefined: str
     k = counts.shape[1] if n_categories is None else n_categories
     if len(counts) == 0 or k < 2:
         return _undefined(on_undefined, "needs two or more categories and a unit with two judgements")
-    n = counts.sum(axis=1)
-    p_bar = ((counts * (counts - 1)).sum(axis=1) / (n * (n - 1))).mean()
-    return float((p_bar - 1 / k) / (1 - 1 / k))
+    return randolph_kappa_from_sums(len(counts), unit_agreement(counts).sum(), k)
 
 
 @dataclass(frozen=True)
@@ -179,13 +177,42 @@ def cohen_kappa_matrix(
     flat = x.transpose(1, 0, 2).reshape(n_units, n_annotators * n_values)
     confusion = (flat.T @ flat).reshape(n_annotators, n_values, n_annotators, n_values).transpose(0, 2, 1, 3)
     shared = confusion.sum(axis=(2, 3))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = confusion / shared[:, :, None, None]
-        expected = observed.sum(axis=3)[:, :, :, None] * observed.sum(axis=2)[:, :, None, :]
-        w = _kappa_weights(n_values, weights)
-        chance = (w * expected).sum(axis=(2, 3))
-        kappa = 1 - (w * observed).sum(axis=(2, 3)) / chance
-    defined = (shared >= min_shared) & (chance > 1e-12)
-    kappa = np.where(defined, kappa, np.nan)
+    kappa = cohen_kappa_of_tables(confusion, _kappa_weights(n_values, weights))
+    kappa = np.where(shared >= min_shared, kappa, np.nan)
     np.fill_diagonal(kappa, np.where(np.diag(shared) >= min_shared, 1.0, np.nan))
     return KappaMatrix(kappa, shared.round().astype(np.int64))
+
+
+def cohen_kappa_of_tables(tables, weights: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of each confusion table (counts) in a stack (..., V, V); NaN where chance disagreement is 0.
+
+    kappa = 1 - N sum_ij w_ij o_ij / sum_ij w_ij r_i c_j, with o the counts, r and c their row and column sums,
+    N their total and w the disagreement weights (``cohen_kappa_matrix``): the disagreement observed over that
+    expected from the margins (Cohen 1960, 1968). The one implementation of Cohen's kappa: the pairs of
+    annotators, the resamples of its intervals and the judges' tables call it.
+
+    Parameters
+    ----------
+    tables : array-like, shape (..., n_values, n_values)
+        Confusion counts: ``tables[..., i, j]`` units the first rater put in ``i`` and the second in ``j``.
+    weights : ndarray, shape (n_values, n_values)
+        Disagreement weights w_ij (0 on the diagonal).
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    Examples
+    --------
+    >>> float(cohen_kappa_of_tables([[2, 0], [1, 1]], _kappa_weights(2, None)).round(4))
+    0.5
+    """
+    cells = np.asarray(tables, dtype=float)
+    v = cells.shape[-1]
+    rows, columns = cells.sum(axis=-1), cells.sum(axis=-2)
+    total = rows.sum(axis=-1)
+    observed = cells.reshape(*cells.shape[:-2], v * v) @ weights.reshape(-1)
+    chance = ((rows @ weights) * columns).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = 1 - total * observed / chance
+    return np.where(chance > 1e-12 * np.maximum(total, 1) ** 2, kappa, np.nan)

@@ -5,6 +5,11 @@ Every coefficient here is a function of integer sums over units grouped by their
 A unit's labels changing changes these sums by that unit's old and new terms only
 (``unit_terms``), so a store of the sums stays exact under any sequence of changes, and the
 coefficients cost O(categories^2) per group instead of a pass over every unit.
+
+This module holds the one implementation of the two kappas (``fleiss_kappa_from_sums``,
+``randolph_kappa_from_sums``) and alpha's is ``scoring.agreement.alpha.alpha_from_coincidence``: the per-unit
+forms (``scoring.agreement.kappa``), the resamples of the intervals (``scoring.agreement.intervals``) and the
+live running figures (``coefficients``) compute the same sums their own way and call them.
 """
 
 from __future__ import annotations
@@ -66,6 +71,90 @@ def sums_arrays(groups: Mapping[int, Mapping[tuple[int, int], int]], n_values: i
     return out
 
 
+def unit_agreement(counts) -> np.ndarray:
+    """Each unit's agreement P_u = sum_c n_uc (n_uc - 1) / (m_u (m_u - 1)), the terms of the agreement sum.
+
+    >>> unit_agreement([[3, 0], [2, 1]]).round(4).tolist()
+    [1.0, 0.3333]
+    """
+    counts = np.asarray(counts, dtype=float)
+    m = counts.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts * (counts - 1)).sum(axis=-1) / (m * (m - 1))
+
+
+def fleiss_kappa_from_sums(n_units, agreement, totals):
+    """Fleiss' kappa from three additive sums: kappa = (P_bar - P_e) / (1 - P_e).
+
+    P_bar = agreement / n_units, where ``agreement`` = sum_u P_u and P_u = sum_c n_uc (n_uc - 1) / (m_u (m_u - 1))
+    is the agreement on unit u (m_u its labels, two or more); P_e = sum_c p_c^2 with p_c = t_c / sum_k t_k, the
+    share of category c among all the labels ``totals`` (t_c = sum_u n_uc). With the same number of annotators
+    per unit this is Fleiss (1971); with varying numbers it is its usual generalisation.
+
+    Parameters
+    ----------
+    n_units : int or array-like, shape (...)
+        The units (with two or more labels) the sums are over.
+    agreement : float or array-like, shape (...)
+        sum_u P_u over those units.
+    totals : array-like, shape (..., n_categories)
+        The labels of each category over those units.
+
+    Returns
+    -------
+    float, or an array of shape (...) for stacked sums (every resample of the intervals at once); NaN where
+    there is no unit or P_e = 1 (every label in one category).
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological Bulletin 76(5).
+
+    Examples
+    --------
+    >>> # units [3, 0], [0, 3], [2, 1]: P_u = 1, 1, 1/3; totals 5, 4 (Fleiss' kappa 0.55)
+    >>> round(fleiss_kappa_from_sums(3, 1 + 1 + 1 / 3, [5, 4]), 4)
+    0.55
+    """
+    n_units, agreement = np.asarray(n_units, dtype=float), np.asarray(agreement, dtype=float)
+    totals = np.asarray(totals, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_bar = agreement / n_units
+        p_e = ((totals / totals.sum(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+        kappa = (p_bar - p_e) / (1 - p_e)
+    kappa = np.where((n_units > 0) & ~np.isclose(p_e, 1.0), kappa, np.nan)
+    return float(kappa) if kappa.ndim == 0 else kappa
+
+
+def randolph_kappa_from_sums(n_units, agreement, n_categories: int):
+    """Randolph's free-marginal multirater kappa from the sums: kappa_free = (P_bar - 1/k) / (1 - 1/k).
+
+    P_bar = agreement / n_units as in ``fleiss_kappa_from_sums``; chance agreement is 1/k for k categories.
+
+    Parameters
+    ----------
+    n_units, agreement : float or array-like, shape (...)
+        As in ``fleiss_kappa_from_sums``.
+    n_categories : int
+        k (NaN below two).
+
+    References
+    ----------
+    Randolph, J. J. (2005). Free-marginal multirater kappa (multirater kappa_free): an alternative to Fleiss'
+    fixed-marginal multirater kappa. Joensuu Learning and Instruction Symposium.
+
+    Examples
+    --------
+    >>> round(randolph_kappa_from_sums(3, 1 + 1 + 1 / 3, 2), 4)
+    0.5556
+    """
+    n_units, agreement = np.asarray(n_units, dtype=float), np.asarray(agreement, dtype=float)
+    k = n_categories
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = (agreement / n_units - 1 / k) / (1 - 1 / k) if k >= 2 else np.full(n_units.shape, np.nan)
+    kappa = np.where(n_units > 0, kappa, np.nan)
+    return float(kappa) if kappa.ndim == 0 else kappa
+
+
 def distribution(groups, n_values: int) -> np.ndarray:
     """Labels per category over every unit (the gold distribution's totals)."""
     arrays = sums_arrays(groups, n_values)
@@ -85,14 +174,10 @@ def coefficients(groups, n_values: int, *, levels=("nominal",), values=None) -> 
         return out
     # the mean over those units of their gold distributions n_uc / m_u (``scoring.gold.gold_distribution``)
     out["mean_distribution"] = (sum(t / m for m, (_u, t, _p) in arrays.items()) / n_units).tolist()
-    p_bar = sum(np.trace(pairs) / (m * (m - 1)) for m, (_u, _t, pairs) in arrays.items()) / n_units
+    agreement = sum(np.trace(pairs) / (m * (m - 1)) for m, (_u, _t, pairs) in arrays.items())
     totals = sum(t for _u, t, _p in arrays.values())
-    p_c = totals / totals.sum()
-    p_e = float((p_c**2).sum())
-    if not np.isclose(p_e, 1.0):
-        out["fleiss_kappa"] = float((p_bar - p_e) / (1 - p_e))
-    if n_values >= 2:
-        out["randolph_kappa"] = float((p_bar - 1 / n_values) / (1 - 1 / n_values))
+    out["fleiss_kappa"] = fleiss_kappa_from_sums(n_units, agreement, totals)
+    out["randolph_kappa"] = randolph_kappa_from_sums(n_units, agreement, n_values)
     coincidence = sum(pairs / (m - 1) for m, (_u, _t, pairs) in arrays.items())
     numbers = np.arange(n_values, dtype=float) if values is None else np.asarray(values, dtype=float)
     out["krippendorff_alpha"] = {level: alpha_from_coincidence(coincidence, level, numbers) for level in levels}

@@ -21,11 +21,10 @@ import numpy as np
 from scoring.agreement.intervals import (
     RESAMPLES,
     Interval,
-    _kappa_of_cells,
     krippendorff_alpha_interval,
     seed_from,
 )
-from scoring.agreement.kappa import _kappa_weights
+from scoring.agreement.kappa import _kappa_weights, cohen_kappa_of_tables
 from scoring.checks import label_counts, numbers
 from scoring.judges.tables import kendall_of_tables, spearman_of_tables, table_resamples
 
@@ -134,7 +133,7 @@ def judge_agreement(
 
     def kappa(weights):
         w = _kappa_weights(n_values, weights)
-        value, interval = table.interval(lambda t: _kappa_of_cells(t, w))
+        value, interval = table.interval(lambda t: cohen_kappa_of_tables(t, w))
         return Figure(value, interval, n)
 
     with_judge = c + np.eye(n_values, dtype=np.int64)[j]

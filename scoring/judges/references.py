@@ -39,8 +39,7 @@ from itertools import product
 
 import numpy as np
 
-from scoring.agreement.intervals import _kappa_of_cells
-from scoring.agreement.kappa import _kappa_weights
+from scoring.agreement.kappa import _kappa_weights, cohen_kappa_of_tables
 from scoring.judges.agreement import majority_labels
 from scoring.judges.alt_test import (
     EPSILON,
@@ -176,7 +175,7 @@ def majority_kappa(counts, labels) -> float | None:
     both = (labels >= 0) & (majority >= 0)
     n_values = counts.shape[1]
     cells = np.bincount(labels[both] * n_values + majority[both], minlength=n_values * n_values)
-    kappa = float(_kappa_of_cells(cells.reshape(1, n_values, n_values), _kappa_weights(n_values, None))[0])
+    kappa = float(cohen_kappa_of_tables(cells.reshape(1, n_values, n_values), _kappa_weights(n_values, None))[0])
     return kappa if np.isfinite(kappa) else None
 
 

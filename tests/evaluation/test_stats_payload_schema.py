@@ -8,7 +8,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.presets import PRESETS
-from evaluation.services.payloads import LiveFreshness, StatisticsAnswer, StatisticsPayload
+from evaluation.services.payloads import FreshnessAnswer, LiveFreshness, StatisticsAnswer, StatisticsPayload
 from evaluation.services.statistics import project_statistics
 from tests.factories import project_with_submissions
 
@@ -65,7 +65,14 @@ def test_the_openapi_schema_documents_the_payload(make_user):
     content = schema["paths"]["/api/projects/{slug}/stats/"]["get"]["responses"]["200"]["content"]
     documented = content["application/json"]["schema"]
     assert set(documented["properties"]) == set(typing.get_type_hints(StatisticsAnswer))
-    assert set(typing.get_type_hints(StatisticsAnswer)) == set(typing.get_type_hints(StatisticsPayload)) | {"live"}
+    assert set(typing.get_type_hints(StatisticsAnswer)) == set(typing.get_type_hints(StatisticsPayload)) | {
+        "live",
+        "freshness",
+    }
+    part = documented["properties"]["freshness"]["additionalProperties"]
+    assert set(part["properties"]) == set(typing.get_type_hints(FreshnessAnswer)) == {
+        "part", "current", "computed_at", "stale_since", "reason", "pending"
+    }  # fmt: skip
     live = documented["properties"]["live"]
     assert set(live["properties"]) == set(typing.get_type_hints(LiveFreshness))
     assert "stale_reason" in live["description"]  # the fields explained where clients read the schema

@@ -101,3 +101,52 @@ def test_degenerate_inputs():
         krippendorff_alpha([[1, 2], [1, 2]], "cardinal")
     with pytest.raises(ValueError, match="cannot be negative"):
         fleiss_kappa([[-1, 2]])
+
+
+# Fleiss (1971) as in the worked example of Fleiss' kappa (10 subjects, 14 raters, 5 categories): kappa 0.210
+FLEISS_EXAMPLE = [
+    [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+]  # fmt: skip
+
+
+def test_each_kappa_has_one_implementation_the_additive_sums_which_the_other_forms_call():
+    """The per-unit form, the live figures' groups of sums and the resampled stack give the same kappa, the
+    worked example's and statsmodels', because all three compute the sums and call the one function."""
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    from scoring.agreement.intervals import UnitResamples, fleiss_replicates, randolph_replicates, unit_resamples
+    from scoring.agreement.sums import coefficients, fleiss_kappa_from_sums, unit_agreement, unit_terms
+
+    counts = np.array(FLEISS_EXAMPLE)
+    groups: dict = {}
+    for row in counts:
+        for key, n in unit_terms(row).items():
+            groups.setdefault(int(row.sum()), {}).setdefault(key, 0)
+            groups[int(row.sum())][key] += n
+    live = coefficients(groups, 5)
+    whole = unit_resamples(counts, seed=1, resamples=3)
+    stacked = UnitResamples(whole.patterns, whole.multiplicity, whole.multiplicity[None, :], "bootstrap")
+    direct = fleiss_kappa_from_sums(len(counts), unit_agreement(counts).sum(), counts.sum(axis=0))
+    assert round(direct, 3) == 0.210
+    assert direct == pytest.approx(sm_fleiss(counts, method="fleiss"), abs=1e-12)
+    for form in (fleiss_kappa(counts), live["fleiss_kappa"], float(fleiss_replicates(stacked)[0])):
+        assert form == pytest.approx(direct, abs=1e-12)
+    randolph = sm_fleiss(counts, method="randolph")
+    for form in (randolph_kappa(counts), live["randolph_kappa"], float(randolph_replicates(stacked)[0])):
+        assert form == pytest.approx(randolph, abs=1e-12)
+
+
+def test_alpha_of_a_stack_of_coincidence_matrices_is_each_matrix_alpha():
+    """``alpha_from_coincidence`` is the one implementation of alpha: on a stack it gives each matrix's alpha."""
+    from scoring.agreement.alpha import alpha_from_coincidence
+    from scoring.agreement.intervals import coincidences
+
+    rng = np.random.default_rng(7)
+    stack = np.stack([coincidences(random_counts(rng, units=40)).sum(axis=0) for _ in range(4)])
+    values = np.array([1.0, 2.0, 3.0, 5.0])
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        each = [alpha_from_coincidence(matrix, level, values) for matrix in stack]
+        np.testing.assert_array_equal(alpha_from_coincidence(stack, level, values), each)
+    with pytest.raises(ValueError, match="undefined"):
+        alpha_from_coincidence(np.zeros((2, 2)), "nominal", [0, 1], on_undefined="raise")

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
 from evaluation.models import ProjectStatistics
+from evaluation.services.freshness import freshness_json, project_freshness
 from evaluation.services.live_freshness import live_freshness
 from evaluation.services.statistics import project_statistics
 from evaluation.tasks import recompute_statistics
@@ -40,7 +41,11 @@ class Command(BaseCommand):
             payload = project_statistics(project)
         if as_json:
             # the dashboard's live figures, read without asking for a rebuild (this process would not see it through)
-            payload = {**payload, "live": live_freshness(project, ask_for_rebuild=False)}
+            payload = {
+                **payload,
+                "live": live_freshness(project, ask_for_rebuild=False),
+                "freshness": freshness_json(project_freshness(project=project)),
+            }
             self.stdout.write(json.dumps(payload, indent=1, ensure_ascii=False))
             return
         self.stdout.write(
