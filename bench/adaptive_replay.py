@@ -36,6 +36,13 @@ same when an annotator is given a whole dialogue and a dialogue stops when its l
 last line pools the six collections.
 
     .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --replays 20
+
+``--label-rule`` replays another rule in the platform's place, to measure what a weaker promise buys
+(``bench/label_gold_rules.py``): ``bayes_optimal`` holds only the expected error rate over the units at
+delta (the Bayes sequential rule under the same refitted prior), ``lead`` stops on a lead of ``--lead``
+votes (no stated error rate).
+
+    .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --label-rule bayes_optimal
 """
 
 from __future__ import annotations
