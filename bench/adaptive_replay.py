@@ -56,7 +56,6 @@ from pathlib import Path
 
 import _setup  # puts the project on sys.path (and names the shared data)
 import numpy as np
-
 from label_gold_rules import BayesOptimalLabelRule, LeadRule
 
 from scoring.adaptive import (
