@@ -61,7 +61,7 @@ def optimal_stops(alpha, max_k: int, min_k: int, delta: float, threshold: float 
     Examples
     --------
     Two labels' worth of prior on each of three labels, 10 labels at most: a unit that starts 3-0-0 stops
-    (its label changes with probability 0.03 and more labels would cost more than they fix), a 1-1-1 unit
+    (its label changes with probability 0.048 and more labels would cost more than they fix), a 1-1-1 unit
     goes on, and the policy's expected error rate is at most delta:
 
     >>> stop, figures = optimal_stops([2.0, 2.0, 2.0], max_k=10, min_k=3, delta=0.05)
