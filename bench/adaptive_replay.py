@@ -56,7 +56,7 @@ from pathlib import Path
 
 import _setup  # puts the project on sys.path (and names the shared data)
 import numpy as np
-from label_gold_rules import BayesOptimalLabelRule, LeadRule
+from label_gold_rules import BayesOptimalLabelRule, LeadRule, MixturePerUnitLabelRule
 
 from scoring.adaptive import (
     LabelStopRule,
@@ -409,6 +409,8 @@ def label_rule(args):
     limits = {"min_k": args.min_k, "max_k": LABEL_K, "threshold": args.label_threshold}
     if args.label_rule == "bayes_optimal":
         return BayesOptimalLabelRule(delta=args.delta, **limits)
+    if args.label_rule == "per_unit_mixture":
+        return MixturePerUnitLabelRule(delta=args.delta, **limits)
     if args.label_rule == "lead":
         return LeadRule(lead=args.lead, **limits)
     return LabelStopRule(delta=args.delta, **limits)
@@ -509,10 +511,11 @@ def main(argv=None):
     parser.add_argument("--label-threshold", type=float, default=0.0, help="label gold: the majority's threshold t")
     parser.add_argument(
         "--label-rule",
-        choices=["per_unit", "bayes_optimal", "lead"],
+        choices=["per_unit", "per_unit_mixture", "bayes_optimal", "lead"],
         default="per_unit",
-        help="label gold: the platform's rule (each unit's error at most delta), the Bayes-optimal rule at an "
-        "expected error rate of delta, or the lead heuristic (bench/label_gold_rules.py)",
+        help="label gold: the platform's rule (each unit's error at most delta), the same under a Dirichlet-mixture "
+        "prior, the Bayes-optimal rule at an expected error rate of delta, or the lead heuristic "
+        "(bench/label_gold_rules.py)",
     )
     parser.add_argument("--lead", type=int, default=5, help="label gold, --label-rule lead: the votes of lead")
     parser.add_argument(
