@@ -40,7 +40,9 @@ last line pools the six collections.
 ``--label-rule`` replays another rule in the platform's place, to measure what a weaker promise buys
 (``bench/label_gold_rules.py``): ``bayes_optimal`` holds only the expected error rate over the units at
 delta (the Bayes sequential rule under the same refitted prior), ``lead`` stops on a lead of ``--lead``
-votes (no stated error rate).
+votes (no stated error rate), ``per_unit_mixture`` is the platform's rule under a Dirichlet-mixture prior.
+Whatever the rule, a line's ``expected_error`` is the mean change probability at the stops under the
+platform's prior (one Dirichlet) fitted to the final counts.
 
     .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --label-rule bayes_optimal
 """

@@ -1,6 +1,7 @@
-"""The replay bench's Bayes-optimal label rule (bench/label_gold_rules.py): in simulation with known label shares its
-error rate is the expected one it was set to (at most delta), and it takes no more labels than the platform's
-per-unit rule at the same expected error rate."""
+"""The replay bench's other label rules (bench/label_gold_rules.py): in simulation with known label shares the
+Bayes-optimal rule's error rate is the expected one it was set to (at most delta), and it takes barely fewer labels
+than the platform's per-unit rule at the same expected error rate; the Dirichlet mixture's fit recovers a known
+mixture."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scoring.adaptive import LabelStopRule, label_change_probability, majority_labels
+from scoring.adaptive import LabelStopRule, fit_dirichlet_prior, label_change_probability, majority_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("label_gold_rules", ROOT / "bench" / "label_gold_rules.py")
@@ -88,3 +89,26 @@ def test_the_lead_rule_stops_on_the_lead_alone():
         False,
         True,
     ]
+
+
+def test_the_dirichlet_mixture_is_recovered_and_its_change_probability_mixes_the_components():
+    """Units from a known mixture of two Dirichlets (mostly O, mostly X) with a third, rare component: the EM fit
+    finds the two large components' weights and mean shares; one component alone gives the single prior's e(c)."""
+    rng = np.random.default_rng(3)
+    truth = {0: (0.6, np.array([20.0, 3.0, 2.0])), 2: (0.4, np.array([2.0, 3.0, 20.0]))}
+    parts = []
+    for weight, alpha in truth.values():
+        shares = rng.dirichlet(alpha, size=int(weight * 3000))
+        parts.append(np.array([rng.multinomial(15, p) for p in shares], dtype=float))
+    weights, alphas = rules.fit_dirichlet_mixture(np.vstack(parts))
+    for m, (weight, alpha) in truth.items():
+        found = int(np.argmin([np.abs(a / a.sum() - alpha / alpha.sum()).sum() for a in alphas]))
+        assert weights[found] == pytest.approx(weight, abs=0.05)
+        assert alphas[found] / alphas[found].sum() == pytest.approx(alpha / alpha.sum(), abs=0.05)
+    counts = np.array([[4.0, 1.0, 0.0], [2.0, 2.0, 2.0], [0.0, 1.0, 5.0]])
+    single = rules.mixture_change_probability(counts, np.array([1.0]), np.array([[2.0, 1.0, 3.0]]), 12)
+    assert single == pytest.approx(label_change_probability(counts, [2.0, 1.0, 3.0], 12))
+    # the sharper prior settles a clear unit sooner than the one Dirichlet fitted to the same counts
+    one = fit_dirichlet_prior(np.vstack(parts))
+    clear = [[5.0, 0.0, 0.0]]
+    assert rules.mixture_change_probability(clear, weights, alphas, 15) < label_change_probability(clear, one, 15)
