@@ -95,13 +95,13 @@ def test_the_dirichlet_mixture_is_recovered_and_its_change_probability_mixes_the
     """Units from a known mixture of two Dirichlets (mostly O, mostly X) with a third, rare component: the EM fit
     finds the two large components' weights and mean shares; one component alone gives the single prior's e(c)."""
     rng = np.random.default_rng(3)
-    truth = {0: (0.6, np.array([20.0, 3.0, 2.0])), 2: (0.4, np.array([2.0, 3.0, 20.0]))}
+    truth = [(0.6, np.array([20.0, 3.0, 2.0])), (0.4, np.array([2.0, 3.0, 20.0]))]
     parts = []
-    for weight, alpha in truth.values():
+    for weight, alpha in truth:
         shares = rng.dirichlet(alpha, size=int(weight * 3000))
         parts.append(np.array([rng.multinomial(15, p) for p in shares], dtype=float))
     weights, alphas = rules.fit_dirichlet_mixture(np.vstack(parts))
-    for m, (weight, alpha) in truth.items():
+    for weight, alpha in truth:
         found = int(np.argmin([np.abs(a / a.sum() - alpha / alpha.sum()).sum() for a in alphas]))
         assert weights[found] == pytest.approx(weight, abs=0.05)
         assert alphas[found] / alphas[found].sum() == pytest.approx(alpha / alpha.sum(), abs=0.05)
