@@ -76,7 +76,10 @@ def test_the_label_gold_replay_prints_the_issues_line_per_collection(shared_data
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize("rule", [["--label-rule", "bayes_optimal"], ["--label-rule", "lead", "--lead", "5"]])
+@pytest.mark.parametrize(
+    "rule",
+    [["--label-rule", "bayes_optimal"], ["--label-rule", "per_unit_mixture"], ["--label-rule", "lead", "--lead", "5"]],
+)
 def test_the_label_gold_replay_replays_the_other_rules(shared_data, rule):
     args = ["--data", str(shared_data), "--gold", "label", "--delta", "0.05", "--replays", "1", "--items", "300"]
     args += ["--collections", "dbdc3-ja-eval", *rule]
