@@ -182,6 +182,13 @@ def _log_polya(counts: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     )
 
 
+def component_posterior(counts: np.ndarray, weights, alphas) -> np.ndarray:
+    """P(m | c) for each unit and component, proportional to w_m DM(c | alpha_m), shape (units, M)."""
+    log = np.log(np.maximum(weights, 1e-300))[None, :] + np.column_stack([_log_polya(counts, a) for a in alphas])
+    posterior = np.exp(log - log.max(axis=1, keepdims=True))
+    return posterior / posterior.sum(axis=1, keepdims=True)
+
+
 def fit_dirichlet_mixture(counts, iterations: int = 100, inner: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """(weights (M,), alphas (M, labels)): a mixture of M = labels Dirichlets fitted by EM to the units' counts.
 
@@ -208,18 +215,14 @@ def fit_dirichlet_mixture(counts, iterations: int = 100, inner: int = 5) -> tupl
                 denominator = (mass[:, m] * (digamma(n + alpha.sum()) - digamma(alpha.sum()))).sum()
                 alpha = np.clip(alpha * numerator / max(denominator, 1e-300), 0.05, 1000.0)
             alphas[m] = alpha
-        log = np.log(np.maximum(weights, 1e-300))[None, :] + np.column_stack([_log_polya(distinct, a) for a in alphas])
-        responsibility = np.exp(log - log.max(axis=1, keepdims=True))
-        responsibility /= responsibility.sum(axis=1, keepdims=True)
+        responsibility = component_posterior(distinct, weights, alphas)
     return weights, alphas
 
 
 def mixture_change_probability(counts, weights, alphas, max_k: int, threshold: float = 0.0) -> np.ndarray:
     """e(c) under the mixture prior: sum_m P(m | c) e_m(c), P(m | c) proportional to w_m DM(c | alpha_m)."""
     counts = np.asarray(counts, dtype=float)
-    log = np.log(np.maximum(weights, 1e-300))[None, :] + np.column_stack([_log_polya(counts, a) for a in alphas])
-    posterior = np.exp(log - log.max(axis=1, keepdims=True))
-    posterior /= posterior.sum(axis=1, keepdims=True)
+    posterior = component_posterior(counts, weights, alphas)
     changes = np.column_stack([label_change_probability(counts, a, max_k, threshold) for a in alphas])
     return (posterior * changes).sum(axis=1)
 
