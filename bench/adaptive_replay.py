@@ -36,6 +36,15 @@ same when an annotator is given a whole dialogue and a dialogue stops when its l
 last line pools the six collections.
 
     .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --replays 20
+
+``--label-rule`` replays another rule in the platform's place, to measure what a weaker promise buys
+(``bench/label_gold_rules.py``): ``bayes_optimal`` holds only the expected error rate over the units at
+delta (the Bayes sequential rule under the same refitted prior), ``lead`` stops on a lead of ``--lead``
+votes (no stated error rate), ``per_unit_mixture`` is the platform's rule under a Dirichlet-mixture prior.
+Whatever the rule, a line's ``expected_error`` is the mean change probability at the stops under the
+platform's prior (one Dirichlet) fitted to the final counts.
+
+    .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --label-rule bayes_optimal
 """
 
 from __future__ import annotations
@@ -49,8 +58,16 @@ from pathlib import Path
 
 import _setup  # puts the project on sys.path (and names the shared data)
 import numpy as np
+from label_gold_rules import BayesOptimalLabelRule, LeadRule, MixturePerUnitLabelRule
 
-from scoring.adaptive import LabelStopRule, StopRule, allocation_priority, label_change_probability, majority_labels
+from scoring.adaptive import (
+    LabelStopRule,
+    StopRule,
+    allocation_priority,
+    fit_dirichlet_prior,
+    label_change_probability,
+    majority_labels,
+)
 from scoring.adaptive.states import items_stable
 from scoring.adaptive.stop_rules import jsd_rows
 from scoring.agreement import fleiss_kappa, krippendorff_alpha_from_counts
@@ -384,14 +401,26 @@ def label_replay(collection: Collection, rule: LabelStopRule, rng: np.random.Gen
     counts = replay.counts(taken)["breakdown"]
     got = majority_labels(counts, rule.threshold)
     full = majority_labels(replay.full()["breakdown"], rule.threshold)
-    alpha = rule.bound(counts).alpha
+    alpha = fit_dirichlet_prior(counts)  # the rule's own prior at the end (the lead rule has none)
     expected = label_change_probability(counts, alpha, rule.max_k, rule.threshold)
     return {"taken": taken, "agreement": float((got == full).mean()), "expected_error": float(expected.mean())}
 
 
+def label_rule(args):
+    """The label rule replayed: the platform's (``per_unit``) or one of ``label_gold_rules``'s."""
+    limits = {"min_k": args.min_k, "max_k": LABEL_K, "threshold": args.label_threshold}
+    if args.label_rule == "bayes_optimal":
+        return BayesOptimalLabelRule(delta=args.delta, **limits)
+    if args.label_rule == "per_unit_mixture":
+        return MixturePerUnitLabelRule(delta=args.delta, **limits)
+    if args.label_rule == "lead":
+        return LeadRule(lead=args.lead, **limits)
+    return LabelStopRule(delta=args.delta, **limits)
+
+
 def label_run(collection: Collection, dialogue: np.ndarray, args) -> dict:
     """One collection's line for ``--gold label`` (see the module docstring), with the per-turn replays' taken."""
-    rule = LabelStopRule(delta=args.delta, min_k=args.min_k, max_k=LABEL_K, threshold=args.label_threshold)
+    rule = label_rule(args)
     fixed_judgements = int(np.minimum(LABEL_K, collection.annotators).sum())
     _, dialogue = np.unique(dialogue, return_inverse=True)
     annotators = np.zeros(dialogue.max() + 1, dtype=int)
@@ -415,7 +444,13 @@ def label_run(collection: Collection, dialogue: np.ndarray, args) -> dict:
         "delta": args.delta,
         "items": len(collection.annotators),
         "replays": args.replays,
-        "rule": {"min_k": args.min_k, "max_k": LABEL_K, "label_threshold": args.label_threshold},
+        "rule": {
+            "kind": args.label_rule,
+            **({"lead": args.lead} if args.label_rule == "lead" else {}),
+            "min_k": args.min_k,
+            "max_k": LABEL_K,
+            "label_threshold": args.label_threshold,
+        },
         "fixed": {"k": LABEL_K, "judgements": fixed_judgements},
         "adaptive": {
             "judgements": summary(judgements),
@@ -444,6 +479,7 @@ def pooled(lines: list[dict]) -> dict:
         "collections": [line["collection"] for line in lines],
         "gold": "label",
         "delta": lines[0]["delta"],
+        "rule": lines[0]["rule"],
         "items": items,
         "fixed": {"k": LABEL_K, "judgements": fixed_judgements},
         "adaptive": {"judgements": round(judgements, 1), "error_rate": round(errors / items, 6)},
@@ -475,6 +511,15 @@ def main(argv=None):
     parser.add_argument("--gold", choices=["distribution", "label"], default="distribution")
     parser.add_argument("--delta", type=float, default=0.02, help="label gold: the stop rule's error rate")
     parser.add_argument("--label-threshold", type=float, default=0.0, help="label gold: the majority's threshold t")
+    parser.add_argument(
+        "--label-rule",
+        choices=["per_unit", "per_unit_mixture", "bayes_optimal", "lead"],
+        default="per_unit",
+        help="label gold: the platform's rule (each unit's error at most delta), the same under a Dirichlet-mixture "
+        "prior, the Bayes-optimal rule at an expected error rate of delta, or the lead heuristic "
+        "(bench/label_gold_rules.py)",
+    )
+    parser.add_argument("--lead", type=int, default=5, help="label gold, --label-rule lead: the votes of lead")
     parser.add_argument(
         "--collections",
         nargs="+",

@@ -73,3 +73,27 @@ def test_the_label_gold_replay_prints_the_issues_line_per_collection(shared_data
     assert pooled["adaptive"]["judgements"] == pytest.approx(
         sum(x["adaptive"]["judgements"]["mean"] for x in lines[:2])
     )
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    "rule",
+    [["--label-rule", "bayes_optimal"], ["--label-rule", "per_unit_mixture"], ["--label-rule", "lead", "--lead", "5"]],
+)
+def test_the_label_gold_replay_replays_the_other_rules(shared_data, rule):
+    args = ["--data", str(shared_data), "--gold", "label", "--delta", "0.05", "--replays", "1", "--items", "300"]
+    args += ["--collections", "dbdc3-ja-eval", *rule]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "adaptive_replay.py"), *args], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    (line,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert line["rule"]["kind"] == rule[1] and line["rule"].get("lead") == (5 if rule[1] == "lead" else None)
+    judgements = line["adaptive"]["judgements"]["mean"]
+    assert 3 * 300 < judgements < 30 * 300
+    assert line["saving"]["mean"] == pytest.approx(1 - judgements / (30 * 300), abs=1e-6)
+    assert 0 <= line["adaptive"]["error_rate"]["mean"] <= 0.1
+    if rule[1] == "bayes_optimal":
+        # set to an expected error of delta over units drawn from the prior, it spends about all of it on the real
+        # ones (the mean change probability at the stops; not exactly delta: real turns are not the prior's draws)
+        assert 0.6 * 0.05 < line["adaptive"]["expected_error"]["mean"] < 1.4 * 0.05
