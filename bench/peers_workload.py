@@ -227,6 +227,9 @@ def annotators_phases(args, env: dict, base: dict, k: int, tmp: Path) -> None:
     server_env = dict(env)
     processes = []
     if args.database == "postgres":
+        from tests.live_servers import collect_static
+
+        collect_static(server_env)  # as the image does (WhiteNoise serves the collected files)
         server_env.update(GUNICORN_BIND=f"127.0.0.1:{port}")
         gunicorn = str(Path(sys.executable).parent / "gunicorn")
         server = [gunicorn, "-c", "config/gunicorn.py", "config.wsgi:application", "--access-logfile", "/dev/null"]
