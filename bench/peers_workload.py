@@ -20,6 +20,9 @@ files (the same shape: 10x is 600,000 labels in 2,000 files, 100x 6,000,000 in 2
   has every dialogue;
 - ``export``: ``manage.py export_gold SLUG --format dbdc`` as a subprocess.
 
+Beside each phase's latencies, the CPU the server used per request (its process tree; on a loaded machine a
+steadier measure than the wall times), PostgreSQL's (every cluster on the machine) and the worker's.
+
 Checks at the end that the database holds exactly the judgements of every accepted save and that no dialogue
 has more than K annotators' assignments (items handed out beyond K). Prints one JSON line per measure with the
 machine's load average (``/proc/loadavg``) at its end.
@@ -45,6 +48,7 @@ import zipfile
 from pathlib import Path
 
 from _setup import ROOT, shared_file
+from api_load import cpu_by_process_group
 from services import celery_worker_command, free_port
 
 EVAL_PREFIX = "DBDC3/dbdc3/en/eval/"
@@ -282,9 +286,11 @@ def annotators_phases(args, env: dict, base: dict, k: int, tmp: Path) -> None:
                 if status != 200:
                     errors.append(f"next after {assignment_id}: {status} {landed}")
 
+    groups = {"server": processes[0].pid, "worker": processes[1].pid}
     for phase, clients in (("one annotator", ["solo"]), (f"{args.clients} annotators", names[1:])):
         save_times: list[float] = []
         next_times: list[float] = []
+        cpu_before = cpu_by_process_group(groups)
         each = -(-args.saves // len(clients))
         threads = [threading.Thread(target=work, args=(n, each, save_times, next_times)) for n in clients]
         started = time.perf_counter()
@@ -293,8 +299,17 @@ def annotators_phases(args, env: dict, base: dict, k: int, tmp: Path) -> None:
         for thread in threads:
             thread.join()
         wall = time.perf_counter() - started
+        cpu = {k: v - cpu_before[k] for k, v in cpu_by_process_group(groups).items()}
+        requests_made = len(save_times) + 2 * len(next_times)  # (the next item is two requests)
         emit(f"{phase}: save", **base, **percentiles(save_times), seconds=round(wall, 1), errors=len(errors))
         emit(f"{phase}: next item", **base, **percentiles(next_times), errors=len(errors))
+        emit(
+            f"{phase}: CPU",
+            **base,
+            server_ms_per_request=round(1000 * cpu["server"] / max(1, requests_made), 2),
+            database_seconds=round(cpu["postgresql"], 2) if args.database == "postgres" else None,
+            worker_seconds=round(cpu["worker"], 2),
+        )
     for process in processes:
         process.terminate()
     for process in processes:
