@@ -307,7 +307,10 @@ def annotators_phases(args, env: dict, base: dict, k: int, tmp: Path) -> None:
             f"{phase}: CPU",
             **base,
             server_ms_per_request=round(1000 * cpu["server"] / max(1, requests_made), 2),
-            database_seconds=round(cpu["postgresql"], 2) if args.database == "postgres" else None,
+            # (every cluster's processes: one that ended meanwhile takes its time away)
+            database_seconds=round(cpu["postgresql"], 2)
+            if args.database == "postgres" and cpu["postgresql"] >= 0
+            else None,
             worker_seconds=round(cpu["worker"], 2),
         )
     for process in processes:
