@@ -19,6 +19,7 @@ from annotator.models import (
 )
 
 INSERT_CHUNK = 50_000  # rows per executemany (bounds the parameters held at once)
+SQLITE_CACHE_KIB = 65_536  # the import's connection: SQLite's 2 MB default made its indexes' pages spill and reload
 
 _COPY_SPECIAL = re.compile(r"[\\\t\n\r]")
 
@@ -66,6 +67,8 @@ def insert_rows(model, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         f"VALUES ({', '.join(['%s'] * len(columns))})"
     )
     with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute(f"PRAGMA cache_size = -{SQLITE_CACHE_KIB}")
         for start in range(0, len(rows), INSERT_CHUNK):
             cursor.executemany(sql, rows[start : start + INSERT_CHUNK])
 
