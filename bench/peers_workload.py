@@ -256,6 +256,8 @@ def annotators_phases(args, env: dict, base: dict, k: int, tmp: Path) -> None:
             break
         except requests.RequestException:
             if time.monotonic() - waited > 120:
+                for process in processes:
+                    process.kill()
                 sys.exit("the server did not answer in 120 s")
             time.sleep(0.2)
 
