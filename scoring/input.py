@@ -237,6 +237,24 @@ def text_problem(value: str, max_length: int | None = None) -> tuple[str, dict] 
     return None
 
 
+def texts_fit(values: list[str], max_length: int | None = None) -> bool:
+    """Whether every one of ``values`` can be stored in a text column (``text_problem`` of each is None), checked
+    at once: one search for NUL and one encoding of them all (an import checks 120,000 such values for DBDC3's
+    English evaluation set). A reader that finds False looks for the first culprit with ``text_problem``.
+
+    >>> texts_fit(["a", "b"], 1), texts_fit(["a", "bc"], 1), texts_fit(["a", "\\ud800"])
+    (True, False, False)
+    """
+    joined = "".join(values)
+    if "\x00" in joined or (max_length is not None and values and max(map(len, values)) > max_length):
+        return False
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """Where values are read: a file and, once known, the record in it (a dialogue id, ``line 3``, ``row 2``).

@@ -103,7 +103,7 @@ def pytest_collection_modifyitems(config, items):
     """
     from django.conf import settings
 
-    on_sqlite = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+    on_sqlite = settings.DATABASES["default"]["ENGINE"] in ("django.db.backends.sqlite3", "config.sqlite")
     for item in items:
         if item.get_closest_marker("postgres") is not None:
             reason = _reason(item, "postgres")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from scoring.errors import N_
-from scoring.input import Record, load_json
+from scoring.input import Record, load_json, texts_fit
 
 from .base import InputError, ParsedDialogue, ParsedJudgement, ParsedPost
 from .limits import ANNOTATOR_KEY
@@ -58,13 +58,23 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         )
         for a, annotation in enumerate(annotations):
             parsed.judgements.append(_judgement(at, annotation, p, f"{path}.annotations[{a}]"))
+    annotators = [j.annotator for j in parsed.judgements]
+    if not texts_fit(annotators, ANNOTATOR_KEY):  # checked at once; one by one to name the first culprit
+        for j in parsed.judgements:
+            at.check_text(j.annotator, f"{j.field.rsplit('.', 1)[0]}.annotator-id", max_length=ANNOTATOR_KEY)
     return parsed
 
 
 def _judgement(at: Record, annotation, unit: int, path: str) -> ParsedJudgement:
-    annotator = at.field(annotation, "annotator-id", (str, int), path)
-    annotator = at.check_text(str(annotator), f"{path}.annotator-id", max_length=ANNOTATOR_KEY)
-    label = at.field(annotation, "breakdown", str, path)
+    """The annotation's label; its annotator's id is checked with the dialogue's others (``texts_fit``)."""
+    annotator = annotation.get("annotator-id") if type(annotation) is dict else None
+    if type(annotator) is not str:  # (the usual case, a string, needs no look at its kind)
+        annotator = str(at.field(annotation, "annotator-id", (str, int), path))
+    label = (
+        annotation["breakdown"]
+        if type(annotation.get("breakdown")) is str
+        else at.field(annotation, "breakdown", str, path)
+    )
     extra = {k: v for k, v in annotation.items() if k not in ("annotator-id", "breakdown")}
     extra = None if extra == DEFAULT_ANNOTATION_EXTRA else extra
     return ParsedJudgement(annotator, "breakdown", unit, label, f"{path}.breakdown", extra)

@@ -17,7 +17,7 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 
 from annotator.models import Candidate, Dialogue, GoldCount, Judgement, Membership, Post
 from scoring.files import ArchiveLimits
-from scoring.input import Record, text_problem
+from scoring.input import Record, text_problem, texts_fit
 
 from .base import ParsedDialogue
 
@@ -66,12 +66,7 @@ def check_record(parsed: ParsedDialogue) -> ParsedDialogue:
         if post.source_turn_index is not None:
             at.check_int(post.source_turn_index, f"posts[{i}].turn-index", TURN_INDEX)
         at.check_json(post.source_meta, f"posts[{i}]")
-    for j in parsed.judgements:
-        at.check_text(j.annotator, f"{j.field} (annotator)", max_length=ANNOTATOR_KEY)
-        at.check_text(j.value, j.field, max_length=VALUE)
-        at.check_int(j.unit, j.field, UNIT)
-        if j.extra is not None:  # the fields beside the value: named from the value's parent (its annotation)
-            at.check_json(j.extra, j.field.rsplit(".", 1)[0])
+    _check_judgements(at, parsed)
     for c, candidate in enumerate(parsed.candidates):
         at.check_text(candidate.system, f"candidates[{c}].system", max_length=SYSTEM)
         at.check_text(candidate.text, f"candidates[{c}].text")
@@ -79,3 +74,26 @@ def check_record(parsed: ParsedDialogue) -> ParsedDialogue:
         at.check_int(g.count, g.field, COUNT)
         at.check_int(g.n_annotators, g.field, COUNT)
     return parsed
+
+
+def _check_judgements(at: Record, parsed: ParsedDialogue) -> None:
+    """The judgements' values checked all at once (a collection holds hundreds of thousands); only when that
+    finds a problem, one by one, so that the error names the first culprit."""
+    judgements = parsed.judgements
+    low, high = UNIT
+    if (
+        texts_fit([j.annotator for j in judgements], ANNOTATOR_KEY)
+        and texts_fit([j.value for j in judgements], VALUE)
+        and all(low <= j.unit <= high for j in judgements)
+    ):
+        judgements = [j for j in judgements if j.extra is not None]
+        checked = True
+    else:
+        checked = False
+    for j in judgements:
+        if not checked:
+            at.check_text(j.annotator, f"{j.field} (annotator)", max_length=ANNOTATOR_KEY)
+            at.check_text(j.value, j.field, max_length=VALUE)
+            at.check_int(j.unit, j.field, UNIT)
+        if j.extra is not None:  # the fields beside the value: named from the value's parent (its annotation)
+            at.check_json(j.extra, j.field.rsplit(".", 1)[0])

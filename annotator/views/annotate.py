@@ -35,7 +35,7 @@ from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.glossary import label_glossary
 from annotator.selectors.hand_out import hand_out_stopped
 from annotator.selectors.qualification import is_training
-from annotator.selectors.queue import annotator_queue
+from annotator.selectors.queue import annotator_progress, annotator_queue
 from annotator.selectors.studies import participant_clock, participant_home, released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
 from annotator.services.next_item import next_item_hand_out
@@ -79,7 +79,7 @@ def annotate(request, assignment_id: int):
         pair_orders_fill(project=project, dialogue_ids=[assignment.dialogue_id])  # made by a path that gave none
         assignment.refresh_from_db(fields=["shown_first"])
     page = annotation_page(assignment)
-    neighbours = annotator_queue(project=assignment.dialogue.project, user=request.user)
+    progress = annotator_progress(project=assignment.dialogue.project, user=request.user)
     return render(
         request,
         "annotator/annotate.html",
@@ -91,7 +91,7 @@ def annotate(request, assignment_id: int):
             "errors": errors.get("problems", []),
             "missing": errors.get("missing", []),
             "read_only": assignment.status == AssignmentStatus.SUBMITTED,
-            "queue": neighbours,
+            "queue": progress,
             "study_clock": clock,
         },
     )
@@ -236,9 +236,9 @@ def _after_submission(request, assignment: Assignment):
     if is_training(assignment):  # a training item: show the expected answers beside the annotator's own
         return redirect("training_feedback", assignment.pk)
     next_item_hand_out(project=assignment.dialogue.project, user=request.user)  # (one item at a time)
-    following = annotator_queue(project=assignment.dialogue.project, user=request.user)["next_item"]
+    following = annotator_progress(project=assignment.dialogue.project, user=request.user).next_item_id
     if following is not None:
-        return redirect("annotate", following.pk)
+        return redirect("annotate", following)
     return redirect("queue", assignment.dialogue.project.slug)
 
 

@@ -104,6 +104,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # waiting) when another connection had written meanwhile (the live statistics' rebuild on the worker lost
     # that way to a request, and the dashboard waited for the next ask: live_rebuild).
     # Write-ahead log: pages keep reading while an import on the worker writes.
+    # The threads of one process queue for the write lock in turn rather than each polling it (config/sqlite).
+    DATABASES["default"]["ENGINE"] = "config.sqlite"
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",

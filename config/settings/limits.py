@@ -10,9 +10,9 @@ from config.env import env_int, env_str
 
 # Uploads and archives (see config.limits and scoring.files.ArchiveLimits).
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 200) * 1024 * 1024  # a larger request is refused (413) unread
-ARCHIVE_MAX_BYTES = env_int("ARCHIVE_MAX_MB", 1024) * 1024 * 1024  # total uncompressed size of a zip's members
-ARCHIVE_MAX_RATIO = float(env_str("ARCHIVE_MAX_RATIO", "100"))  # compression ratio of a member over 1 MiB
-ARCHIVE_MAX_MEMBERS = env_int("ARCHIVE_MAX_MEMBERS", 10000)
+ARCHIVE_MAX_BYTES = env_int("ARCHIVE_MAX_MB", 4096) * 1024 * 1024  # total uncompressed size of a zip's members
+ARCHIVE_MAX_RATIO = float(env_str("ARCHIVE_MAX_RATIO", "100"))  # compression ratio of a member or zip over 1 MiB
+ARCHIVE_MAX_MEMBERS = env_int("ARCHIVE_MAX_MEMBERS", 200_000)  # the real collections x 100 (scoring.files)
 
 # Failed logins (page and API token), tracked per account and per client address by django-axes: after
 # LOGIN_FAILURE_LIMIT failures in a row either is locked for LOGIN_LOCKOUT_MINUTES, even with the right

@@ -160,6 +160,27 @@ def test_dbdc_unknown_label_and_label_on_user_turn(make_project, tmp_path, label
     assert row_counts()["Judgement"] == 0
 
 
+@pytest.mark.parametrize(
+    "where, value, field, message",
+    [
+        ("annotator-id", "a\x00x", "turns[4].annotations[2].annotator-id", "contains a NUL character"),
+        ("annotator-id", "a" * 101, "turns[4].annotations[2].annotator-id", "at most 100 fit"),
+        ("annotator-id", ["a3"], "turns[4].annotations[2].annotator-id", "expected str/int, got list"),
+        ("breakdown", 3, "turns[4].annotations[2].breakdown", "expected str, got int"),
+    ],
+)
+def test_dbdc_values_checked_at_once_name_the_one_at_fault(make_project, tmp_path, where, value, field, message):
+    """The annotators' ids and the labels of a dialogue are checked all at once; the error still names the one
+    annotation at fault (the last of the last turn here), and nothing is written."""
+    project = make_project("dbdc")
+    good, bad = dbdc_dialogue("fine"), dbdc_dialogue("bd7")
+    bad["turns"][4]["annotations"][2][where] = value
+    paths = [write_json(tmp_path / "fine.log.json", good), write_json(tmp_path / "bd7.log.json", bad)]
+    with pytest.raises(InputError, match=re.escape(f"dialogue bd7: field {field}") + ".*" + re.escape(message)):
+        dialogues_import(project=project, paths=paths)
+    assert row_counts() == dict.fromkeys(row_counts(), 0)
+
+
 def test_nlpcc_bad_count_and_summary_mismatch(make_project, tmp_path):
     project = make_project("nlpcc")
     rows = nlpcc_rows()

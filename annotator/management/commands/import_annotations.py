@@ -6,6 +6,9 @@ from scoring.errors import InputError
 
 
 class Command(BaseCommand):
+    # The system checks import every view and URL: a second of start-up that an import never needs
+    # (``manage.py check`` and the test suite run them).
+    requires_system_checks = []
     help = (
         "Import existing ratings into a project's dialogues: JSON lines in long form, "
         '{"item", "unit", "annotator", "criterion", "value"} (docs/schemes.md); all or nothing.'

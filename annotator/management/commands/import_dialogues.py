@@ -38,6 +38,9 @@ class ProgressBars:
 
 
 class Command(BaseCommand):
+    # The system checks import every view and URL: a second of start-up that an import never needs
+    # (``manage.py check`` and the test suite run them).
+    requires_system_checks = []
     help = (
         "Import dialogues (and their annotations) into a project: STC-3/DialEval JSON, DBDC3 *.log.json "
         "(a file, a folder or a zip), the NLPCC xlsx, JSON lines or chat transcripts (OpenAI messages, ShareGPT). "
