@@ -145,6 +145,7 @@ def test_mixing_controls_and_the_control_accuracy_setting_on_the_quality_page(li
         assert states and all(s == "no training required" for s in states), states
 
 
+@pytest.mark.eager_tasks(reason="the run's scoring job done in the upload's request, whose page then says why")
 def test_a_rejected_run_is_said_to_be_rejected_not_scored_by_a_worker(live_server, browser, tmp_path):
     work = project_with_submissions("dbdc", slug="runs-rej", annotators=2)
     bad = tmp_path / "bad.labels.json"

@@ -133,16 +133,17 @@ def test_mark_a_dialogue_finds_one_past_the_first_thousand(browser, live_server,
 
 
 @pytest.mark.shared_data
-def test_an_import_on_runserver_without_a_broker_runs_in_the_background_with_progress(
+def test_an_import_on_the_embedded_default_runs_on_its_worker_with_progress(
     browser, stc3_dir, django_user_model, tmp_path, monkeypatch
 ):
-    for name in ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND"):  # the embedded default: no broker
+    for name in ("CELERY_BROKER_URL", "REDIS_URL", "CELERY_RESULT_BACKEND"):  # the embedded default: no server
         monkeypatch.delenv(name, raising=False)
     project = project_create(slug="stc3-en", preset="stc3", name="STC-3 English")
     # runserver's settings (config.settings.local) check passwords with PBKDF2, not the test settings' hasher
     lead = django_user_model.objects.create(username="lead", password=PBKDF2PasswordHasher().encode(PASSWORD, "s1"))
     membership_add(project=project, user=lead, role="lead")
-    with running(start_runserver(database_url(), tmp_path / "runserver.log")) as server:
+    # runserver and its worker on the filesystem broker, as ./scripts/serve.sh starts them
+    with running(start_runserver(database_url(), tmp_path / "runserver.log", with_worker=True)) as server:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         login(page, server, "lead")
