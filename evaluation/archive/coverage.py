@@ -60,6 +60,8 @@ MODELS_LEFT_OUT: dict[str, str] = {
     "sessions.Session": "sign-ins to this instance",
     "admin.LogEntry": "the instance's admin history",
     "authtoken.Token": "API credentials: never leave the instance",
+    "annotator.Job": "the instance's record of its workers' jobs and their results (reports, exports), each "
+    "computed again from the restored judgements on the next ask",
     "authtoken.TokenProxy": "API credentials: never leave the instance",
     "axes.AccessAttempt": "the instance's sign-in throttling",
     "axes.AccessAttemptExpiration": "the instance's sign-in throttling",

@@ -141,8 +141,10 @@ def test_stats_and_export_equal_the_commands(world):
     live = answer.pop(
         "live"
     )  # whether the dashboard's live figures are current: tests/evaluation/test_live_freshness.py
+    freshness = answer.pop("freshness")  # every derived part's: tests/evaluation/test_derived_freshness.py
     assert stats.status_code == 200 and answer == json.loads(json.dumps(project_statistics(world["project"])))
     assert set(live) == {"stale", "stale_since", "stale_because", "stale_reason", "built_at", "rebuild_seconds"}
+    assert freshness["live"]["part"] == "live" and freshness["live"]["current"] is (not live["stale"])
     assert stats["X-Statistics-Judgements"] == "22"  # d1: 2 x (3 + 3), d2: 2 x (3 + 2)
     for fmt in ("stc3", "distributions-json", "distributions-csv"):
         response = lead.get(f"/api/projects/p1/export/?format={fmt}")

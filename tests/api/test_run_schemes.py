@@ -32,6 +32,7 @@ def test_the_presets_that_take_run_files():
     assert {"dch1", "stc3", "dbdc"} == UPLOADS
 
 
+@pytest.mark.eager_tasks(reason="the upload's scoring job, whose outcome (scored or rejected) the test reads")
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_a_run_upload_through_the_api_on_every_preset(preset, django_capture_on_commit_callbacks):
     # given a lead of a project of the preset, with the preset's demo dialogues
