@@ -13,7 +13,10 @@ from evaluation.services.runs.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.eager_tasks(reason="each run's scoring job, whose outcome (scored or rejected) the tests read"),
+]
 
 
 @pytest.fixture
@@ -101,7 +104,8 @@ def test_the_sweep_sends_runs_that_never_reached_the_workers(project, monkeypatc
     assert requeue_unqueued_runs.apply().get() == 0  # nothing left to send
 
 
-def test_opening_the_leaderboard_sends_them_too(project, monkeypatch, make_user, django_capture_on_commit_callbacks):
+def test_opening_the_leaderboard_sends_nothing(project, monkeypatch, make_user, django_capture_on_commit_callbacks):
+    """No sweep runs inside a GET (#40): the leaderboard shows the run waiting; beat's sweep sends it (above)."""
     from django.test import Client
 
     from annotator.services.projects import membership_add
@@ -114,7 +118,7 @@ def test_opening_the_leaderboard_sends_them_too(project, monkeypatch, make_user,
     page = client.get(f"/projects/{project.slug}/runs/")
     assert page.status_code == 200
     run.refresh_from_db()
-    assert run.status == RunStatus.SCORED
+    assert run.status == RunStatus.PENDING and run.queued_at is None
 
 
 def test_score_again_on_the_leaderboard_and_in_the_api(

@@ -6,7 +6,10 @@ import pytest
 
 from tests.factories import api_client, breakdown_project, submit_all
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.eager_tasks(reason="the export's job done in the request that asks for it, whose answer is its file"),
+]
 
 
 def test_api_export_with_a_model_and_refusals(tmp_path):

@@ -35,6 +35,7 @@ def test_a_model_without_the_extra_says_how_to_install_it(without_crowdkit):
 
 
 @pytest.mark.django_db
+@pytest.mark.eager_tasks(reason="the export's job done in the request: its refusal is the answer")
 def test_export_estimate_and_dashboard_without_the_extra(without_crowdkit, client, tmp_path):
     work = project_with_submissions("stc3", slug="no-models", annotators=3)
     with pytest.raises(CommandError, match="optional models extra"):
