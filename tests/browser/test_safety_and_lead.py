@@ -83,6 +83,7 @@ def test_annotators_open_only_their_own_items_and_no_lead_pages(live_server, pag
     assert 'value="1" checked' not in page.content()
 
 
+@pytest.mark.eager_tasks(reason="each import's job done in the upload's request, whose page then shows its outcome")
 def test_lead_flow_from_creation_to_assignment_and_reopen(live_server, page, screenshot, tmp_path, django_user_model):
     django_user_model.objects.create_user(username="boss", password=PASSWORD, is_staff=True)
     login(page, live_server, "boss")
