@@ -58,7 +58,9 @@ def test_thirty_annotators_asking_at_once_never_overshoot_an_items_maximum(tmp_p
     work = breakdown_project(tmp_path, dialogues=6, annotators=30, k=3, assign=False, slug="conc")
     adaptive_budget_update(project=work.project, adaptive=True, min_k=2, max_k=4, threshold=0.0)
     from evaluation.models import LiveState
+    from evaluation.services.live_rebuild import live_state_rebuild
 
+    live_state_rebuild(project_id=work.project.pk)  # the rebuild the import asked the workers for
     assert LiveState.objects.get(project=work.project).built_at is not None  # hand-outs read the live counts
     rng = random.Random(0)
     for _round in range(3):

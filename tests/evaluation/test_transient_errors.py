@@ -6,7 +6,6 @@ the same ``OperationalError`` a PostgreSQL restart raises mid-query.
 
 import psycopg2
 import pytest
-from celery.exceptions import Retry
 from django.db import OperationalError, connection
 
 from annotator.models import Judgement
@@ -69,14 +68,17 @@ def test_the_recomputation_task_retries_an_error_while_reading_the_arrays(projec
     # the database goes away after the fingerprint was read, while the judgements are read into arrays
     fingerprint = statistics.judgements_fingerprint
 
+    reads = []
+
     def fingerprint_then_lock(of_project):
         answer = fingerprint(of_project)
         table_lock.take()
+        reads.append(answer)
         return answer
 
     monkeypatch.setattr(statistics, "judgements_fingerprint", fingerprint_then_lock)
-    # tasks run in-process here: autoretry's Retry propagates instead of being queued
-    with pytest.raises(Retry) as retried:
-        recompute_statistics.apply(args=(project.pk,), kwargs={"force": True})
-    assert isinstance(retried.value.exc, OperationalError)
+    # run in-process (apply): Celery retries the task there as a worker would, each attempt reading again
+    result = recompute_statistics.apply(args=(project.pk,), kwargs={"force": True})
+    assert result.state == "FAILURE" and isinstance(result.result, OperationalError)
+    assert len(reads) == 1 + recompute_statistics.retry_kwargs["max_retries"]  # the first attempt and each retry
     assert not ProjectStatistics.objects.filter(project=project).exists()
