@@ -102,7 +102,8 @@ def hostile(tmp_path_factory):
 @pytest.fixture(scope="module")
 def trickler(tmp_path_factory):
     """A webhook receiver on loopback the operator allowed (``OUTBOUND_ALLOWED_HOSTS``, its port only) that
-    answers its body a byte every 0.5 s (``tests/hostile_receiver.py``'s ``/trickle-body``)."""
+    answers its status line and headers a byte every 0.5 s (``tests/hostile_receiver.py``'s ``/trickle-headers``;
+    a body that trickles after a 200 holds nothing: the delivery keeps only the status line)."""
     from tests.live_servers import HostileReceiver
 
     receiver = HostileReceiver(tmp_path_factory.mktemp("trickler") / "trickler.jsonl")
@@ -473,7 +474,7 @@ def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_delivery
     limit: the attempt counts as failed (to be retried), and the interactive worker is free again."""
     client = lead(stack)
     hooks = f"{stack.url}/api/projects/runs/webhooks/"
-    made = client.post(hooks, json={"url": trickler.url("/trickle-body"), "events": ["run.scored"]}, timeout=60)
+    made = client.post(hooks, json={"url": trickler.url("/trickle-headers"), "events": ["run.scored"]}, timeout=60)
     assert made.status_code == 201, made.text[:300]
     started = time.monotonic()
     tested = client.post(f"{hooks}{made.json()['id']}/test/", timeout=60)
@@ -497,7 +498,7 @@ def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_delivery
     assert ended is not None, "the delivery to a trickling receiver never ended"
     soft, _hard = (54, 60)  # deliver_webhook's limits in the table (60 s hard, a tenth earlier soft)
     assert took < soft, took  # the total deadline, not the task's limit, ended it
-    assert any(r["path"] == "/trickle-body" for r in trickler.requests())  # it was reached (allowed), then cut off
+    assert any(r["path"] == "/trickle-headers" for r in trickler.requests())  # it was reached (allowed), then cut off
     # and the interactive worker takes a new job at once
     run = upload_run(stack, f"after-trickle-{int(time.time())}", stc3_run("d1"))
     assert run.status_code == 202
