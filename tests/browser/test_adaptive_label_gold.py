@@ -66,7 +66,7 @@ def answer(page, external_id: str, n: int) -> None:
         page.locator(f'input[name="{name}"][value="{value}"]').check()
 
 
-@pytest.mark.eager_tasks(reason="the statistics the dashboard's first visit asks for, computed as the worker would before the page is read")
+@pytest.mark.eager_tasks(reason="the statistics the dashboard's first visit asks for, computed before the page is read")
 def test_a_crowd_study_on_a_label_gold_project(live_server, page, screenshot, tmp_path):
     cache.clear()
     work, study = study_on_new_project(tmp_path, dialogues=3, k=1, items_per_participant=1, slug="lgs")

@@ -15,7 +15,7 @@ from tests.factories import breakdown_project, submit_all, user_make
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.mark.eager_tasks(reason="the statistics and re-scoring the lead's steps ask for, done as the worker would before each page is read")
+@pytest.mark.eager_tasks(reason="the statistics and re-scoring each step asks for, done before its page is read")
 def test_controls_qualification_reliability_exclusion_and_adjudication(live_server, page, screenshot, tmp_path):
     work = breakdown_project(tmp_path, dialogues=14, annotators=1, k=1, assign=False, slug="qcb")
     for person in (work.lead, *work.annotators):

@@ -27,7 +27,7 @@ def sign_in(page, url, username):
     page.wait_for_url(f"{url}/")
 
 
-@pytest.mark.eager_tasks(reason="the test delivery's job and the downloads' jobs done as the worker would, before the page is read")
+@pytest.mark.eager_tasks(reason="the test delivery's and the downloads' jobs, done before the page is read")
 def test_a_lead_registers_a_webhook_tests_it_and_downloads_data(live_server, page, screenshot, tmp_path, settings):
     settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1"]  # the operator named the receiver's host (the worker's: conftest)
     work = project_with_submissions("dbdc", slug="hooks-browser")
