@@ -224,7 +224,9 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     return _attempt_record(delivery, attempts, code, outcome)
 
 
-def _attempt_record(delivery: WebhookDelivery, attempts: int, code: int | None, outcome: str) -> WebhookDelivery:
+def _attempt_record(
+    delivery: WebhookDelivery, attempts: int, code: int | None, outcome: str
+) -> WebhookDelivery | None:
     """Record the outcome of attempt ``attempts``: delivered (2xx), failed (the last attempt), or retrying (the
     next attempt sent with its delay)."""
     now = timezone.now()
@@ -237,7 +239,8 @@ def _attempt_record(delivery: WebhookDelivery, attempts: int, code: int | None, 
     else:
         delay = retry_delay(attempts)
         update.update(status=DeliveryStatus.RETRYING, next_attempt_at=now + timedelta(seconds=delay))
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(**update)
+    if not WebhookDelivery.objects.filter(pk=delivery.pk).update(**update):
+        return None  # the webhook was removed (with its log) while the attempt was under way: nothing to retry
     if update["status"] == DeliveryStatus.RETRYING:
         task_send(DELIVER_TASK, delivery.pk, countdown=delay)
     delivery.refresh_from_db()

@@ -105,6 +105,48 @@ class RequestsInFlight:
             signal.disconnect(receiver)
 
 
+class Serving:
+    """How many requests this process's live servers (pytest-django's ``live_server``, a thread of the test
+    process) have begun and not yet finished (Django's request signals)."""
+
+    def __init__(self) -> None:
+        from django.core.signals import request_finished, request_started
+
+        self.count = 0
+        self._lock = threading.Lock()
+        self._signals = ((request_started, self._began), (request_finished, self._ended))
+        for signal, receiver in self._signals:
+            signal.connect(receiver, weak=False)
+
+    def _began(self, **_signal) -> None:
+        with self._lock:
+            self.count += 1
+
+    def _ended(self, **_signal) -> None:
+        with self._lock:
+            self.count -= 1
+
+    def disconnect(self) -> None:
+        for signal, receiver in self._signals:
+            signal.disconnect(receiver)
+
+
+@pytest.fixture
+def live_server(live_server):
+    """pytest-django's live server; the test database is flushed only once it has finished every request that
+    reached it, from any browser context (one a test opened and closed itself included: the annotation page saves
+    what is unsaved on pagehide with ``fetch(..., {keepalive: true})``, which outlives its page and context).
+    Without this, such a save could be under way in the server's thread while the flush truncates its tables."""
+    serving = Serving()
+    try:
+        yield live_server
+        port = urlsplit(live_server.url).port
+        served = wait_for(lambda: serving.count <= 0 and not requests_in_flight({port}), timeout=30, every=0.02)
+    finally:
+        serving.disconnect()
+    assert served, f"the live server on port {port} was still answering requests 30 s after the test"
+
+
 @pytest.fixture
 def page(browser):
     """A page of a fresh context; any Content-Security-Policy violation it reports fails the test.

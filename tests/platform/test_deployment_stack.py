@@ -476,32 +476,37 @@ def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_delivery
     hooks = f"{stack.url}/api/projects/runs/webhooks/"
     made = client.post(hooks, json={"url": trickler.url("/trickle-headers"), "events": ["run.scored"]}, timeout=60)
     assert made.status_code == 201, made.text[:300]
-    started = time.monotonic()
-    tested = client.post(f"{hooks}{made.json()['id']}/test/", timeout=60)
-    assert tested.status_code in (200, 201, 202), tested.text[:300]
-    deliveries = f"{hooks}{made.json()['id']}/deliveries/"
+    try:
+        started = time.monotonic()
+        tested = client.post(f"{hooks}{made.json()['id']}/test/", timeout=60)
+        assert tested.status_code in (200, 201, 202), tested.text[:300]
+        deliveries = f"{hooks}{made.json()['id']}/deliveries/"
 
-    def attempt_ended() -> dict | None:
-        rows = client.get(deliveries, timeout=60).json()
-        rows = rows.get("results", rows) if isinstance(rows, dict) else rows
-        row = rows[0] if rows else None
-        return row if row and row["status"] in ("retrying", "failed") else None
+        def attempt_ended() -> dict | None:
+            rows = client.get(deliveries, timeout=60).json()
+            rows = rows.get("results", rows) if isinstance(rows, dict) else rows
+            row = rows[0] if rows else None
+            return row if row and row["status"] in ("retrying", "failed") else None
 
-    deadline = time.monotonic() + 180
-    ended = None
-    while ended is None and time.monotonic() < deadline:
-        ended = attempt_ended()
-        time.sleep(2)
-    took = time.monotonic() - started
-    with capsys.disabled():
-        print(f"\ntrickling receiver: the attempt ended {ended and ended['status']} after {took:.0f} s", flush=True)
-    assert ended is not None, "the delivery to a trickling receiver never ended"
-    soft, _hard = (54, 60)  # deliver_webhook's limits in the table (60 s hard, a tenth earlier soft)
-    assert took < soft, took  # the total deadline, not the task's limit, ended it
-    assert any(r["path"] == "/trickle-headers" for r in trickler.requests())  # it was reached (allowed), then cut off
-    # and the interactive worker takes a new job at once
-    run = upload_run(stack, f"after-trickle-{int(time.time())}", stc3_run("d1"))
-    assert run.status_code == 202
+        deadline = time.monotonic() + 180
+        ended = None
+        while ended is None and time.monotonic() < deadline:
+            ended = attempt_ended()
+            time.sleep(2)
+        took = time.monotonic() - started
+        with capsys.disabled():
+            print(f"\ntrickling receiver: the attempt ended {ended and ended['status']} after {took:.0f} s", flush=True)
+        assert ended is not None, "the delivery to a trickling receiver never ended"
+        soft, _hard = (54, 60)  # deliver_webhook's limits in the table (60 s hard, a tenth earlier soft)
+        assert took < soft, took  # the total deadline, not the task's limit, ended it
+        assert any(r["path"] == "/trickle-headers" for r in trickler.requests())  # it was reached (allowed), then cut off
+        # and the interactive worker takes a new job at once
+        run = upload_run(stack, f"after-trickle-{int(time.time())}", stc3_run("d1"))
+        assert run.status_code == 202
+    finally:
+        # the receiver keeps trickling: left subscribed, every later run would send it a delivery retried for
+        # minutes (jobs the next test waits for); removed, a queued attempt finds no delivery and ends at once
+        client.delete(f"{hooks}{made.json()['id']}/", timeout=60)
 
 
 def test_workers_killed_during_their_jobs_and_redis_stopped_20_s_leave_no_job_unended(stack, capsys):

@@ -209,6 +209,27 @@ def test_the_webhook_log_keeps_status_lines_never_bodies(hostile, settings, monk
     assert not WebhookDelivery.objects.filter(response_excerpt__contains="INTERNAL").exists()
 
 
+@pytest.mark.django_db
+def test_a_webhook_removed_while_its_delivery_is_under_way_ends_the_attempt_without_a_retry(monkeypatch):
+    """The lead removes a webhook (with its log) while a receiver is slow to answer: the attempt ends quietly (no
+    error in the worker, nothing re-created) and no further attempt is sent."""
+    import annotator.services.webhooks as webhooks
+
+    work = project_with_work("dbdc", slug="hook-removed", annotators=1)
+    hook, _secret = webhook_create(project=work.project, url="https://hooks.example.org/in", events=["item.submitted"])
+    delivery = WebhookDelivery.objects.create(webhook=hook, event="item.submitted", payload={})
+    sent = []
+
+    def slow_answer(delivery, body):
+        hook.delete()  # the lead's DELETE lands while the receiver trickles
+        return None, "the answer took longer than its total deadline"
+
+    monkeypatch.setattr(webhooks, "_post", slow_answer)
+    monkeypatch.setattr(webhooks, "task_send", lambda *args, **kwargs: sent.append(args))
+    assert delivery_attempt(delivery_id=delivery.pk) is None
+    assert sent == [] and not WebhookDelivery.objects.filter(pk=delivery.pk).exists()
+
+
 def test_the_operators_hosts_are_checked_at_deployment(settings):
     from config.outbound.policy import outbound_settings_check
 
