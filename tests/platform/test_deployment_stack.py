@@ -499,7 +499,7 @@ def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_delivery
         assert ended is not None, "the delivery to a trickling receiver never ended"
         soft, _hard = (54, 60)  # deliver_webhook's limits in the table (60 s hard, a tenth earlier soft)
         assert took < soft, took  # the total deadline, not the task's limit, ended it
-        assert any(r["path"] == "/trickle-headers" for r in trickler.requests())  # it was reached (allowed), then cut off
+        assert any(r["path"] == "/trickle-headers" for r in trickler.requests())  # reached (allowed), then cut off
         # and the interactive worker takes a new job at once
         run = upload_run(stack, f"after-trickle-{int(time.time())}", stc3_run("d1"))
         assert run.status_code == 202
