@@ -224,9 +224,7 @@ def delivery_attempt(*, delivery_id: int) -> WebhookDelivery | None:
     return _attempt_record(delivery, attempts, code, outcome)
 
 
-def _attempt_record(
-    delivery: WebhookDelivery, attempts: int, code: int | None, outcome: str
-) -> WebhookDelivery | None:
+def _attempt_record(delivery: WebhookDelivery, attempts: int, code: int | None, outcome: str) -> WebhookDelivery | None:
     """Record the outcome of attempt ``attempts``: delivered (2xx), failed (the last attempt), or retrying (the
     next attempt sent with its delay)."""
     now = timezone.now()
