@@ -1,12 +1,13 @@
 """The base of every task (``config.celery`` names it): a task runs as its job's current attempt
-(``annotator.services.jobs``), and a worker that starts hands back the jobs it was running when it last stopped."""
+(``annotator.services.jobs``), and a worker that starts hands back the jobs it was running, or holding, when it
+last stopped."""
 
 import logging
 import time
 
 from celery import Task
 from celery.exceptions import Retry, SoftTimeLimitExceeded, TimeLimitExceeded
-from celery.signals import worker_ready
+from celery.signals import task_received, worker_ready
 
 from annotator.models import Job, JobEnd
 from annotator.services import jobs
@@ -91,3 +92,21 @@ def jobs_of_the_last_run(sender=None, **_signal_arguments) -> None:
         log.exception("the jobs of this worker's last run could not be looked at")
     finally:
         connections.close_all()
+
+
+@task_received.connect
+def job_held(sender=None, request=None, **_signal_arguments) -> None:
+    """A worker took a job's message (to run now, or held until its countdown or behind the task it runs): the job
+    records which worker holds it, so that when that worker starts again after a kill the job is sent again at
+    once (``jobs.jobs_lost_with_worker``) instead of when the broker gives the message back (its visibility
+    timeout, hours)."""
+    job_id, attempt = job_of_task_id(getattr(request, "id", "") or "")
+    if job_id is None:
+        return
+    try:
+        jobs.job_held(job_id=job_id, attempt=attempt, worker=getattr(request, "hostname", "") or "")
+    except Exception:  # the database away: the message runs all the same, the sweep ends it if it is lost
+        log.exception("which worker holds job %s could not be recorded", job_id)
+        from django.db import connection
+
+        connection.close()  # a connection a database restart broke is opened again on the next message

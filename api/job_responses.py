@@ -1,12 +1,16 @@
 """Answers of the endpoints whose work runs as a job (``evaluation.services.lead_jobs``): 200 with the stored
 result when it is current, else 202 with the job at work (``Retry-After``: ask again then; the same URL answers
-200 once it is done), 429 when the user started too many jobs in the last minute and none is at work, or the
-problem the job reported (400)."""
+200 once it is done; also while a stale result waits to be computed again, ``next_at``, see
+``annotator.services.jobs.recompute_at``), 429 when the user started too many jobs in the last minute and none is
+at work, or the problem the job reported (400)."""
 
 from __future__ import annotations
 
+import math
+
 from django.http import FileResponse, Http404
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -47,6 +51,10 @@ def job_pending_response(asked: Asked) -> Response | None:
     }
     if asked.running is not None:
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": RETRY_AFTER})
+    if asked.next_at is not None:  # stale, computed again at next_at (spaced while the judgements keep changing)
+        body["next_at"] = asked.next_at
+        wait = max(1, math.ceil((asked.next_at - timezone.now()).total_seconds()))
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": str(wait)})
     if asked.throttled:
         return Response(body, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": "60"})
     return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": RETRY_AFTER})

@@ -6,16 +6,20 @@ lower CPU priority); imports the STC-3 Chinese training dialogues with their ann
 analysis and a judge's report read) into a project with ``--clients`` live annotators (K = 3) and a judge.
 
 Scenarios, each ``--seconds`` long: ``baseline`` (the saves alone), then one per heavy page, during which 4 lead
-clients (4 lead accounts) each ask for the page again as soon as it answered: the power analysis
-(``?k_max=50``), the judge report page and its API, the study report, the gold export (distributions as CSV), the
-Parquet dataset (when pyarrow is installed) and the project archive. The pages answer with the stored result or
-the job at work (never computing in the request); the saves' latency is what annotators wait meanwhile.
+clients (4 lead accounts) each ask for the page: the power analysis (``?k_max=50``), the judge report page and its
+API, the study report, the gold export (distributions as CSV), the Parquet dataset (when pyarrow is installed) and
+the project archive. The pages answer with the stored result or the job at work (never computing in the request);
+the saves' latency is what annotators wait meanwhile. The leads' clients behave as the platform's own do
+(``client_wait``: a page reloads itself after its meta refresh, an API client asks again after ``Retry-After``, a
+result shown is read for ``--think`` seconds); ``--hostile`` makes them ask again as soon as answered instead (a
+client no page or documented API use produces; a proxy's rate limit is the answer to it).
 
-Prints one JSON line per scenario: ``{"scenario", "save_p50_ms", "save_p95_ms", "saves", "baseline_p95_ms",
-"lead_requests", "lead_statuses", "jobs_done"}``, then the load average. Target: save p95 under every scenario at
-most 2x the baseline.
+Prints one JSON line per scenario: ``{"scenario", "leads", "save_p50_ms", "save_p95_ms", "saves",
+"baseline_p95_ms", "lead_requests", "lead_statuses", "jobs_done"}``, then the load average. Target: save p95 under
+every scenario at most 2x the baseline.
 
-    .venv/bin/python bench/lead_load.py [--clients 20] [--every 1] [--seconds 30] [--dialogues 3700]
+    .venv/bin/python bench/lead_load.py [--clients 20] [--every 1] [--seconds 30] [--dialogues 3700] [--only NAME]
+        [--think 5] [--hostile]
 """
 
 from __future__ import annotations
@@ -63,12 +67,34 @@ def login(base: str, username: str) -> requests.Session:
     return session
 
 
+def client_wait(answer: requests.Response, think: float) -> float:
+    """Seconds a lead's client waits before asking again, as the platform's clients do: a page reloads itself after
+    its meta refresh (while a job is at work, or until a stale result is computed again); an API client asks again
+    after ``Retry-After`` (202 while a job is at work, 429 beyond the rate of starts); a lead given a page or a
+    result without either reads it ``think`` seconds first."""
+    if answer.headers.get("Retry-After", "").isdigit():
+        return float(answer.headers["Retry-After"])
+    refresh = (
+        re.search(r'http-equiv="refresh" content="(\d+)"', answer.text[:4000])
+        if "html" in answer.headers.get("Content-Type", "")
+        else None
+    )
+    return float(refresh.group(1)) if refresh else think
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=20, help="annotators saving")
     parser.add_argument("--every", type=float, default=1.0, help="seconds between one annotator's saves")
     parser.add_argument("--seconds", type=float, default=30, help="length of each scenario")
     parser.add_argument("--dialogues", type=int, default=3700)
+    parser.add_argument("--only", default="", help="the scenarios whose name contains this (default: all)")
+    parser.add_argument(
+        "--think", type=float, default=5.0, help="seconds a lead's client waits after a page or result it was given"
+    )
+    parser.add_argument(
+        "--hostile", action="store_true", help="leads ask again as soon as answered, ignoring Retry-After and refresh"
+    )
     args = parser.parse_args()
     env = django_on_postgres(with_redis=True)
     from django.contrib.auth import get_user_model
@@ -118,6 +144,7 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     server_env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings.test", **env)
     server_env.update(ALLOWED_HOSTS="127.0.0.1,localhost", API_WRITE_RATE="1000000/minute")
+    server_env["JOB_RECOMPUTE_DUTY_FACTOR"] = "10"  # the production default (the test settings recompute at once)
     media = tempfile.mkdtemp(prefix="lead-load-media-")
     server_env["MEDIA_ROOT"] = media
     gunicorn = subprocess.Popen(
@@ -190,12 +217,16 @@ def main() -> None:
                 session = requests.Session()
                 session.headers["Authorization"] = f"Token {lead_token}"
             while time.monotonic() < deadline:
+                wait = 0.0
                 try:
-                    status = session.get(f"{base}{path}", timeout=120).status_code
+                    answer = session.get(f"{base}{path}", timeout=120)
+                    status = answer.status_code
+                    wait = 0.0 if args.hostile else client_wait(answer, args.think)
                 except requests.RequestException as exc:
                     status = type(exc).__name__
                 with lock:
                     lead_statuses[str(status)] += 1
+                time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
 
         threads = [threading.Thread(target=annotator, args=(i,)) for i in range(args.clients)]
         if path is not None:
@@ -211,6 +242,7 @@ def main() -> None:
 
         return {
             "scenario": name,
+            "leads": "hostile" if args.hostile else "as documented",
             "save_p50_ms": pct(0.5),
             "save_p95_ms": pct(0.95),
             "saves": len(ordered),
@@ -224,6 +256,8 @@ def main() -> None:
         baseline["baseline_p95_ms"] = baseline["save_p95_ms"]
         print(json.dumps(baseline), flush=True)
         for name, path in pages.items():
+            if args.only not in name:
+                continue
             result = scenario(name, path)
             result["baseline_p95_ms"] = baseline["save_p95_ms"]
             print(json.dumps(result), flush=True)

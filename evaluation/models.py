@@ -120,6 +120,12 @@ class StatisticsJob(models.Model):
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="statistics_job")
     pending = models.BooleanField(default=False)
     requested_at = models.DateTimeField(null=True, blank=True)
+    changed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="The last write that changed what the judgements count (each asks for the statistics; a lead's "
+        "explicit request does not move it): part of the version the lead's stored results are compared with.",
+    )
     due_at = models.DateTimeField(
         null=True, blank=True, help_text="When the pending recomputation was due to start on a worker."
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -54,6 +54,12 @@ def job_claim(*, job_id: int, attempt: int, worker: str, seconds: float, retries
         retries=retries,
     )
     return Job.objects.filter(pk=job_id).first() if claimed else None
+
+
+def job_held(*, job_id: int, attempt: int, worker: str) -> bool:
+    """Attempt ``attempt`` of the queued job is held by ``worker`` (its message taken, the task not started yet:
+    a countdown, or behind the task it runs); True if recorded."""
+    return bool(Job.objects.filter(pk=job_id, attempt=attempt, state=JobState.QUEUED).update(worker=worker[:200]))
 
 
 def job_progress(*, job_id: int, done: int, total: int | None = None) -> None:
@@ -141,11 +147,14 @@ def jobs_sweep(*, now=None) -> dict[str, int]:
 
 
 def jobs_lost_with_worker(*, worker: str) -> int:
-    """A worker node (``name@host``) has started: every job it was running when it last stopped (a kill, a lost
-    machine, ``serve.sh`` stopped) has lost its worker, now rather than at its deadline. How many."""
+    """A worker node (``name@host``) has started: every job it was running, or holding (a message taken and not
+    started: a countdown, or behind the task it ran), when it last stopped (a kill, a lost machine, ``serve.sh``
+    stopped) has lost its worker, now rather than at its deadline or when the broker gives the message back. A job
+    held is sent again with what remains of its countdown. How many."""
     if not worker:
         return 0
-    return sum(_lost(job, JobEnd.WORKER_LOST) for job in Job.objects.filter(state=JobState.RUNNING, worker=worker))
+    held = Job.objects.filter(state__in=[JobState.RUNNING, JobState.QUEUED], worker=worker)
+    return sum(_lost(job, JobEnd.WORKER_LOST) for job in held)
 
 
 def _lost(job: Job, ended_by: str) -> bool:
@@ -153,6 +162,7 @@ def _lost(job: Job, ended_by: str) -> bool:
     after ``JOB_MAX_ATTEMPTS``, end it. True if this call did either (the compare-and-set on its attempt)."""
     if job.attempt >= settings.JOB_MAX_ATTEMPTS:
         return _end(job, ended_by)
+    now = timezone.now()
     moved = Job.objects.filter(pk=job.pk, attempt=job.attempt, state=job.state).update(
         state=JobState.QUEUED,
         attempt=job.attempt + 1,
@@ -161,14 +171,14 @@ def _lost(job: Job, ended_by: str) -> bool:
         deadline_at=None,
         worker="",
         retries=0,
-        due_at=timezone.now(),
+        due_at=max(now, job.due_at) if job.state == JobState.QUEUED else now,
     )
     if not moved:
         return False
     job.refresh_from_db()
     log.warning("job %s (%s%s) lost its worker: sent again (attempt %s)", job.pk, job.task, job.args, job.attempt)
     _tell(job, final=False)
-    enqueue.job_publish(job)
+    enqueue.job_publish(job, countdown=max(0.0, (job.due_at - now).total_seconds()))
     return True
 
 
@@ -241,18 +251,42 @@ def _delete_with_files(jobs) -> int:
 class Asked:
     """What a lead's page or endpoint has to show: ``result``, the last job of the key that finished with a result
     (``fresh`` when computed from the current judgements), ``running``, the job at work on it (queued or running),
-    ``failed``, the last attempt when it failed after the result, and ``throttled``, when a new job was due but
-    the user had started too many."""
+    ``failed``, the last attempt when it failed after the result, ``throttled``, when a new job was due but
+    the user had started too many, and ``next_at``, when a stale result is computed again (``recompute_at``)."""
 
     result: Job | None
     running: Job | None
     failed: Job | None
     fresh: bool
     throttled: bool = False
+    next_at: datetime | None = None
 
     @property
     def latest(self) -> Job | None:
         return self.running or self.failed or self.result
+
+
+def recompute_at(result: Job | None, *, factor: float | None = None, max_wait: float | None = None) -> datetime | None:
+    """When a stale stored ``result`` may be computed again: ``factor`` (``JOB_RECOMPUTE_DUTY_FACTOR``) times its
+    computation's duration after it ended, at most ``max_wait`` (``JOB_RECOMPUTE_MAX_WAIT_SECONDS``) seconds;
+    None when there is no result or no spacing. While annotators keep saving, every result goes stale at once;
+    spaced so, recomputing one takes at most a tenth of a worker's time however often its page is asked for (a
+    page reloads itself every few seconds while a job is at work).
+
+    >>> from datetime import datetime, UTC
+    >>> at = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+    >>> done = Job(started_at=at, finished_at=at + timedelta(seconds=3))
+    >>> recompute_at(done, factor=10, max_wait=300) == at + timedelta(seconds=33)
+    True
+    >>> recompute_at(done, factor=10, max_wait=20) == at + timedelta(seconds=23)
+    True
+    """
+    factor = settings.JOB_RECOMPUTE_DUTY_FACTOR if factor is None else factor
+    max_wait = settings.JOB_RECOMPUTE_MAX_WAIT_SECONDS if max_wait is None else max_wait
+    if result is None or result.started_at is None or result.finished_at is None:
+        return None
+    wait = min(factor * (result.finished_at - result.started_at).total_seconds(), max_wait)
+    return result.finished_at + timedelta(seconds=wait) if wait > 0 else None
 
 
 def job_result_or_start(
@@ -281,6 +315,9 @@ def job_result_or_start(
         return Asked(result, running, failed, fresh)
     if failed is not None and failed.fingerprint == fingerprint and failed.ended_by == JobEnd.ERROR:
         return Asked(result, None, failed, fresh)  # it fails on these judgements: asking again would too
+    next_at = recompute_at(result)
+    if next_at is not None and next_at > timezone.now():
+        return Asked(result, None, failed, fresh, next_at=next_at)  # spaced: the stale result is shown meanwhile
     if not may_start():
         return Asked(result, None, failed, fresh, throttled=True)
     created = None

@@ -193,7 +193,7 @@ class ProjectStats(APIView):
         project = request.project
         state = freshness(project=project)
         if not state["up_to_date"]:
-            statistics_request(project_id=project.pk)  # coalesced with any recomputation already asked for
+            statistics_request(project_id=project.pk, changed=False)  # coalesced with one asked for
             state = freshness(project=project)
         stored = state["stored"]
         if stored is None:
@@ -216,7 +216,9 @@ class ProjectStatsRecompute(APIView):
     @documented(request=None, responses={202: OpenApiTypes.OBJECT})
     def post(self, request, slug: str):
         project = request.project
-        return Response({"scheduled": statistics_request(project_id=project.pk)}, status=status.HTTP_202_ACCEPTED)
+        return Response(
+            {"scheduled": statistics_request(project_id=project.pk, changed=False)}, status=status.HTTP_202_ACCEPTED
+        )
 
 
 class ProjectExport(APIView):

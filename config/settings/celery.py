@@ -141,6 +141,11 @@ JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 2)
 JOB_KEEP_DAYS = env_int("JOB_KEEP_DAYS", 7)
 # Lead pages and endpoints that start a job (a report, an export, a power analysis): per user (DRF's rate syntax)
 JOB_START_RATE = env_str("JOB_START_RATE", "20/minute")
+# A stored result the judgements changed since is computed again once at least this many times its last
+# computation's duration has passed since it ended (at most JOB_RECOMPUTE_MAX_WAIT_SECONDS): while annotators keep
+# saving, a lead's page reloading itself costs the workers at most a tenth of their time per result (0: at once)
+JOB_RECOMPUTE_DUTY_FACTOR = float(env_str("JOB_RECOMPUTE_DUTY_FACTOR", "10"))
+JOB_RECOMPUTE_MAX_WAIT_SECONDS = float(env_str("JOB_RECOMPUTE_MAX_WAIT_SECONDS", "120"))
 
 STATISTICS_DEBOUNCE_SECONDS = float(env_str("STATISTICS_DEBOUNCE_SECONDS", "3"))
 STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))

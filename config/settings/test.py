@@ -43,3 +43,6 @@ if DATABASES["default"]["ENGINE"] in ("django.db.backends.sqlite3", "config.sqli
 # a failed webhook delivery is retried after half a second in tests (the worker started by the tests reads these too)
 WEBHOOK_RETRY_SECONDS = float(env_str("WEBHOOK_RETRY_SECONDS", "0.5"))  # noqa: F405
 WEBHOOK_TIMEOUT_SECONDS = float(env_str("WEBHOOK_TIMEOUT_SECONDS", "60"))  # noqa: F405
+# a stale lead result is computed again at once in tests (a test asserting the spacing sets it; the deployment
+# stack and the benches run the production default)
+JOB_RECOMPUTE_DUTY_FACTOR = float(env_str("JOB_RECOMPUTE_DUTY_FACTOR", "0"))  # noqa: F405

@@ -21,7 +21,7 @@ from annotator.selectors.manage import natural_key
 from evaluation.models import ProjectStatistics, StatisticsJob
 
 
-def freshness(*, project: Project) -> dict:
+def freshness(*, project: Project, count_new_items: bool = True) -> dict:
     """How current the stored statistics are: when computed, what they cover, what changed since.
 
     Constant time, whatever the project's size: every write that changes what the statistics count
@@ -29,7 +29,8 @@ def freshness(*, project: Project) -> dict:
     (a finished ``ImportBatch``, from the pages, the API or ``import_dialogues``), so the statistics
     are up to date when neither came after the judgements were last read for them
     (``ProjectStatistics.checked_at``). The items submitted since are counted through the index on
-    ``submitted_at``. The recomputation itself still compares the exact fingerprint of the judgements.
+    ``submitted_at`` (``count_new_items``; 0 when not asked). The recomputation itself still compares the exact
+    fingerprint of the judgements.
     """
     stored = ProjectStatistics.objects.filter(project=project).first()
     job = StatisticsJob.objects.filter(project=project).first()
@@ -39,7 +40,7 @@ def freshness(*, project: Project) -> dict:
     up_to_date = bool(stored and (not changes or (checked and max(changes) <= checked)))
     since = checked or (stored and stored.computed_at)
     new_items = 0
-    if stored and not up_to_date and since:
+    if count_new_items and stored and not up_to_date and since:
         new_items = Assignment.objects.filter(
             dialogue__project=project, status=AssignmentStatus.SUBMITTED, submitted_at__gt=since
         ).count()

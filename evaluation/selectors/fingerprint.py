@@ -11,8 +11,9 @@ import hashlib
 from django.db.models import Count, Max, Sum
 
 import scoring
-from annotator.models import GoldCount, Project, QualitySettings
+from annotator.models import GoldCount, ImportBatch, ImportStatus, Project, QualitySettings
 from annotator.selectors.population import gold_assignments, population_digest, population_of
+from evaluation.models import StatisticsJob
 
 
 def judgements_fingerprint(project: Project) -> str:
@@ -39,4 +40,25 @@ def judgements_fingerprint(project: Project) -> str:
         f"{agg['n']}|{agg['ids']}|{agg['last_id']}|{agg['versions']}|{agg['last']}|{gold['n']}|{gold['last_id']}|"
         f"{population_digest(project, population)}|{thresholds}|{scoring.__version__}"
     )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def judgements_version(project: Project) -> str:
+    """A version of what the judgements count, read in constant time whatever the project's size: it changes with
+    every write that changes what they count, as ``judgements_fingerprint`` does, without reading the items.
+
+    Every such write asks for the statistics (``schedule.statistics_request``, ``changed``: a save, a reopening,
+    an exclusion, a quality decision, an adjudication, a removed batch, an edit in the admin), which records its
+    time as ``StatisticsJob.changed_at``; an import is a finished ``ImportBatch``. The version is those two times,
+    the population (``population_digest``: exclusions, control items, adjudications, the source filter; small
+    tables), the flags' thresholds and the library's version. It may change when the fingerprint does not (a save
+    that stores the same answers): what is compared with it is then computed again, never wrongly kept. The
+    lead's stored results (``lead_jobs``) are compared with it, so that a page asking for one reads a few rows.
+    """
+    changed = StatisticsJob.objects.filter(project=project).values_list("changed_at", flat=True).first()
+    imported = ImportBatch.objects.filter(project=project, status=ImportStatus.DONE).aggregate(last=Max("finished_at"))
+    thresholds = (
+        QualitySettings.objects.filter(project=project).values_list("too_fast_seconds", "control_accuracy_flag").first()
+    )
+    text = f"{changed}|{imported['last']}|{population_digest(project)}|{thresholds}|{scoring.__version__}"
     return hashlib.sha256(text.encode()).hexdigest()

@@ -12,18 +12,21 @@ version of what it read (``lead_job_fingerprint``), which the next ask compares 
 from __future__ import annotations
 
 import hashlib
+import math
 import typing
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Count, Max, Sum
+from django.utils import timezone
 
 from annotator.models import Assignment, Dialogue, Job, Judge, JudgeLabel, Membership, Project
 from annotator.services.jobs import Asked, job_progress, job_result_or_start, job_result_store
 from evaluation.models import Run
 from evaluation.selectors.dashboard import freshness as statistics_freshness
-from evaluation.selectors.fingerprint import judgements_fingerprint
+from evaluation.selectors.fingerprint import judgements_version
 from evaluation.services.freshness import result_freshness
 
 TASKS = {
@@ -47,15 +50,16 @@ def lead_job_key(kind: str, project: Project, params: dict) -> str:
 
 
 def lead_job_fingerprint(kind: str, project: Project, params: dict) -> str:
-    """The version of what the job reads: the judgements' fingerprint, and per kind what else it depends on (a
+    """The version of what the job reads: the judgements' version (``judgements_version``, a few rows whatever the
+    project's size: every page asking for a stored result compares it), and per kind what else it depends on (a
     judge's labels and who annotated; the stored statistics for the report; for the archive the dialogues, items
     (drafts too), members, runs and judges, by count, last id and the items' versions)."""
-    parts = [judgements_fingerprint(project)]
+    parts = [judgements_version(project)]
     if kind == "judge_report":  # the judge's labels, and who annotated (the margin's default)
         labels = JudgeLabel.objects.filter(judge_id=params["judge"]).aggregate(n=Count("pk"), last=Max("pk"))
         parts.append(f"{labels['n']}:{labels['last']}:{project.annotators_are}")
     if kind == "study_report":  # the stored statistics it cites, and whether they are current (its first line)
-        state = statistics_freshness(project=project)
+        state = statistics_freshness(project=project, count_new_items=False)
         parts.append(f"{state['stored'] and state['stored'].computed_at}:{state['up_to_date']}")
     if kind == "archive":  # what it holds besides the judgements that count: drafts, members, runs, judges
         for model, field in ((Dialogue, "project"), (Run, "project"), (Judge, "project"), (Membership, "project")):
@@ -218,7 +222,7 @@ def blocks_read(stored: list[dict]) -> list:
 class Shown:
     """What a page shows of a lead's job: its result (None: none yet), when that was computed, whether the
     judgements changed since, the job at work (queued or running, with its progress), the last failure, and
-    whether the user started too many jobs to start another now."""
+    whether the user started too many jobs to start another now, or when a stale result is computed again."""
 
     result: dict | None
     computed_at: object
@@ -228,6 +232,18 @@ class Shown:
     throttled: bool
     job: Job | None
     freshness_parts: list = field(default_factory=list)  # the result's ``Freshness``, as every page shows it
+    next_at: datetime | None = None  # when the stale result is computed again (``jobs.recompute_at``)
+
+    @property
+    def recompute_factor(self) -> float:
+        return settings.JOB_RECOMPUTE_DUTY_FACTOR
+
+    @property
+    def reload_seconds(self) -> int:
+        """Seconds until the page reloads by itself: 5 while a job is at work, else just after ``next_at``."""
+        if self.running is not None or self.next_at is None:
+            return 5
+        return max(1, math.ceil((self.next_at - timezone.now()).total_seconds()) + 1)
 
 
 def shown(asked: Asked) -> Shown:
@@ -236,7 +252,8 @@ def shown(asked: Asked) -> Shown:
     if result is not None and result.project_id is not None:
         stale = not asked.fresh
         computed_at = result.finished_at
-        parts = [result_freshness(result.project_id, computed_at=computed_at, stale=stale, running=bool(asked.running))]
+        pending = bool(asked.running or asked.next_at)
+        parts = [result_freshness(result.project_id, computed_at=computed_at, stale=stale, running=pending)]
     return Shown(
         result=result.result if result is not None else None,
         computed_at=result.finished_at if result is not None else None,
@@ -246,4 +263,5 @@ def shown(asked: Asked) -> Shown:
         throttled=asked.throttled,
         job=result,
         freshness_parts=parts,
+        next_at=asked.next_at,
     )

@@ -16,30 +16,39 @@ from config import enqueue
 from evaluation.models import Run, RunKind, RunStatus, StatisticsJob
 
 
-def statistics_request(*, project_id: int) -> bool:
-    """Ask for the project's statistics to be recomputed; True if this call scheduled the work."""
+def statistics_request(*, project_id: int, changed: bool = True) -> bool:
+    """Ask for the project's statistics to be recomputed; True if this call scheduled the work.
+
+    ``changed``: the request follows a write that changed what the judgements count (a save, an exclusion, an
+    import's removal, ...), recorded as ``StatisticsJob.changed_at``, the version the lead's stored results are
+    compared with (``selectors.fingerprint.judgements_version``); False for a lead's explicit request (the
+    dashboard's first visit, "Recompute"), which changes nothing the results read."""
     now = timezone.now()
     overdue = now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS)
-    if _pending_noted(project_id, now, overdue):
+    if _pending_noted(project_id, now, overdue, changed):
         return False  # already pending (the usual case in a busy hour): that recomputation covers this request
     delay = recompute_delay(project_id)
-    if not _claimed(project_id, "pending", "due_at", now + timedelta(seconds=delay), overdue, requested_at=now):
-        return False  # another request created the job, or claimed it, first
+    also = {"requested_at": now, **({"changed_at": now} if changed else {})}
+    if not _claimed(project_id, "pending", "due_at", now + timedelta(seconds=delay), overdue, **also):
+        if changed:  # another request created the job, or claimed it, first: the change is noted all the same
+            StatisticsJob.objects.filter(project_id=project_id).update(changed_at=now)
+        return False
     if enqueue.task_send("evaluation.tasks.recompute_statistics", project_id, countdown=delay, project_id=project_id):
         return True
     StatisticsJob.objects.filter(project_id=project_id).update(pending=False, last_error="the broker was unreachable")
     return False
 
 
-def _pending_noted(project_id: int, now, overdue) -> bool:
+def _pending_noted(project_id: int, now, overdue, changed: bool) -> bool:
     """Record the request on the project's pending (not overdue) recomputation; False if none is pending.
     Every submission asks this, so it is one plain statement (the ORM's update cost more CPU to compile)."""
     stamp = connection.ops.adapt_datetimefield_value
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {StatisticsJob._meta.db_table} SET requested_at = %s"
-            " WHERE project_id = %s AND pending AND due_at >= %s",
-            [stamp(now), project_id, stamp(overdue)],
+            + (", changed_at = %s" if changed else "")
+            + " WHERE project_id = %s AND pending AND due_at >= %s",
+            [stamp(now), *([stamp(now)] if changed else []), project_id, stamp(overdue)],
         )
         return cursor.rowcount > 0
 

@@ -32,7 +32,7 @@ def dashboard(request, slug: str):
     project = lead_project(request, slug)
     state = freshness(project=project)
     if state["stored"] is None:  # never computed: a worker computes them (asked once), the page says so meanwhile
-        statistics_request(project_id=project.pk)
+        statistics_request(project_id=project.pk, changed=False)
         state = freshness(project=project)
         if state["stored"] is None:
             return render(request, "evaluation/dashboard_first.html", {"project": project, "freshness": state})
@@ -109,7 +109,7 @@ def dashboard(request, slug: str):
 @require_POST
 def recompute(request, slug: str):
     project = lead_project(request, slug)
-    if statistics_request(project_id=project.pk):
+    if statistics_request(project_id=project.pk, changed=False):
         messages.success(request, gettext("Recomputation scheduled; reload in a few seconds."))
     else:
         messages.info(

@@ -118,6 +118,26 @@ def test_a_worker_starting_again_hands_back_what_it_was_running(django_capture_o
     assert ImportBatch.objects.get(pk=batch.pk).status == ImportStatus.PENDING
 
 
+def test_a_worker_starting_again_sends_again_the_countdowns_it_held(tasks_sent):
+    """A webhook's next attempt waits 30 s in the worker that took its message; that worker is killed and starts
+    again: the job is sent again at once with what remains of its countdown (the broker would give the message
+    back only after its visibility timeout, hours), and its old message, should it come back, does nothing."""
+    from annotator.services.jobs import job_held
+
+    assert task_send("annotator.tasks.deliver_webhook", 5, countdown=30)
+    job = Job.objects.get()
+    assert job_held(job_id=job.pk, attempt=1, worker="interactive@h")
+    assert not job_held(job_id=job.pk, attempt=2, worker="interactive@h")  # not this attempt's message
+    assert jobs_lost_with_worker(worker="heavy@h") == 0
+    assert jobs_lost_with_worker(worker="interactive@h") == 1
+    job.refresh_from_db()
+    assert (job.state, job.attempt, job.worker) == (JobState.QUEUED, 2, "")
+    resent = tasks_sent[-1]
+    assert job_of_task_id(resent.task_id) == (job.pk, 2)
+    assert 20 < resent.countdown <= 30  # the rest of its countdown, not at once
+    assert job_claim(job_id=job.pk, attempt=1, worker="interactive@h", seconds=60) is None
+
+
 def test_a_job_the_broker_did_not_take_is_sent_by_the_sweep(tasks_sent, monkeypatch):
     # given a broker that cannot be reached when the task is sent
     monkeypatch.setattr("config.enqueue.publish", lambda *a, **k: False)

@@ -155,3 +155,106 @@ def test_the_study_reports_blocks_come_back_from_their_stored_json_whole():
         Table(["criterion", "kappa"], [["A", "0.210"]], anchor="kappa"),
     ]
     assert blocks_read(json.loads(json.dumps(blocks_stored(blocks)))) == blocks
+
+
+def _worker_ran(job: Job, *, took: float) -> Job:
+    """What the worker does with ``job`` (``lead_job_run``: claimed, computed, stored, done), as if it had taken
+    ``took`` seconds and ended just now."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotator.services.jobs import job_claim, job_done
+    from evaluation.services.lead_jobs import lead_job_run
+
+    job_claim(job_id=job.pk, attempt=job.attempt, worker="w@h", seconds=600)
+    project_id, params = job.args
+    lead_job_run(kind=job.key.split(":", 1)[0], job_id=job.pk, project_id=project_id, params=params)
+    assert job_done(job_id=job.pk, attempt=job.attempt)
+    now = timezone.now()
+    Job.objects.filter(pk=job.pk).update(started_at=now - timedelta(seconds=took), finished_at=now)
+    job.refresh_from_db()
+    return job
+
+
+@pytest.mark.django_db
+def test_a_stale_result_is_computed_again_at_most_once_per_ten_times_its_length(
+    settings, tasks_sent, client, django_capture_on_commit_callbacks
+):
+    """While annotators keep saving, every stored result goes stale at once: it is computed again only once ten
+    times its last computation's length has passed since it ended (the page and the API say when, and ask again
+    then), so that the leads' pages cost the workers at most a tenth of their time per result."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.JOB_RECOMPUTE_DUTY_FACTOR, settings.JOB_RECOMPUTE_MAX_WAIT_SECONDS = 10, 120
+    work = project_with_work("stc3", slug="lead-spaced", annotators=2)
+    with django_capture_on_commit_callbacks(execute=True):
+        _submitted(work, work.annotators[:1])
+    api = api_client(work.lead)
+    exports = Job.objects.filter(task="evaluation.tasks.export_gold")
+    url = "/api/projects/lead-spaced/export/?format=distributions-json"
+    assert api.get(url).status_code == 202
+    _worker_ran(exports.get(), took=3.0)
+    assert api.get(url).status_code == 200
+    # when an annotator submits, the stored file is stale, and no job starts for 30 s (ten times 3 s)
+    with django_capture_on_commit_callbacks(execute=True):
+        _submitted(work, work.annotators[1:])
+    spaced = api.get(url)
+    assert spaced.status_code == 202 and spaced.json()["job"] is None and exports.count() == 1
+    assert 25 <= int(spaced["Retry-After"]) <= 30
+    next_at = spaced.json()["next_at"]
+    assert next_at and spaced.json()["stored"]["id"] == exports.get().pk
+    # and the export page says when it is computed again, and reloads itself just after
+    client.force_login(work.lead)
+    page = client.get(reverse("export", args=["lead-spaced"]) + "?format=distributions-json").content.decode()
+    assert 'id="job-next"' in page and "at most once per 10 times the length of its last computation" in page
+    refresh = int(page.split('http-equiv="refresh" content="', 1)[1].split('"', 1)[0])
+    assert 26 <= refresh <= 31 and exports.count() == 1
+    # once that time has passed, the next ask starts the job
+    exports.update(finished_at=timezone.now() - timedelta(seconds=31))
+    again = api.get(url)
+    assert again.status_code == 202 and again.json()["job"]["state"] == "queued" and exports.count() == 2
+    # and a result that took long waits at most JOB_RECOMPUTE_MAX_WAIT_SECONDS
+    from annotator.services.jobs import recompute_at
+
+    slow = _worker_ran(exports.get(state="queued"), took=600.0)
+    assert recompute_at(slow) == slow.finished_at + timedelta(seconds=120)
+
+
+@pytest.mark.django_db
+def test_the_version_a_stored_result_is_compared_with_reads_a_few_rows_and_moves_with_every_change(
+    tasks_sent, django_capture_on_commit_callbacks, django_assert_max_num_queries
+):
+    """``judgements_version`` changes with a submission, a reopening, an exclusion, an import and the quality
+    thresholds (each write of what the judgements count), never with a lead's request for the statistics; and it
+    reads the same few rows whatever the project's size."""
+    from annotator.services.exclusions import annotator_exclude
+    from evaluation.selectors.fingerprint import judgements_version
+    from evaluation.services.schedule import statistics_request
+
+    work = project_with_work("stc3", slug="lead-version", annotators=3)
+    project = work.project
+    seen = [judgements_version(project)]
+
+    def moved() -> bool:
+        seen.append(judgements_version(project))
+        return seen[-1] != seen[-2]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        _submitted(work, work.annotators[:1])
+    assert moved()
+    # a lead asking for the statistics (the dashboard's first visit, "Recompute") changes nothing the results read
+    statistics_request(project_id=project.pk, changed=False)
+    assert not moved()
+    with django_capture_on_commit_callbacks(execute=True):
+        annotator_exclude(
+            project=project, username=work.annotators[2].username, reason="too fast", excluded_by=work.lead
+        )
+    assert moved()
+    with django_capture_on_commit_callbacks(execute=True):
+        _submitted(work, work.annotators[1:2])
+    assert moved()
+    with django_assert_max_num_queries(12):
+        judgements_version(project)
