@@ -94,11 +94,13 @@ def main(argv=None) -> None:
     parser.add_argument("--shrink", type=float, default=5.0, help="m: pseudo-labels pulling a habit towards 1")
     parser.add_argument("--clip", type=float, default=4.0, help="a label's weight at most this and at least 1/this")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--turns", type=int, help="the first N turns of each collection only (the suite's slice)")
     parser.add_argument("--collections", nargs="+", choices=list(DBDC3_COLLECTIONS), default=list(DBDC3_COLLECTIONS))
     args = parser.parse_args(argv)
     fixed, taken = 0, {"platform": 0.0, "annotator_aware": 0.0}
     for name in args.collections:
         labels, annotators, n_annotators = read_turns(args.data, DBDC3_COLLECTIONS[name])
+        labels, annotators = labels[: args.turns], annotators[: args.turns]
         line = {"bench": "label_gold_annotators", "collection": name, "delta": args.delta, "turns": len(labels)}
         for rule, aware in (("platform", False), ("annotator_aware", True)):
             runs = [replay(labels, annotators, n_annotators, args, args.seed + r, aware) for r in range(args.replays)]
