@@ -44,7 +44,8 @@ def read_turns(data: Path, folder: str) -> tuple[np.ndarray, np.ndarray, int]:
         names = sorted(n for n in archive.namelist() if n.startswith(f"DBDC3/{folder}/") and n.endswith(".log.json"))
         for member in names:
             for turn in json.loads(archive.read(member))["turns"]:
-                given = [(a["annotator-id"], a["breakdown"]) for a in turn["annotations"] if a["breakdown"] in DBDC_LABELS]
+                given = [(a["annotator-id"], a["breakdown"]) for a in turn["annotations"]]
+                given = [(who, label) for who, label in given if label in DBDC_LABELS]
                 if len(given) >= LABEL_K:
                     labels.append([DBDC_LABELS.index(label) for _, label in given[:LABEL_K]])
                     annotators.append([ids.setdefault(who, len(ids)) for who, _ in given[:LABEL_K]])

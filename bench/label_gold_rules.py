@@ -173,7 +173,10 @@ def oracle_stops(full_counts, min_k: int, delta: float, threshold: float = 0.0) 
     following = np.zeros((max_k + 1,) * 3 + (3,))
     distinct, units = np.unique(full, axis=0, return_counts=True)
     final = majority_labels(distinct, threshold)
-    log_choose = lambda top, bottom: gammaln(top + 1) - gammaln(bottom + 1) - gammaln(top - bottom + 1)  # noqa: E731
+
+    def log_choose(top, bottom):
+        return gammaln(top + 1) - gammaln(bottom + 1) - gammaln(top - bottom + 1)
+
     possible = (distinct[None, :, :] >= states[:, None, :]).all(axis=2)
     log = np.where(
         possible,
@@ -187,9 +190,9 @@ def oracle_stops(full_counts, min_k: int, delta: float, threshold: float = 0.0) 
     index = tuple(states[reachable].T)
     w = weight[reachable] / mass[reachable, None]
     change[index] = (w * (final[None, :] != now[reachable, None])).sum(axis=1)
-    left = np.maximum(max_k - n[reachable], 1)[:, None]
+    left = np.maximum(max_k - n[reachable], 1)  # the labels still to come (none at K_max: nothing follows)
     for k in range(3):
-        following[index + (k,)] = (w * (distinct[None, :, k] - states[reachable, None, k])).sum(axis=1) / left[:, 0]
+        following[index + (k,)] = (w * (distinct[None, :, k] - states[reachable, None, k])).sum(axis=1) / left
     return cheapest_stops(change, following, max_k, min_k, delta)
 
 

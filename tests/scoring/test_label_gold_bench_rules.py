@@ -1,7 +1,7 @@
 """The replay bench's other label rules (bench/label_gold_rules.py): in simulation with known label shares the
 Bayes-optimal rule's error rate is the expected one it was set to (at most delta), and it takes barely fewer labels
 than the platform's per-unit rule at the same expected error rate; the Dirichlet mixture's fit recovers a known
-mixture."""
+mixture; the oracle bound's figures are exact over random orders of its own units and below the rules'."""
 
 from __future__ import annotations
 
