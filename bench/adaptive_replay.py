@@ -37,6 +37,11 @@ last line pools the six collections.
 
     .venv/bin/python bench/adaptive_replay.py --data ../shared/data --gold label --delta 0.02 --replays 20
 
+Each line's ``oracle_bound`` is the most any rule deciding a turn from its own labels could save on that
+collection at an expected error rate of ``--delta`` (with the same min and max K): the Bayes-optimal stop
+rule given the collection's own full counts as its model (``label_gold_rules.oracle_stops``), exact over
+the random orders; fitted to the replays it is judged on, it is a bound, not a rule.
+
 ``--label-rule`` replays another rule in the platform's place, to measure what a weaker promise buys
 (``bench/label_gold_rules.py``): ``bayes_optimal`` holds only the expected error rate over the units at
 delta (the Bayes sequential rule under the same refitted prior), ``lead`` stops on a lead of ``--lead``
@@ -58,7 +63,7 @@ from pathlib import Path
 
 import _setup  # puts the project on sys.path (and names the shared data)
 import numpy as np
-from label_gold_rules import BayesOptimalLabelRule, LeadRule, MixturePerUnitLabelRule
+from label_gold_rules import BayesOptimalLabelRule, LeadRule, MixturePerUnitLabelRule, oracle_stops
 
 from scoring.adaptive import (
     LabelStopRule,
@@ -437,6 +442,7 @@ def label_run(collection: Collection, dialogue: np.ndarray, args) -> dict:
         dialogue_judgements.append(float((taken * turns_of).sum()))
     judgements = [float(r["taken"].sum()) for r in replays]
     agreement = [r["agreement"] for r in replays]
+    _, oracle = oracle_stops(replay_full_counts(collection), args.min_k, args.delta, args.label_threshold)
     return {
         "bench": "adaptive_replay",
         "collection": collection.name,
@@ -464,7 +470,19 @@ def label_run(collection: Collection, dialogue: np.ndarray, args) -> dict:
             "judgements": summary(dialogue_judgements),
             "saving": summary([1 - j / fixed_judgements for j in dialogue_judgements]),
         },
+        # the most any rule deciding a turn from its own labels could save at this expected error rate on these turns
+        "oracle_bound": {
+            "labels_per_turn": round(oracle["labels_per_unit"], 3),
+            "expected_error": round(oracle["expected_error"], 6),
+            "saving": round(1 - oracle["labels_per_unit"] / LABEL_K, 6),
+        },
     }
+
+
+def replay_full_counts(collection: Collection) -> np.ndarray:
+    """Each turn's counts from all its annotators, (turns, 3)."""
+    labels = collection.criteria["breakdown"].labels
+    return np.stack([(labels == k).sum(axis=1) for k in range(3)], axis=1)
 
 
 def pooled(lines: list[dict]) -> dict:
@@ -484,6 +502,12 @@ def pooled(lines: list[dict]) -> dict:
         "fixed": {"k": LABEL_K, "judgements": fixed_judgements},
         "adaptive": {"judgements": round(judgements, 1), "error_rate": round(errors / items, 6)},
         "saving": round(1 - judgements / fixed_judgements, 6),
+        "oracle_bound": {
+            "saving": round(
+                sum(line["oracle_bound"]["saving"] * line["fixed"]["judgements"] for line in lines) / fixed_judgements,
+                6,
+            ),
+        },
     }
 
 

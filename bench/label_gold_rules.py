@@ -24,6 +24,10 @@ or none, would buy on the same replays:
   as labels (Sjolander et al. 1996) fitted by EM to the counts collected so far, each component by a
   weighted Minka (2000) fixed point; given c, component m has posterior weight w_m DM(c | alpha_m) / sum,
   and e(c) is the mixture of the components' change probabilities.
+* ``oracle_stops`` (not a rule: a bound): the Bayes-optimal stop states when the model is the replayed
+  collection itself (its units' full counts, each unit's annotators in random order), with the expected
+  error rate over those units at delta. No rule that decides a unit from its own labels takes fewer labels
+  on that collection at that error rate in expectation, whatever prior or tuning it is given.
 * ``lead``: stop once the leading label leads the second by ``--lead`` votes (at least ``min_k``, at
   most K_max), the heuristic the issue measured; no stated error rate.
 
@@ -48,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scoring.adaptive import fit_dirichlet_prior, label_change_probability
+from scoring.adaptive import fit_dirichlet_prior, label_change_probability, majority_labels
 
 BISECTIONS = 24  # lambda from 1e-7 to 1 on a log scale: a factor of about 1.0007 at the end
 
@@ -86,6 +90,19 @@ def optimal_stops(alpha, max_k: int, min_k: int, delta: float, threshold: float 
     n = states.sum(axis=1)
     following = np.zeros((max_k + 1,) * 3 + (3,))
     following[index] = (alpha[None, :] + states) / (alpha.sum() + n[:, None])
+    return cheapest_stops(change, following, max_k, min_k, delta)
+
+
+def cheapest_stops(change: np.ndarray, following: np.ndarray, max_k: int, min_k: int, delta: float):
+    """The stop states that take the fewest labels in expectation at an expected error rate of ``delta``.
+
+    ``change[a, b, c]`` is the probability that a unit stopped at counts (a, b, c) has another label at K_max,
+    ``following[a, b, c, k]`` the probability that its next label is k: the Bayes sequential decision with a
+    price lambda per label by backward induction (module docstring), lambda bisected on a log scale to the
+    largest whose expected error rate is at most delta. Returns (stop, figures) as ``optimal_stops``.
+    """
+    states = count_states(max_k)
+    n = states.sum(axis=1)
     levels = [states[n == level].T for level in range(max_k + 1)]
 
     def policy(price: float) -> tuple[np.ndarray, float, float]:
@@ -126,6 +143,57 @@ def optimal_stops(alpha, max_k: int, min_k: int, delta: float, threshold: float 
             high = middle
     stop, error, labels, price = best
     return stop, {"expected_error": error, "labels_per_unit": labels, "price_per_label": price}
+
+
+def oracle_stops(full_counts, min_k: int, delta: float, threshold: float = 0.0) -> tuple[np.ndarray, dict]:
+    """The in-sample bound: the fewest labels any rule deciding a unit from its own counts could take.
+
+    ``full_counts`` (units, 3) are the units' labels from all K_max annotators (every unit the same K_max).
+    The rule is given the replays' own answer, the exact mixture of these units: a unit drawn at random,
+    its annotators in random order, the counts after n of them are multivariate hypergeometric,
+    P(c | u) = prod_k C(C_uk, c_k) / C(K_max, n), so given c the unit is u with weight P(c | u), its next
+    label is k with probability sum_u P(c | u) (C_uk - c_k) / (K_max - n) / sum_u P(c | u), and its label
+    at K_max differs from the label of c with probability sum_u P(c | u) [L_u != label(c)] / sum_u P(c | u).
+    ``cheapest_stops`` on that model is the optimal stop rule (counts are sufficient: the order of a unit's
+    annotators is random) with the error rate over these units, expected over the orders, at most delta:
+    no rule that decides from a unit's labels, whatever its prior, takes fewer labels on these units in
+    expectation at that error rate (up to the Lagrangian's convex hull: a randomised rule could meet delta
+    exactly). Figures as ``optimal_stops``.
+    """
+    from scipy.special import gammaln
+
+    full = np.rint(np.asarray(full_counts)).astype(int)
+    max_k = int(full.sum(axis=1)[0])
+    if full.shape[1] != 3 or (full.sum(axis=1) != max_k).any():
+        raise ValueError("the oracle needs three labels and the same K_max for every unit")
+    states = count_states(max_k)
+    n = states.sum(axis=1)
+    now = majority_labels(states, threshold)
+    change = np.zeros((max_k + 1,) * 3)
+    following = np.zeros((max_k + 1,) * 3 + (3,))
+    distinct, units = np.unique(full, axis=0, return_counts=True)
+    final = majority_labels(distinct, threshold)
+
+    def log_choose(top, bottom):
+        return gammaln(top + 1) - gammaln(bottom + 1) - gammaln(top - bottom + 1)
+
+    possible = (distinct[None, :, :] >= states[:, None, :]).all(axis=2)
+    log = np.where(
+        possible,
+        log_choose(distinct[None, :, :], np.minimum(states[:, None, :], distinct[None, :, :])).sum(axis=2)
+        - log_choose(max_k, n)[:, None],
+        -np.inf,
+    )
+    weight = np.exp(log) * units[None, :]
+    mass = weight.sum(axis=1)
+    reachable = mass > 0
+    index = tuple(states[reachable].T)
+    w = weight[reachable] / mass[reachable, None]
+    change[index] = (w * (final[None, :] != now[reachable, None])).sum(axis=1)
+    left = np.maximum(max_k - n[reachable], 1)  # the labels still to come (none at K_max: nothing follows)
+    for k in range(3):
+        following[index + (k,)] = (w * (distinct[None, :, k] - states[reachable, None, k])).sum(axis=1) / left
+    return cheapest_stops(change, following, max_k, min_k, delta)
 
 
 @dataclass(frozen=True)

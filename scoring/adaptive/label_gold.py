@@ -176,13 +176,14 @@ def _collapsed_pmf(gammaln, x, y, z, remaining: int) -> np.ndarray:
     return np.where(valid[None], np.exp(log), 0.0)
 
 
-def _exact_at(gammaln, counts, alpha, remaining, max_k, threshold) -> np.ndarray:
-    """e(c) exactly for two or three labels: the whole DM(R, alpha + c) of the remaining labels on a grid."""
+def _exact_at(gammaln, counts, evidence, alpha, remaining, max_k, threshold) -> np.ndarray:
+    """e(c) exactly for two or three labels: the whole DM(R, alpha + evidence) of the remaining labels on a grid."""
     label = majority_labels(counts, threshold)
     if counts.shape[1] == 2:  # a third label nobody gives: weight 0, never a count
         counts = np.column_stack([counts, np.zeros(len(counts))])
+        evidence = np.column_stack([evidence, np.zeros(len(evidence))])
         alpha = np.append(alpha, 0.0)
-    posterior = counts + alpha
+    posterior = evidence + alpha
     pmf = _collapsed_pmf(gammaln, posterior[:, 0], posterior[:, 1], posterior[:, 2], remaining)
     a = np.arange(remaining + 1)[None, :, None]
     b = np.arange(remaining + 1)[None, None, :]
@@ -199,12 +200,12 @@ def _exact_at(gammaln, counts, alpha, remaining, max_k, threshold) -> np.ndarray
     return np.minimum((pmf * changed).sum(axis=(1, 2)), 1.0)
 
 
-def _union_bound_at(gammaln, counts, alpha, remaining, max_k, threshold) -> np.ndarray:
+def _union_bound_at(gammaln, counts, evidence, alpha, remaining, max_k, threshold) -> np.ndarray:
     """An upper bound on e(c) for four labels or more: the sum over rivals j of P(j overturns l)."""
     n_labels = counts.shape[1]
     label = majority_labels(counts, threshold)
     rows = np.arange(len(counts))
-    posterior = counts + alpha
+    posterior = evidence + alpha
     x = posterior[rows, label]
     c_l = counts[rows, label]
     a = np.arange(remaining + 1)[None, :, None]
@@ -228,7 +229,7 @@ def _union_bound_at(gammaln, counts, alpha, remaining, max_k, threshold) -> np.n
     return np.minimum(total, 1.0)
 
 
-def label_change_probability(counts, alpha, max_k: int, threshold: float = 0.0) -> np.ndarray:
+def label_change_probability(counts, alpha, max_k: int, threshold: float = 0.0, *, evidence=None) -> np.ndarray:
     """e(c): the probability that a unit's majority at ``max_k`` labels differs from its majority now (at most).
 
     Parameters
@@ -241,6 +242,10 @@ def label_change_probability(counts, alpha, max_k: int, threshold: float = 0.0) 
         K_max, the labels a unit gets at most: the label the guarantee is about is its majority at K_max.
     threshold : float
         The majority rule's share threshold t (``majority_labels``).
+    evidence : array-like, shape (units, labels), optional
+        What the posterior over the unit's shares is given in place of its counts: Dirichlet(alpha + evidence)
+        (for example counts reweighted by what is known of the annotators who gave them); the labels at K_max
+        are still the counts plus the remaining labels. Default: the counts.
 
     Returns
     -------
@@ -274,11 +279,16 @@ def label_change_probability(counts, alpha, max_k: int, threshold: float = 0.0) 
         raise ValueError(f"max_k must be at least 1, got {max_k}")
     if not 0 <= threshold <= 1:
         raise ValueError(f"the threshold is a share between 0 and 1, got {threshold}")
+    evidence = counts if evidence is None else _counts(evidence)
+    if evidence.shape != counts.shape:
+        raise ValueError(f"evidence must have the counts' shape {counts.shape}, got {evidence.shape}")
     out = np.zeros(len(counts))
     if not len(counts):
         return out
-    distinct, inverse = np.unique(counts, axis=0, return_inverse=True)
+    width = counts.shape[1]
+    distinct, inverse = np.unique(np.hstack([counts, evidence]), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
+    distinct, distinct_evidence = distinct[:, :width], distinct[:, width:]
     remaining = (int(max_k) - distinct.sum(axis=1)).astype(int)
     at_remaining = _exact_at if counts.shape[1] <= 3 else _union_bound_at
     found = np.zeros(len(distinct))
@@ -287,7 +297,9 @@ def label_change_probability(counts, alpha, max_k: int, threshold: float = 0.0) 
         step = max(1, _CELLS_PER_CHUNK // (r + 1) ** 2)
         for start in range(0, len(at), step):
             chunk = at[start : start + step]
-            found[chunk] = at_remaining(gammaln, distinct[chunk], alpha, r, int(max_k), threshold)
+            found[chunk] = at_remaining(
+                gammaln, distinct[chunk], distinct_evidence[chunk], alpha, r, int(max_k), threshold
+            )
     out[:] = found[inverse]
     return out
 

@@ -83,6 +83,26 @@ def test_change_probability_edge_cases():
     assert majority_labels([[0, 0, 0], [1, 3, 3]]).tolist() == [0, 1]
 
 
+def test_the_posterior_can_be_given_other_evidence_than_the_counts():
+    """Two labels at 2-2 of 10, prior Beta(1, 1), but evidence 3-1 (the second label's two votes from annotators who
+    over-use it): the first label loses when the second gets 4 or more of the 6 to come, the second's share now
+    Beta(1 + 1, 1 + 3), so its count is beta-binomial (scipy); evidence equal to the counts changes nothing."""
+    counts = np.array([[2.0, 2.0], [4.0, 1.0]])
+    evidence = np.array([[3.0, 1.0], [4.0, 1.0]])
+    found = label_change_probability(counts, [1, 1], 10, evidence=evidence)
+    assert found[0] == pytest.approx(stats.betabinom(6, 2, 4).sf(3), abs=1e-12)
+    assert found[1] == pytest.approx(label_change_probability(counts[1:], [1, 1], 10)[0], abs=1e-14)
+    assert label_change_probability(counts, [1, 1], 10, evidence=counts) == pytest.approx(
+        label_change_probability(counts, [1, 1], 10), abs=1e-14
+    )
+    # four labels (the union bound) take the evidence too: more weight on the leader settles it sooner
+    four = np.array([[3.0, 2.0, 1.0, 0.0]])
+    sharper = label_change_probability(four, [1, 1, 1, 1], 12, evidence=[[4.0, 1.0, 1.0, 0.0]])
+    assert sharper < label_change_probability(four, [1, 1, 1, 1], 12)
+    with pytest.raises(ValueError, match="evidence must have the counts' shape"):
+        label_change_probability(counts, [1, 1], 10, evidence=[[1.0, 1.0]])
+
+
 def test_the_prior_is_the_maximum_of_scipys_dirichlet_multinomial_likelihood():
     rng = np.random.default_rng(5)
     shares = rng.dirichlet([2.0, 1.0, 3.0], size=400)

@@ -68,10 +68,17 @@ def test_the_label_gold_replay_prints_the_issues_line_per_collection(shared_data
         assert line["saving"]["mean"] == pytest.approx(1 - judgements["mean"] / (30 * 300), abs=1e-6)
         # a dialogue given whole stops with its last turn: it saves less than turns stopping on their own
         assert line["per_dialogue"]["saving"]["mean"] < line["saving"]["mean"]
+        # no rule deciding a turn from its labels saves more at this expected error rate than the oracle bound
+        oracle = line["oracle_bound"]
+        assert oracle["expected_error"] <= 0.05 and line["saving"]["mean"] < oracle["saving"] < 0.9
+        assert oracle["saving"] == pytest.approx(1 - oracle["labels_per_turn"] / 30, abs=1e-4)
     pooled = lines[2]
     assert pooled["fixed"]["judgements"] == 2 * 30 * 300
     assert pooled["adaptive"]["judgements"] == pytest.approx(
         sum(x["adaptive"]["judgements"]["mean"] for x in lines[:2])
+    )
+    assert pooled["oracle_bound"]["saving"] == pytest.approx(
+        sum(x["oracle_bound"]["saving"] for x in lines[:2]) / 2, abs=1e-5
     )
 
 
@@ -97,3 +104,31 @@ def test_the_label_gold_replay_replays_the_other_rules(shared_data, rule):
         # set to an expected error of delta over units drawn from the prior, it spends about all of it on the real
         # ones (the mean change probability at the stops; not exactly delta: real turns are not the prior's draws)
         assert 0.6 * 0.05 < line["adaptive"]["expected_error"]["mean"] < 1.4 * 0.05
+
+
+@pytest.mark.shared_data
+def test_the_annotator_aware_replay_prints_both_rules_on_the_same_orders(shared_data):
+    args = ["--data", str(shared_data), "--delta", "0.05", "--replays", "2", "--turns", "300"]
+    args += ["--collections", "dbdc3-en-eval", "dbdc3-ja-eval"]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "label_gold_annotators.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["collection"] for line in lines] == ["dbdc3-en-eval", "dbdc3-ja-eval", "all"]
+    savings = {rule: [] for rule in ("platform", "annotator_aware")}
+    for line in lines[:2]:
+        assert line["turns"] == 300 and line["delta"] == 0.05
+        for rule in savings:
+            figures = line[rule]
+            assert 3 < figures["labels_per_turn"] < 30
+            assert figures["saving"]["mean"] == pytest.approx(1 - figures["labels_per_turn"] / 30, abs=1e-3)
+            assert 0 <= figures["error_rate"]["mean"] <= 0.1
+            savings[rule].append(figures["saving"]["mean"])
+        # the annotators' habits move the evidence: the two rules stop differently
+        assert line["platform"]["labels_per_turn"] != line["annotator_aware"]["labels_per_turn"]
+    for rule, pooled in lines[2]["saving"].items():
+        assert pooled == pytest.approx(sum(savings[rule]) / 2, abs=1e-5)

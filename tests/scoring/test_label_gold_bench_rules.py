@@ -1,7 +1,7 @@
 """The replay bench's other label rules (bench/label_gold_rules.py): in simulation with known label shares the
 Bayes-optimal rule's error rate is the expected one it was set to (at most delta), and it takes barely fewer labels
 than the platform's per-unit rule at the same expected error rate; the Dirichlet mixture's fit recovers a known
-mixture."""
+mixture; the oracle bound's figures are exact over random orders of its own units and below the rules'."""
 
 from __future__ import annotations
 
@@ -112,3 +112,45 @@ def test_the_dirichlet_mixture_is_recovered_and_its_change_probability_mixes_the
     one = fit_dirichlet_prior(np.vstack(parts))
     clear = [[5.0, 0.0, 0.0]]
     assert rules.mixture_change_probability(clear, weights, alphas, 15) < label_change_probability(clear, one, 15)
+
+
+def orders(cumulative, n_orders, seed):
+    """The same units' MAX_K labels in ``n_orders`` random orders each, as cumulative counts."""
+    labels = np.diff(np.concatenate([np.zeros_like(cumulative[:, :1]), cumulative], axis=1), axis=1).argmax(axis=2)
+    rng = np.random.default_rng(seed)
+    shuffled = np.vstack([rng.permuted(labels, axis=1) for _ in range(n_orders)])
+    return np.cumsum(shuffled[:, :, None] == np.arange(3), axis=1).astype(float)
+
+
+@pytest.mark.parametrize("shares", ["dbdc-en-like", "dbdc-ja-like"])
+def test_the_oracle_bound_is_exact_over_orders_and_below_the_rules_at_their_own_error(shares):
+    """The oracle's stop states replayed on its own units in random orders: the error rate and labels per unit are the
+    figures it computed (exact expectations over the orders), at most delta; the platform's per-unit rule and the
+    Bayes-optimal rule, replayed on the same orders, take more labels at the error rate they really reach."""
+    units = draws(np.array(SHARES[shares]), 1500, seed=11)
+    full = units[:, -1]
+    stop, figures = rules.oracle_stops(full, min_k=3, delta=0.02)
+    assert figures["expected_error"] <= 0.02
+    replayed = orders(units, 4, seed=12)
+    assert (replayed[:, -1] == np.tile(full, (4, 1))).all()
+    oracle = rules.BayesOptimalLabelRule(0.02, 3, MAX_K, stop=stop)
+    taken, _, errors = run(oracle, replayed)
+    assert stats.binomtest(errors, len(replayed), figures["expected_error"]).pvalue > 0.001, (errors, figures)
+    assert abs(taken.mean() - figures["labels_per_unit"]) < 5 * taken.std() / np.sqrt(len(replayed))
+    alpha = fit_dirichlet_prior(full)
+    stop_optimal, _ = rules.optimal_stops(alpha, MAX_K, 3, 0.02)
+    for rule in (
+        LabelStopRule(delta=0.02, min_k=3, max_k=MAX_K, alpha=tuple(alpha)),
+        rules.BayesOptimalLabelRule(0.02, 3, MAX_K, stop=stop_optimal),
+    ):
+        taken_rule, _, errors_rule = run(rule, replayed)
+        _, at_that_error = rules.oracle_stops(full, min_k=3, delta=max(errors_rule / len(replayed), 1e-6))
+        assert at_that_error["labels_per_unit"] < taken_rule.mean(), (rule, errors_rule / len(replayed))
+
+
+def test_the_oracle_stops_unanimous_units_at_min_k_and_needs_one_k_max():
+    stop, figures = rules.oracle_stops([[20, 0, 0]] * 5 + [[0, 0, 20]] * 5, min_k=3, delta=0.01)
+    assert figures["labels_per_unit"] == pytest.approx(3) and figures["expected_error"] == 0
+    assert stop[3, 0, 0] and stop[0, 0, 3] and not stop[2, 0, 0]
+    with pytest.raises(ValueError, match="same K_max"):
+        rules.oracle_stops([[20, 0, 0], [10, 0, 0]], min_k=3, delta=0.01)
