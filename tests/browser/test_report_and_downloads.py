@@ -139,3 +139,36 @@ def test_report_page_shows_the_stored_figures(live_server, page, screenshot, sto
     assert status.inner_text().startswith("These statistics are out of date")
     assert page.get_by_role("button", name="Recompute the statistics").is_visible()
     screenshot("study-report-stale")
+
+
+@pytest.mark.eager_tasks(reason="the report's job the page starts, done as a worker would before the page polls")
+def test_a_stale_report_says_when_it_is_computed_again_and_reloads_itself_then(
+    live_server, page, screenshot, stored, settings
+):
+    """While the judgements keep changing, the study report is computed again at most once per ten times its
+    last computation's length: the page shows the stale report, says at what time it is computed again, and
+    reloads itself then, starting no job before."""
+    from django.utils import timezone
+
+    from annotator.models import Job, JobState
+
+    settings.JOB_RECOMPUTE_DUTY_FACTOR = 10
+    login(page, live_server, "lead")
+    page.goto(f"{live_server.url}/projects/charts/report/")
+    page.wait_for_selector("#report")
+    reports = Job.objects.filter(task="evaluation.tasks.compute_study_report")
+    done = reports.get(state=JobState.DONE)
+    # given the report took 6 s (a large project) and the judgements changed since (a save records its time)
+    reports.filter(pk=done.pk).update(started_at=done.finished_at - timedelta(seconds=6))
+    StatisticsJob.objects.filter(project=stored.project).update(changed_at=timezone.now())
+    page.reload()
+    page.wait_for_selector("#report")
+    next_at = timezone.localtime(done.finished_at + timedelta(seconds=60)).strftime("%H:%M:%S")
+    note = page.locator("#job-next").inner_text()
+    assert note.startswith(f"Computed again at {next_at}") and "at most once per 10 times" in note
+    assert "This page reloads by itself then." in note
+    refresh = page.locator('meta[http-equiv="refresh"]').get_attribute("content")
+    assert 1 <= int(refresh) <= 61
+    assert "the judgements changed since" in page.locator("#job-computed").inner_text()
+    assert reports.count() == 1  # nothing started before that time
+    screenshot("study-report-computed-again")
