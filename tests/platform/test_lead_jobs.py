@@ -256,5 +256,11 @@ def test_the_version_a_stored_result_is_compared_with_reads_a_few_rows_and_moves
     with django_capture_on_commit_callbacks(execute=True):
         _submitted(work, work.annotators[1:2])
     assert moved()
+    # a lead reopens a submitted item: it no longer counts
+    from annotator.services.judgements import assignment_reopen
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assignment_reopen(assignment_id=work.assignments_of(work.annotators[1])[0].pk, reason="check turn 2")
+    assert moved()
     with django_assert_max_num_queries(12):
         judgements_version(project)

@@ -16,6 +16,7 @@ from annotator import events
 from annotator.models import (
     Assignment,
     AssignmentStatus,
+    Dialogue,
     Reordering,
 )
 from annotator.presets.of_project import project_scheme
@@ -173,4 +174,8 @@ def assignment_reopen(*, assignment_id: int, reason: str = "") -> Assignment:
         assignment.version = F("version") + 1
         assignment.save(update_fields=["status", "submitted_at", "reopened_at", "reopen_reason", "version"])
         assignment.refresh_from_db(fields=["version"])
+        # the item no longer counts: the statistics (and every result read from the judgements) are out of date
+        events.statistics_due(
+            project_id=Dialogue.objects.values_list("project_id", flat=True).get(pk=assignment.dialogue_id)
+        )
     return assignment
