@@ -5,7 +5,7 @@ last stopped."""
 import logging
 import time
 
-from celery import Task
+from celery import Task, bootsteps
 from celery.exceptions import Retry, SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import task_received, worker_ready
 
@@ -97,9 +97,9 @@ def jobs_of_the_last_run(sender=None, **_signal_arguments) -> None:
 @task_received.connect
 def job_held(sender=None, request=None, **_signal_arguments) -> None:
     """A worker took a job's message (to run now, or held until its countdown or behind the task it runs): the job
-    records which worker holds it, so that when that worker starts again after a kill the job is sent again at
-    once (``jobs.jobs_lost_with_worker``) instead of when the broker gives the message back (its visibility
-    timeout, hours)."""
+    records which worker holds it (``jobs.job_held``), so that what that worker drops - when it is killed, or
+    loses its broker - is sent again as soon as it is connected again (``HeldJobsSentAgain``) instead of when the
+    broker gives the message back (its visibility timeout, hours; never, if the broker lost it)."""
     job_id, attempt = job_of_task_id(getattr(request, "id", "") or "")
     if job_id is None:
         return
@@ -110,3 +110,21 @@ def job_held(sender=None, request=None, **_signal_arguments) -> None:
         from django.db import connection
 
         connection.close()  # a connection a database restart broke is opened again on the next message
+
+
+class HeldJobsSentAgain(bootsteps.StartStopStep):
+    """A step of the worker's consumer (``config.celery``), started each time it connects to the broker: the jobs
+    it held before (a kill, or a lost connection: Celery then drops its held messages) are sent again
+    (``jobs.jobs_held_sent_again``)."""
+
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def start(self, consumer) -> None:
+        from django.db import connections
+
+        try:
+            jobs.jobs_held_sent_again(worker=consumer.hostname or "")
+        except Exception:  # the database away: the sweep sends them again later
+            log.exception("the jobs this worker held could not be sent again")
+        finally:
+            connections.close_all()

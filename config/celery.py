@@ -17,6 +17,34 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")  #
 app = Celery("dialeval", task_cls="annotator.job_task:JobTask")  # (named: this module imports no app)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["consumer"].add("annotator.job_task:HeldJobsSentAgain")
+
+
+@worker_init.connect
+def redis_restore_survives_a_lost_connection(**_signal_arguments) -> None:
+    """kombu 5.7.0: a worker holding messages it had not acknowledged (a countdown, or prefetched) when Redis goes
+    away gives them back as it closes its channel, through a client built from a connection already released
+    (``conninfo`` None): ``AttributeError: 'NoneType' object has no attribute 'hostname'``, which Celery takes for
+    an unrecoverable error - the worker ends for good (``tests/platform/test_worker_outages.py`` holds a countdown
+    through a 20 s stop). Here that failure is what it is, a lost connection (redis' ``ConnectionError``, which the
+    consumer ignores as it reconnects); what the worker held is sent again once it is connected again
+    (``annotator.job_task.HeldJobsSentAgain``). Patched in workers only (web processes never consume)."""
+    from kombu.transport import redis as transport
+
+    restore = transport.QoS.restore_unacked
+    if getattr(restore, "survives_a_lost_connection", False):
+        return
+
+    def restore_unacked(self, client=None):
+        try:
+            return restore(self, client)
+        except AttributeError as exc:
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
+            raise RedisConnectionError(f"the unacknowledged messages could not be given back: {exc}") from exc
+
+    restore_unacked.survives_a_lost_connection = True
+    transport.QoS.restore_unacked = restore_unacked
 
 
 @worker_init.connect

@@ -147,14 +147,29 @@ def jobs_sweep(*, now=None) -> dict[str, int]:
 
 
 def jobs_lost_with_worker(*, worker: str) -> int:
-    """A worker node (``name@host``) has started: every job it was running, or holding (a message taken and not
-    started: a countdown, or behind the task it ran), when it last stopped (a kill, a lost machine, ``serve.sh``
-    stopped) has lost its worker, now rather than at its deadline or when the broker gives the message back. A job
-    held is sent again with what remains of its countdown. How many."""
+    """A worker node (``name@host``) has started: every job it was running when it last stopped (a kill, a lost
+    machine, ``serve.sh`` stopped) has lost its worker, now rather than at its deadline. How many."""
     if not worker:
         return 0
-    held = Job.objects.filter(state__in=[JobState.RUNNING, JobState.QUEUED], worker=worker)
-    return sum(_lost(job, JobEnd.WORKER_LOST) for job in held)
+    return sum(_lost(job, JobEnd.WORKER_LOST) for job in Job.objects.filter(state=JobState.RUNNING, worker=worker))
+
+
+def jobs_held_sent_again(*, worker: str) -> int:
+    """A worker node has (re)connected to its broker: the queued jobs whose messages it held and had not started
+    (a countdown, or behind the task it ran; ``job_held``) are gone from it - a kill, or a lost connection, after
+    which Celery drops what it held and the broker gives it back only if it can. Each is sent again as the same
+    attempt with what remains of its countdown: should the broker give the old message back too, the attempt runs
+    once (``job_claim``'s compare-and-set). How many."""
+    if not worker:
+        return 0
+    now = timezone.now()
+    sent = 0
+    for job in Job.objects.filter(state=JobState.QUEUED, worker=worker):
+        if Job.objects.filter(pk=job.pk, attempt=job.attempt, state=JobState.QUEUED, worker=worker).update(worker=""):
+            sent += enqueue.job_publish(job, countdown=max(0.0, (job.due_at - now).total_seconds()))
+    if sent:
+        log.warning("%s jobs %s held when it last lost its broker or stopped: sent again", sent, worker)
+    return sent
 
 
 def _lost(job: Job, ended_by: str) -> bool:
@@ -162,7 +177,6 @@ def _lost(job: Job, ended_by: str) -> bool:
     after ``JOB_MAX_ATTEMPTS``, end it. True if this call did either (the compare-and-set on its attempt)."""
     if job.attempt >= settings.JOB_MAX_ATTEMPTS:
         return _end(job, ended_by)
-    now = timezone.now()
     moved = Job.objects.filter(pk=job.pk, attempt=job.attempt, state=job.state).update(
         state=JobState.QUEUED,
         attempt=job.attempt + 1,
@@ -171,14 +185,14 @@ def _lost(job: Job, ended_by: str) -> bool:
         deadline_at=None,
         worker="",
         retries=0,
-        due_at=max(now, job.due_at) if job.state == JobState.QUEUED else now,
+        due_at=timezone.now(),
     )
     if not moved:
         return False
     job.refresh_from_db()
     log.warning("job %s (%s%s) lost its worker: sent again (attempt %s)", job.pk, job.task, job.args, job.attempt)
     _tell(job, final=False)
-    enqueue.job_publish(job, countdown=max(0.0, (job.due_at - now).total_seconds()))
+    enqueue.job_publish(job)
     return True
 
 

@@ -118,24 +118,27 @@ def test_a_worker_starting_again_hands_back_what_it_was_running(django_capture_o
     assert ImportBatch.objects.get(pk=batch.pk).status == ImportStatus.PENDING
 
 
-def test_a_worker_starting_again_sends_again_the_countdowns_it_held(tasks_sent):
-    """A webhook's next attempt waits 30 s in the worker that took its message; that worker is killed and starts
-    again: the job is sent again at once with what remains of its countdown (the broker would give the message
-    back only after its visibility timeout, hours), and its old message, should it come back, does nothing."""
-    from annotator.services.jobs import job_held
+def test_a_worker_connected_again_sends_again_the_countdowns_it_held(tasks_sent):
+    """A webhook's next attempt waits 30 s in the worker that took its message; that worker loses its broker (or is
+    killed) and connects again: the job is sent again at once as the same attempt, with what remains of its
+    countdown (Celery dropped what it held; the broker gives the message back after its visibility timeout, hours,
+    or never if it lost it), and should the old message come back too, the attempt runs once."""
+    from annotator.services.jobs import job_held, jobs_held_sent_again
 
     assert task_send("annotator.tasks.deliver_webhook", 5, countdown=30)
     job = Job.objects.get()
     assert job_held(job_id=job.pk, attempt=1, worker="interactive@h")
     assert not job_held(job_id=job.pk, attempt=2, worker="interactive@h")  # not this attempt's message
-    assert jobs_lost_with_worker(worker="heavy@h") == 0
-    assert jobs_lost_with_worker(worker="interactive@h") == 1
+    assert jobs_held_sent_again(worker="heavy@h") == 0 and jobs_lost_with_worker(worker="interactive@h") == 0
+    assert jobs_held_sent_again(worker="interactive@h") == 1
     job.refresh_from_db()
-    assert (job.state, job.attempt, job.worker) == (JobState.QUEUED, 2, "")
+    assert (job.state, job.attempt, job.worker) == (JobState.QUEUED, 1, "")
     resent = tasks_sent[-1]
-    assert job_of_task_id(resent.task_id) == (job.pk, 2)
+    assert resent.task_id == tasks_sent[0].task_id  # the same attempt
     assert 20 < resent.countdown <= 30  # the rest of its countdown, not at once
-    assert job_claim(job_id=job.pk, attempt=1, worker="interactive@h", seconds=60) is None
+    assert jobs_held_sent_again(worker="interactive@h") == 0  # sent once
+    assert job_claim(job_id=job.pk, attempt=1, worker="interactive@h", seconds=60) is not None
+    assert job_claim(job_id=job.pk, attempt=1, worker="interactive@h", seconds=60) is None  # the old message
 
 
 def test_a_job_the_broker_did_not_take_is_sent_by_the_sweep(tasks_sent, monkeypatch):
