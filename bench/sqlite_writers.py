@@ -5,7 +5,13 @@ handler (as Django's backend does), then queueing on the process's lock first (`
 way), interleaved round by round. Prints the median, p95 and largest wait-plus-transaction time and the wall time
 of each round, with the load.
 
-    .venv/bin/python bench/sqlite_writers.py [--rounds 3] [--threads 20] [--each 10]
+With ``--after-commit``, each transaction is followed, as a submission's is (its request for the statistics), by
+one write outside a transaction (an ``UPDATE`` in autocommit), and the rounds compare the two ways of making it
+while the transactions take turns: polling SQLite's lock (``"after_commit": "polls"``, as before issue #46) and
+taking the process's turn for the statement (``"takes turns"``, ``config.sqlite.base.TurnTakingCursor``'s way);
+the times then run to the end of that write (a save answers once its transaction's hooks have run).
+
+    .venv/bin/python bench/sqlite_writers.py [--rounds 3] [--threads 20] [--each 10] [--after-commit]
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ def burn(ms: float) -> None:
         pass
 
 
-def round_of(path: Path, *, take_turns: bool, threads: int, each: int) -> dict:
+def round_of(path: Path, *, take_turns: bool, threads: int, each: int, after_commit: str | None = None) -> dict:
     turn, guard, waits = threading.Lock(), threading.Lock(), []
 
     def writer() -> None:
@@ -43,6 +49,12 @@ def round_of(path: Path, *, take_turns: bool, threads: int, each: int) -> dict:
             con.execute("COMMIT")
             if take_turns:
                 turn.release()
+            if after_commit is not None:
+                if after_commit == "takes turns":
+                    turn.acquire(timeout=20)
+                con.execute("UPDATE t SET a = a + 1 WHERE id = 1")
+                if after_commit == "takes turns":
+                    turn.release()
             with guard:
                 waits.append(time.perf_counter() - started)
         con.close()
@@ -57,6 +69,7 @@ def round_of(path: Path, *, take_turns: bool, threads: int, each: int) -> dict:
     waits.sort()
     return {
         "take_turns": take_turns,
+        **({"after_commit": after_commit} if after_commit else {}),
         "median_ms": round(statistics.median(waits) * 1000, 1),
         "p95_ms": round(waits[int(0.95 * len(waits))] * 1000, 1),
         "max_ms": round(waits[-1] * 1000, 1),
@@ -70,6 +83,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=20)
     parser.add_argument("--each", type=int, default=10)
+    parser.add_argument("--after-commit", action="store_true", help="a write in autocommit after each transaction")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "writers.sqlite3"
@@ -79,6 +93,11 @@ def main() -> None:
         con.commit()
         con.close()
         for _ in range(args.rounds):
+            if args.after_commit:
+                for way in ("polls", "takes turns"):
+                    figures = round_of(path, take_turns=True, threads=args.threads, each=args.each, after_commit=way)
+                    print(json.dumps(figures))
+                continue
             for take_turns in (False, True):
                 print(json.dumps(round_of(path, take_turns=take_turns, threads=args.threads, each=args.each)))
 

@@ -10,19 +10,58 @@ so that at most one of them at a time asks SQLite; the busy handler is left to s
 (the worker). The process lock is held from ``BEGIN`` to the commit, the rollback or the connection's close, and a
 thread that waits longer than the database's ``timeout`` for it goes on to SQLite's own waiting (nothing worse
 than without it).
+
+A write outside a transaction (autocommit: a submission's request for the statistics once its transaction has
+committed, a job's row, a session) is a transaction of its own, and takes its turn too, for the statement: polling
+for the lock it overtook queued threads, and while it held the lock (through its sync to disk) the thread whose
+turn it was polled SQLite in steps of up to 100 ms (saves' p95 of seconds with 20 annotators, issue #46).
 """
 
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 from django.db.backends.sqlite3 import base
 
 WRITERS = threading.Lock()  # the process's turn at SQLite's write lock
+WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+def _writes(query: str) -> bool:
+    return query.lstrip()[:7].upper().startswith(WRITES)
+
+
+class TurnTakingCursor(base.SQLiteCursorWrapper):
+    """Django's cursor; a write outside a transaction waits for the process's turn at the write lock."""
+
+    timeout = 5.0
+
+    @contextmanager
+    def _turn(self, query: str):
+        turn = not self.connection.in_transaction and _writes(query) and WRITERS.acquire(timeout=self.timeout)
+        try:
+            yield
+        finally:
+            if turn:
+                WRITERS.release()
+
+    def execute(self, query, params=None):
+        with self._turn(query):
+            return super().execute(query, params)
+
+    def executemany(self, query, param_list):
+        with self._turn(query):
+            return super().executemany(query, param_list)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
     holds_writers_turn = False
+
+    def create_cursor(self, name=None):
+        cursor = self.connection.cursor(factory=TurnTakingCursor)
+        cursor.timeout = float(self.settings_dict["OPTIONS"].get("timeout", 5))
+        return cursor
 
     def _start_transaction_under_autocommit(self):
         timeout = float(self.settings_dict["OPTIONS"].get("timeout", 5))

@@ -204,3 +204,27 @@ def test_an_import_refreshes_the_planner_statistics(make_project, tmp_path):
         cursor.execute("SELECT reltuples FROM pg_class WHERE relname = %s", [Judgement._meta.db_table])
         estimated = cursor.fetchone()[0]
     assert estimated == Judgement.objects.count() > 0
+
+
+@pytest.mark.parametrize(("kept", "reads"), [(10_000, 1), (5, 2)])
+def test_a_small_collection_is_parsed_once_a_larger_one_read_again_as_a_stream(
+    make_project, tmp_path, monkeypatch, kept, reads
+):
+    from annotator.services.imports import dialogues as module
+
+    monkeypatch.setattr(module, "KEPT_RECORDS", kept)
+    calls, read_sources = [], module.read_sources
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return read_sources(*args, **kwargs)
+
+    monkeypatch.setattr(module, "read_sources", counted)
+    project = make_project("dbdc")
+    for name in ("a", "b", "c"):
+        write_json(tmp_path / f"{name}.log.json", dbdc_dialogue(name))
+    report = dialogues_import(project=project, paths=[tmp_path], batch_size=2)
+    assert len(calls) == reads
+    assert (report.dialogues, report.judgements) == (3, 18)
+    assert sorted(Dialogue.objects.values_list("external_id", flat=True)) == ["a", "b", "c"]
+    assert Judgement.objects.count() == 18 and Post.objects.count() == report.posts > 0

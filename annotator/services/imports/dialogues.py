@@ -29,6 +29,8 @@ from annotator.services.imports.progress import ImportProgress, ProgressTracker
 from annotator.services.imports.uploads import upload_check_size
 from scoring.errors import N_
 
+KEPT_RECORDS = 250_000  # posts and labels: a collection this small is read once (DBDC3 EN eval: 64,098)
+
 
 @dataclass(frozen=True)
 class ImportReport:
@@ -55,20 +57,30 @@ def dialogues_import(
 
     Two passes over the sources. The first reads every dialogue and checks it against the
     project (``BatchWriter.validate``: the preset's speakers and units, the format, the criteria and
-    their scales, ids already in the project) and writes nothing. The second reads them again as a
-    stream and writes them in batches of ``batch_size`` dialogues inside one transaction, so memory
-    stays bounded and any error (``InputError``, naming the file, dialogue and field) leaves the
-    database as it was. The dialogues are recorded as ``batch`` (a new ``ImportBatch`` by ``user``
-    when none is given); ``progress`` is called with an ``ImportProgress`` as the passes go.
+    their scales, ids already in the project) and writes nothing, so that a refused collection never
+    holds the write lock. The second writes them in batches of ``batch_size`` dialogues inside one
+    transaction, and any error (``InputError``, naming the file, dialogue and field) leaves the
+    database as it was. A collection of at most ``KEPT_RECORDS`` posts and labels is kept as the
+    first pass read it (parsing it again was a quarter of the import of DBDC3's 60,000 labels); a larger
+    one is read again as a stream, so memory stays bounded. The dialogues are recorded as ``batch`` (a
+    new ``ImportBatch`` by ``user`` when none is given); ``progress`` is called with an ``ImportProgress``
+    as the passes go.
     """
     paths = [Path(p) for p in paths]
     tracker = ProgressTracker(progress)
     checker = BatchWriter(project, format_chosen=fmt != "auto")
     formats: set[str] = set()
+    kept: list[ParsedDialogue] | None = []
+    records = 0
     for parsed in read_sources(paths, fmt, language):
         checker.validate(parsed)
         formats.add(parsed.source_meta.get("format", fmt))
         tracker.update(read=tracker.state.read + 1)
+        if kept is not None:
+            records += len(parsed.posts) + len(parsed.judgements) + len(parsed.gold_counts)
+            kept.append(parsed)
+            if records > KEPT_RECORDS:
+                kept = None  # too large to hold: read again below
     if not checker.seen_new:
         raise InputError(", ".join(map(str, paths)), N_("contains no dialogues"))
     tracker.update(total=tracker.state.read, final=True)
@@ -86,7 +98,7 @@ def dialogues_import(
             )
         writer = BatchWriter(project, format_chosen=fmt != "auto", batch=batch)
         pending: list[ParsedDialogue] = []
-        for parsed in read_sources(paths, fmt, language):
+        for parsed in kept if kept is not None else read_sources(paths, fmt, language):
             pending.append(parsed)
             if len(pending) >= batch_size:
                 writer.write(pending)
