@@ -100,7 +100,7 @@ def pytest_collection_modifyitems(config, items):
 
     Under ``--dist loadgroup`` (scripts/run_tests.py), a test that uses a fixture set up once per module or
     class (a browser, the deployment stack) joins the group of its module, so that the fixture is set up in one
-    process only; pytest-xdist hands out the groups first (largest first), then single tests in the order here.
+    process only; pytest-xdist hands out the groups and single tests in the order here, the longest first.
     """
     from django.conf import settings
 
