@@ -88,6 +88,8 @@ def test_the_posterior_can_be_given_other_evidence_than_the_counts():
     """Two labels at 2-2 of 10, prior Beta(1, 1), but evidence 3-1 (the second label's two votes from annotators who
     over-use it): the first label loses when the second gets 4 or more of the 6 to come, the second's share now
     Beta(1 + 1, 1 + 3), so its count is beta-binomial (scipy); evidence equal to the counts changes nothing."""
+    from scipy import stats
+
     counts = np.array([[2.0, 2.0], [4.0, 1.0]])
     evidence = np.array([[3.0, 1.0], [4.0, 1.0]])
     found = label_change_probability(counts, [1, 1], 10, evidence=evidence)

@@ -128,6 +128,8 @@ def test_the_oracle_bound_is_exact_over_orders_and_below_the_rules_at_their_own_
     """The oracle's stop states replayed on its own units in random orders: the error rate and labels per unit are the
     figures it computed (exact expectations over the orders), at most delta; the platform's per-unit rule and the
     Bayes-optimal rule, replayed on the same orders, take more labels at the error rate they really reach."""
+    from scipy import stats
+
     units = draws(np.array(SHARES[shares]), 1500, seed=11)
     full = units[:, -1]
     stop, figures = rules.oracle_stops(full, min_k=3, delta=0.02)
