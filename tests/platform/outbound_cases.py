@@ -84,6 +84,8 @@ def webhook_to_internal_service(url: str, lead: requests.Session, slug: str, int
     [delivery] = deliveries
     assert delivery["status_code"] is None and "a loopback address" in delivery["response_excerpt"], delivery
     assert internal.requests() == []  # not one request reached the internal service
+    # the lead removes it (left, its delivery would be tried again for a quarter of an hour, as designed)
+    assert lead.delete(f"{hooks}{hook}/", timeout=30).status_code == 204
 
 
 def judge_key_redirect(url: str, lead: requests.Session, slug: str, found: Receivers) -> None:
