@@ -28,6 +28,7 @@ from annotator.models import Project
 from annotator.selectors.population import annotators_included
 from annotator.wording import WORDING_LANGUAGES, criterion_wording
 from evaluation.models import ProjectStatistics
+from evaluation.services.incremental import live_state_peek, statistics_with_running_figures
 
 DATA_FILE = "train-00000-of-00001.parquet"
 DEFAULT_CONFIG = "distributions"
@@ -106,7 +107,8 @@ def _agreement_lines(project: Project) -> list[str]:
     statistics = ProjectStatistics.objects.filter(project=project).first()
     if statistics is None:
         return ["No statistics have been computed for this project yet."]
-    payload = statistics.payload or {}
+    # the running figures (units, kappas, alpha) from the live state, as the dashboard and the API give them
+    payload, _said = statistics_with_running_figures(project, statistics.payload or {}, state=live_state_peek(project))
     lines = [
         f"From the statistics computed {statistics.computed_at:%Y-%m-%d %H:%M} UTC over "
         f"{statistics.n_judgements} judgements (fingerprint `{statistics.fingerprint}`), on the units with at "
