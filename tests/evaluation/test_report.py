@@ -18,12 +18,12 @@ from annotator.services.exclusions import annotator_exclude
 from annotator.services.studies import study_create
 from annotator.wording import criterion_wording
 from evaluation.models import ProjectStatistics, StatisticsJob
+from evaluation.services.incremental import statistics_with_running_figures
 from evaluation.services.report.content import project_report
 from evaluation.services.report.methods import figure_text
 from evaluation.services.report.numbers import number
 from evaluation.services.report.render import breakable, md_escape, report_render, tex_escape
 from evaluation.services.report.sheet import Figure
-from evaluation.services.incremental import statistics_with_running_figures
 from evaluation.services.statistics import project_statistics, statistics_recompute
 from tests.factories import project_with_work, submit_all
 
@@ -295,7 +295,6 @@ def test_every_number_of_the_methods_paragraph_is_traced_to_the_stored_statistic
     or a count read from the project's tables (dialogues, systems, K asked, scale sizes, exclusions,
     adjudications); the fingerprint, time and library version are the stored statistics' own."""
     project = dbdc_study.project
-    stored = ProjectStatistics.objects.get(project=project)
     report = project_report(project=project)
     text = report.methods
     s = report.statistics
