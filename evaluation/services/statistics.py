@@ -25,7 +25,6 @@ from evaluation.services.adaptive_summary import adaptive_summary
 from evaluation.services.agreement_evidence import agreement_evidence
 from evaluation.services.dashboard import annotator_figures, distributions_and_disputes
 from evaluation.services.gold_cache import gold_arrays_store
-from evaluation.services.incremental import rebuild_running
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.model_reliability import model_reliability_request, model_reliability_stored
 from evaluation.services.nlpcc_summary import nlpcc_summary
@@ -187,8 +186,8 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     """Compute and store a project's statistics; skipped when the judgements have not changed.
 
     What is stored is what the live state does not keep (``project_statistics(running=False)``): a live state
-    never built, or stale with no rebuild at work, is rebuilt first (``live_state_current``), so that the readers
-    find the running figures there, as current as the payload, whenever a payload is stored.
+    never built is built first (``live_state_built``), so that the readers find the running figures there
+    whenever a payload is stored.
 
     Statistics that wait for the models' estimate ask for it either way (``model_reliability_request``):
     a request while one is queued adds nothing, and one queued so long ago that its worker must have died
@@ -196,7 +195,7 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     rescues an estimate lost with a killed heavy worker.
     """
     project = Project.objects.get(pk=project_id)
-    live_state_current(project)  # the running figures the stored payload leaves out: current first
+    live_state_built(project)  # the running figures the stored payload leaves out: there first
     checked = timezone.now()  # before reading: a request made later may not be covered
     fingerprint = judgements_fingerprint(project)
     current = ProjectStatistics.objects.filter(project=project).first()
@@ -212,11 +211,11 @@ def statistics_recompute(*, project_id: int, force: bool = False) -> ProjectStat
     return stored
 
 
-def live_state_current(project: Project) -> None:
-    """Rebuild the project's live state here when it was never built, or is stale and no rebuild works on it (its
-    task still queued, or lost): the recomputation runs on a worker already, and reads the judgements anyway."""
-    state = LiveState.objects.filter(project=project).first()
-    if state is None or state.built_at is None or (state.stale_since is not None and not rebuild_running(state)):
+def live_state_built(project: Project) -> None:
+    """Build the project's live state here when it was never built (the recomputation runs on a worker already,
+    and reads the judgements anyway). A stale state is left to its own rebuild (``rebuild_live_statistics``):
+    until that commits, its figures are those it held, and every reader says so."""
+    if not LiveState.objects.filter(project=project, built_at__isnull=False).exists():
         live_state_rebuild(project_id=project.pk)
 
 

@@ -39,8 +39,7 @@ def counts_without(project, excluded_ids) -> np.ndarray:
 
 
 def answered(project, payload: dict) -> dict:
-    """The stored payload with the running figures from the live state (rebuilt for the population of the time by
-    the recomputation when a change made it stale), as every reader answers it."""
+    """The stored payload with the running figures from the live state, as every reader answers it."""
     return statistics_with_running_figures(project, payload)[0]
 
 
