@@ -108,11 +108,19 @@ def _agreement_lines(project: Project) -> list[str]:
     if statistics is None:
         return ["No statistics have been computed for this project yet."]
     # the running figures (units, kappas, alpha) from the live state, as the dashboard and the API give them
-    payload, _said = statistics_with_running_figures(project, statistics.payload or {}, state=live_state_peek(project))
+    state = live_state_peek(project)
+    payload, _said = statistics_with_running_figures(project, statistics.payload or {}, state=state)
+    live = (
+        " Units, kappas and alpha are the live figures, current to the last save"
+        + (" before a change still being counted" if state.stale_since else "")
+        + "; the intervals are that computation's."
+        if state.built_at
+        else ""
+    )
     lines = [
         f"From the statistics computed {statistics.computed_at:%Y-%m-%d %H:%M} UTC over "
         f"{statistics.n_judgements} judgements (fingerprint `{statistics.fingerprint}`), on the units with at "
-        "least two judgements.",
+        f"least two judgements.{live}",
         "",
         "| criterion | units | annotators | figure | value |",
         "|---|---|---|---|---|",
