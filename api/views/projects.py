@@ -34,7 +34,7 @@ from api.schema_responses import ERROR_RESPONSE, TypedDictResponse
 from config.throttling import job_start_allowed
 from evaluation.selectors.dashboard import freshness
 from evaluation.services.freshness import freshness_json, project_freshness
-from evaluation.services.incremental import live_state_read
+from evaluation.services.incremental import live_state_read, statistics_with_running_figures
 from evaluation.services.lead_jobs import lead_job_ask
 from evaluation.services.live_freshness import freshness_of
 from evaluation.services.payloads import StatisticsAnswer
@@ -201,7 +201,8 @@ class ProjectStats(APIView):
             return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Retry-After": "5"})
         live = live_state_read(project)
         parts = project_freshness(project=project, state=state, live=live)
-        response = Response({**stored.payload, "live": freshness_of(live), "freshness": freshness_json(parts)})
+        payload, _said = statistics_with_running_figures(project, stored.payload, state=live)
+        response = Response({**payload, "live": freshness_of(live), "freshness": freshness_json(parts)})
         response["X-Statistics-Computed-At"] = stored.computed_at.isoformat()
         response["X-Statistics-Judgements"] = str(stored.n_judgements)
         response["X-Statistics-Up-To-Date"] = "true" if state["up_to_date"] else "false"

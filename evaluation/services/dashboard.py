@@ -94,26 +94,31 @@ def annotator_figures(project: Project, judgements: dict[str, CriterionJudgement
     return out
 
 
-def distributions_and_disputes(project: Project, judgements: dict[str, CriterionJudgements]) -> dict:
+def distributions_and_disputes(
+    project: Project, judgements: dict[str, CriterionJudgements], *, running: bool = True
+) -> dict:
     """Value counts per criterion, the mean gold distribution and entropy histogram, and the most disputed units
-    (those whose annotators disagree: entropy above zero) with their labels, entropy and pairwise agreement."""
+    (those whose annotators disagree: entropy above zero) with their labels, entropy and pairwise agreement.
+
+    ``running`` False leaves out the value counts and the mean gold distribution, which the live state keeps
+    current (``incremental.RUNNING_FIGURES``): the scheduled recomputation stores the rest."""
     external = dict(project.dialogues.values_list("pk", "external_id"))
     values, gold, disputed = {}, {}, []
     for key, data in judgements.items():
         counts = data.counts()
         if not len(counts):
             continue
-        values[key] = dict(zip(data.values, counts.sum(axis=0).astype(int).tolist()))
+        if running:
+            values[key] = dict(zip(data.values, counts.sum(axis=0).astype(int).tolist()))
         pairable = counts.sum(axis=1) >= 2
         if not pairable.any():
             continue
         distributions = gold_distribution(counts[pairable])
         entropy = normalised_entropy(distributions)
         histogram, _edges = np.histogram(entropy, bins=10, range=(0, 1))
-        gold[key] = {
-            "mean_distribution": dict(zip(data.values, distributions.mean(axis=0).tolist())),
-            "entropy_histogram": histogram.tolist(),
-        }
+        gold[key] = {"entropy_histogram": histogram.tolist()}
+        if running:
+            gold[key] = {"mean_distribution": dict(zip(data.values, distributions.mean(axis=0).tolist())), **gold[key]}
         rows = np.nonzero(pairable)[0]
         disputed_units = np.nonzero(entropy > 1e-12)[0]  # unanimous units are not disputed
         for i in disputed_units[np.argsort(-entropy[disputed_units], kind="stable")][:DISPUTED_LIMIT]:
@@ -131,4 +136,4 @@ def distributions_and_disputes(project: Project, judgements: dict[str, Criterion
                 }
             )
     disputed.sort(key=lambda d: -d["entropy"])
-    return {"value_counts": values, "gold": gold, "disputed": disputed[:DISPUTED_LIMIT]}
+    return {**({"value_counts": values} if running else {}), "gold": gold, "disputed": disputed[:DISPUTED_LIMIT]}

@@ -28,6 +28,7 @@ from annotator.models import Project
 from annotator.selectors.population import annotators_included
 from annotator.wording import WORDING_LANGUAGES, criterion_wording
 from evaluation.models import ProjectStatistics
+from evaluation.services.incremental import live_state_peek, statistics_with_running_figures
 
 DATA_FILE = "train-00000-of-00001.parquet"
 DEFAULT_CONFIG = "distributions"
@@ -106,11 +107,20 @@ def _agreement_lines(project: Project) -> list[str]:
     statistics = ProjectStatistics.objects.filter(project=project).first()
     if statistics is None:
         return ["No statistics have been computed for this project yet."]
-    payload = statistics.payload or {}
+    # the running figures (units, kappas, alpha) from the live state, as the dashboard and the API give them
+    state = live_state_peek(project)
+    payload, _said = statistics_with_running_figures(project, statistics.payload or {}, state=state)
+    live = (
+        " Units, kappas and alpha are the live figures, current to the last save"
+        + (" before a change still being counted" if state.stale_since else "")
+        + "; the intervals are that computation's."
+        if state.built_at
+        else ""
+    )
     lines = [
         f"From the statistics computed {statistics.computed_at:%Y-%m-%d %H:%M} UTC over "
         f"{statistics.n_judgements} judgements (fingerprint `{statistics.fingerprint}`), on the units with at "
-        "least two judgements.",
+        f"least two judgements.{live}",
         "",
         "| criterion | units | annotators | figure | value |",
         "|---|---|---|---|---|",

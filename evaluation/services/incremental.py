@@ -34,7 +34,7 @@ from annotator.selectors.structure import dialogue_shape, project_criteria
 from annotator.units import UnitRule, required_units
 from config.enqueue import task_send
 from evaluation.models import LiveAgreementTerm, LiveAnnotatorCount, LiveState, LiveTouchedDialogue, LiveUnitCounts
-from evaluation.services.statistics import numeric_values
+from evaluation.services.scale_numbers import alpha_levels, numeric_values
 from scoring.agreement.sums import coefficients, distribution, unit_terms
 
 log = logging.getLogger(__name__)
@@ -347,9 +347,9 @@ def live_figures(project: Project, state: LiveState | None = None) -> dict:
     out = {}
     for criterion in criteria:
         scale = _scale(criterion)
-        levels = ("nominal",) if criterion.level == "nominal" else ("nominal", "ordinal", "interval")
-        levels += ("ratio",) if criterion.level == "ratio" else ()
-        figures = coefficients(groups[criterion.pk], len(scale), levels=levels, values=numeric_values(scale))
+        figures = coefficients(
+            groups[criterion.pk], len(scale), levels=alpha_levels(criterion.level), values=numeric_values(scale)
+        )
         totals = distribution(groups[criterion.pk], len(scale))
         figures["distribution"] = dict(zip(scale, totals.tolist()))
         figures["n_labels"] = int(totals.sum())
@@ -366,37 +366,62 @@ def _number(x):
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else x
 
 
-def payload_with_live_figures(project: Project, payload: dict) -> tuple[dict, dict]:
-    """The stored payload with its additive figures replaced by the state's, current to the last save: per
-    criterion the units, Fleiss' and Randolph's kappa, alpha at the payload's levels, the label counts and
-    the mean gold distribution. The rest (intervals, per-speaker and merged figures, kappa maps, models,
-    significance) stays as the scheduled recomputation left it. Returns (payload, what the page says).
+#: The figures of a criterion's agreement entry the live state keeps current with every save (``live_figures``), and
+#: that the scheduled recomputation therefore neither computes nor stores (``project_statistics(running=False)``);
+#: with them the label counts (``value_counts``) and each criterion's mean gold distribution. Everything else of
+#: the payload (intervals, the data behind them, shares agreeing, per-speaker and merged blocks, disputes, kappa
+#: matrices, models, significance) is the scheduled recomputation's. Design: ``docs/statistics-pipeline.md``.
+RUNNING_FIGURES = ("n_units", "fleiss_kappa", "randolph_kappa", "krippendorff_alpha")
 
-    Never rebuilds: while the state is stale the figures are those it holds (the stored payload's when it was
-    never built), and what the page says names the change and its time (``live_status``)."""
-    state = live_state_read(project)
-    if state.built_at is None:
-        return payload, live_status(state)
-    live = live_figures(project, state)
+
+def statistics_with_running_figures(
+    project: Project, payload: dict, *, state: LiveState | None = None
+) -> tuple[dict, dict]:
+    """The stored payload with the running figures (``RUNNING_FIGURES``, the label counts and the mean gold
+    distributions) read from the live state, current to the last save: what the dashboard, the stats API,
+    ``stats --json``, the study report and the exports answer. ``state``: the project's, read by the caller
+    (``live_state_read``, or ``live_state_peek`` in a command). Returns (payload, what the page says).
+
+    Never rebuilds: while the state is stale the figures are those it holds, and what the page says names the
+    change and its time (``live_status``). A state never built yet (the scheduled recomputation builds it first,
+    so only a project read before any recomputation, or restored from an archive) gives the payload's own
+    figures when it has them (one stored before this split), else none (shown as not computed)."""
+    state = state or live_state_read(project)
+    built = state.built_at is not None
+    live = live_figures(project, state)["criteria"] if built else {}
+    levels = {key: alpha_levels(level) for key, level in project.criteria.values_list("key", "level")}
     out = dict(payload)
-    out["criteria"] = {key: dict(entry) for key, entry in payload.get("criteria", {}).items()}
-    out["value_counts"] = dict(payload.get("value_counts", {}))
-    out["gold"] = {key: dict(entry) for key, entry in payload.get("gold", {}).items()}
-    for key, figures in live["criteria"].items():
-        entry = out["criteria"].get(key)
-        if entry is not None:
-            entry["n_units"] = figures["n_units"]
-            entry["fleiss_kappa"] = _number(figures["fleiss_kappa"])
-            entry["randolph_kappa"] = _number(figures["randolph_kappa"])
-            entry["krippendorff_alpha"] = {
-                level: _number(figures["krippendorff_alpha"].get(level, value))
-                for level, value in entry.get("krippendorff_alpha", {}).items()
+    out["criteria"] = {}
+    for key, entry in payload.get("criteria", {}).items():
+        figures = live.get(key)
+        if figures is None:  # the payload's own figures (stored before the split), or none yet
+            running = {name: entry.get(name) for name in RUNNING_FIGURES}
+            running["krippendorff_alpha"] = running["krippendorff_alpha"] or dict.fromkeys(
+                levels.get(key, ("nominal",))
+            )
+        else:
+            running = {
+                "n_units": figures["n_units"],
+                "fleiss_kappa": _number(figures["fleiss_kappa"]),
+                "randolph_kappa": _number(figures["randolph_kappa"]),
+                "krippendorff_alpha": {level: _number(v) for level, v in figures["krippendorff_alpha"].items()},
             }
-        if figures["n_labels"]:
-            out["value_counts"][key] = figures["distribution"]
-        if key in out["gold"] and figures["mean_distribution"] is not None:
-            out["gold"][key]["mean_distribution"] = dict(zip(figures["distribution"], figures["mean_distribution"]))
-    return out, {**live_status(state), "n_labels": sum(f["n_labels"] for f in live["criteria"].values())}
+        out["criteria"][key] = {**running, **{k: v for k, v in entry.items() if k not in RUNNING_FIGURES}}
+    if built:
+        out["value_counts"] = {key: f["distribution"] for key, f in live.items() if f["n_labels"]}
+    else:
+        out["value_counts"] = dict(payload.get("value_counts", {}))
+    out["gold"] = {}
+    for key, entry in payload.get("gold", {}).items():
+        figures = live.get(key)
+        mean = entry.get("mean_distribution")
+        if figures is not None and figures["mean_distribution"] is not None:
+            mean = dict(zip(figures["distribution"], figures["mean_distribution"]))
+        rest = {k: v for k, v in entry.items() if k != "mean_distribution"}
+        out["gold"][key] = {"mean_distribution": mean, **rest} if mean is not None else rest
+    if not built:
+        return out, live_status(state)
+    return out, {**live_status(state), "n_labels": sum(f["n_labels"] for f in live.values())}
 
 
 def live_status(state: LiveState) -> dict:

@@ -350,6 +350,11 @@ class WorkSummary(TypedDict):
 
 
 class StatisticsPayload(TypedDict):
+    """The statistics as every reader answers them (the stats API, ``stats --json``): the stored payload of the
+    scheduled recomputation with the running figures read from the live state (each criterion's ``n_units``,
+    kappas and alpha, ``value_counts``, each ``gold`` entry's ``mean_distribution``:
+    ``incremental.statistics_with_running_figures``); ``ProjectStatistics.payload`` stores it without them."""
+
     project: str
     criteria: dict[str, CriterionStatistics]
     nlpcc: NotRequired[dict[str, dict[str, float]]]

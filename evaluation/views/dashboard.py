@@ -23,7 +23,7 @@ from evaluation.selectors.dashboard import (
 from evaluation.selectors.dashboard_annotators import AnnotatorListing, annotators_page
 from evaluation.selectors.kappa_maps import kappa_maps, reliability_chart_data
 from evaluation.services.freshness import live_freshness_of, project_freshness
-from evaluation.services.incremental import live_state_peek, live_state_read, payload_with_live_figures
+from evaluation.services.incremental import live_state_peek, live_state_read, statistics_with_running_figures
 from evaluation.services.schedule import statistics_request
 
 
@@ -36,7 +36,7 @@ def dashboard(request, slug: str):
         state = freshness(project=project)
         if state["stored"] is None:
             return render(request, "evaluation/dashboard_first.html", {"project": project, "freshness": state})
-    payload, live = payload_with_live_figures(project, state["stored"].payload)
+    payload, live = statistics_with_running_figures(project, state["stored"].payload)
     freshness_parts = project_freshness(project=project, state=state, live=live_state_peek(project))
     criteria = list(project.criteria.all())
     levels = {c.key: c.level for c in criteria}

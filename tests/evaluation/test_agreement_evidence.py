@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotator.models import Judgement
+from evaluation.services.incremental import statistics_with_running_figures
 from evaluation.services.statistics import statistics_recompute
 from tests.factories import breakdown_project, submit_all
 
@@ -111,7 +112,8 @@ def test_few_units_switch_to_the_jackknife_and_say_so(tmp_path):
     work = breakdown_project(tmp_path, dialogues=5, annotators=3, k=3, slug="few")  # 10 units
     for person in work.annotators:
         submit_all(person, work.project, lambda a, key, unit: LABELS[(a.annotator_id + unit + a.dialogue_id) % 3])
-    entry = statistics_recompute(project_id=work.project.pk).payload["criteria"]["breakdown"]
+    stored = statistics_recompute(project_id=work.project.pk).payload  # its running figures: the live state's
+    entry = statistics_with_running_figures(work.project, stored)[0]["criteria"]["breakdown"]
     assert entry["n_units"] == 10
     assert entry["intervals"]["fleiss_kappa"]["ci_method"] == "jackknife"
     assert entry["intervals"]["fleiss_kappa"]["resamples"] == 10
@@ -121,7 +123,8 @@ def test_few_units_switch_to_the_jackknife_and_say_so(tmp_path):
 def test_the_dashboard_shows_intervals_and_downloads_the_matrices(judged):
     client = Client()
     client.force_login(judged.lead)
-    entry = statistics_recompute(project_id=judged.project.pk).payload["criteria"]["breakdown"]
+    stored = statistics_recompute(project_id=judged.project.pk).payload
+    entry = statistics_with_running_figures(judged.project, stored)[0]["criteria"]["breakdown"]
     html = client.get(f"/projects/{judged.project.slug}/dashboard/").content.decode()
     low, high = entry["intervals"]["fleiss_kappa"]["ci"]
     assert f'{entry["fleiss_kappa"]:.4f} <span class="ci"' in html and f"[{low:.3f}, {high:.3f}]" in html

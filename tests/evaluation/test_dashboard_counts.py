@@ -10,6 +10,7 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
+from evaluation.services.incremental import statistics_with_running_figures
 from evaluation.services.statistics import statistics_recompute
 from tests.factories import project_with_submissions, user_make
 
@@ -32,7 +33,7 @@ def test_imported_counts_are_named_beside_the_kappas_they_give(shared_data, make
     labels = stored.payload["labels"]
     # 200 replies x 3 annotators x 10 questions, all imported as counts
     assert labels == {"total": 6000, "judgements": 0, "imported_counts": 6000, "annotators": 0}
-    entry = stored.payload["criteria"]["severe_error"]
+    entry = statistics_with_running_figures(project, stored.payload)[0]["criteria"]["severe_error"]
     assert entry["fleiss_kappa"] is not None and entry["n_labels"] == entry["n_imported_counts"] == 600
     client.force_login(lead)
     page = client.get("/projects/nlpcc-sample/dashboard/").content.decode()

@@ -40,7 +40,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.judgements.save import assignment_reopen
 from evaluation.models import LiveState, LiveUnitCounts
-from evaluation.services import live_rebuild
+from evaluation.services import incremental, live_rebuild
 from evaluation.services.incremental import live_figures
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.statistics import numeric_values
@@ -317,8 +317,10 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(
     tmp_path, client, django_capture_on_commit_callbacks, tasks_sent
 ):
     """Saves land on the page at once: the live label count, the value counts and the kappa change with a
-    submission made after the stored statistics, while the recomputation's time stays as it was. The first
-    view builds no state in the request: it says the live figures are being prepared and asks for a rebuild."""
+    submission made after the stored statistics, while the recomputation's time stays as it was. The
+    recomputation builds a state never built (the running figures its payload leaves out); a payload found
+    without one (stored before it, or restored from an archive) makes the first view build nothing in the
+    request: it says the live figures are being prepared, shows no running figure, and asks for a rebuild."""
     from django.urls import reverse
 
     from evaluation.models import ProjectStatistics
@@ -330,12 +332,18 @@ def test_the_dashboard_shows_a_submission_before_any_recomputation(
     items = list(Assignment.objects.filter(dialogue__project=work.project).order_by("pk"))
     submit(items[0], lambda a, key, unit: "O")
     statistics_job_run(project_id=work.project.pk)  # what a worker runs for the recomputation the saves asked for
+    assert LiveState.objects.get(project=work.project).built_at is not None  # built by the recomputation
+    stored = ProjectStatistics.objects.get(project=work.project).payload  # without the running figures
+    assert not set(stored["criteria"]["breakdown"]) & set(incremental.RUNNING_FIGURES)
+    assert "value_counts" not in stored and all("mean_distribution" not in g for g in stored["gold"].values())
+    LiveState.objects.filter(project=work.project).delete()  # a payload stored before any live state
     client.force_login(work.lead)
     before = len(tasks_sent)
     with django_capture_on_commit_callbacks(execute=True):
         page = client.get(reverse("dashboard", args=[work.project.slug])).content.decode()
     assert 'id="live-stale"' in page and "being prepared for the first time" in page
     assert 'id="live-labels"' not in page
+    assert "<td>– " in page, re.findall(r"<td>[^<]{0,12} ", page)  # no running figure yet
     # the rebuild is asked of the workers once the request is over, not run in it
     assert "evaluation.tasks.rebuild_live_statistics" in [t.name for t in tasks_sent[before:]]
     live_state_rebuild(project_id=work.project.pk)  # what the worker runs

@@ -65,6 +65,8 @@ def test_a_project_never_built_is_stale_and_a_command_reading_it_writes_nothing(
     monkeypatch.setattr(
         incremental, "live_state_rebuild_request_on_commit", lambda project_id: asked.append(project_id)
     )
+    # (the recomputation builds a state never built: here statistics stored before any state, as from an archive)
+    LiveState.objects.filter(project=work.project).delete()
     # when a command reads the freshness of a project whose live figures were never built
     live = live_freshness(work.project, ask_for_rebuild=False)
     # then they are stale, being prepared for the first time, and nothing was written or asked for
@@ -75,3 +77,7 @@ def test_a_project_never_built_is_stale_and_a_command_reading_it_writes_nothing(
     answer = api_client(work.lead).get(f"/api/projects/{work.project.slug}/stats/").json()
     assert answer["live"]["stale"] is True and answer["live"]["stale_because"] == "first"
     assert LiveState.objects.filter(project=work.project).exists() and asked == [work.project.pk]
+    # with no running figure until it is built (the stored payload leaves them out), the rest as stored
+    breakdown = answer["criteria"]["breakdown"]
+    assert breakdown["fleiss_kappa"] is None and breakdown["n_units"] is None and "intervals" in breakdown
+    assert answer["value_counts"] == {}

@@ -18,12 +18,13 @@ from annotator.services.exclusions import annotator_exclude
 from annotator.services.studies import study_create
 from annotator.wording import criterion_wording
 from evaluation.models import ProjectStatistics, StatisticsJob
+from evaluation.services.incremental import statistics_with_running_figures
 from evaluation.services.report.content import project_report
 from evaluation.services.report.methods import figure_text
 from evaluation.services.report.numbers import number
 from evaluation.services.report.render import breakable, md_escape, report_render, tex_escape
 from evaluation.services.report.sheet import Figure
-from evaluation.services.statistics import statistics_recompute
+from evaluation.services.statistics import project_statistics, statistics_recompute
 from tests.factories import project_with_work, submit_all
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +66,11 @@ def dbdc_study():
     return work
 
 
+def _answered(project) -> dict:
+    """The stored payload with the running figures from the live state: what every reader answers."""
+    return statistics_with_running_figures(project, ProjectStatistics.objects.get(project=project).payload)[0]
+
+
 def test_report_has_every_section_with_the_payloads_numbers(dbdc_study):
     project = dbdc_study.project
     stored = ProjectStatistics.objects.get(project=project)
@@ -72,7 +78,14 @@ def test_report_has_every_section_with_the_payloads_numbers(dbdc_study):
     report = project_report(project=project)
     assert report.statistics.status == "current"
     assert report.statistics.fingerprint == stored.fingerprint
-    breakdown = payload["criteria"]["breakdown"]
+    # the running figures from the live state (the stored payload leaves them out), equal to those computed here
+    # from the judgements' counts; the rest (intervals, the data behind them, merges) from the stored payload
+    assert "fleiss_kappa" not in payload["criteria"]["breakdown"]
+    computed = project_statistics(project)["criteria"]["breakdown"]
+    breakdown = statistics_with_running_figures(project, payload)[0]["criteria"]["breakdown"]
+    for name in ("n_units", "fleiss_kappa", "randolph_kappa"):
+        assert breakdown[name] == pytest.approx(computed[name], abs=1e-12)
+    assert breakdown["krippendorff_alpha"] == pytest.approx(computed["krippendorff_alpha"], abs=1e-12)
     rows = {(r.kind, r.part): r for r in report.agreement}
     main = rows[("criterion", "")]
     assert main.fleiss.value == breakdown["fleiss_kappa"] and main.randolph.value == breakdown["randolph_kappa"]
@@ -222,7 +235,7 @@ def test_cli_writes_each_format(dbdc_study, tmp_path, fmt, capsys):
     out = tmp_path / f"report.{fmt}"
     call_command("report", dbdc_study.project.slug, "--format", fmt, "--output", str(out), "--language", "ja")
     text = out.read_text(encoding="utf-8")
-    fleiss = ProjectStatistics.objects.get(project=dbdc_study.project).payload["criteria"]["breakdown"]["fleiss_kappa"]
+    fleiss = _answered(dbdc_study.project)["criteria"]["breakdown"]["fleiss_kappa"]
     assert number(fleiss) in text
     assert "方法" in text or "手法" in text  # the prose in Japanese
     call_command("report", dbdc_study.project.slug, "--format", fmt, "--language", "ja")
@@ -282,7 +295,6 @@ def test_every_number_of_the_methods_paragraph_is_traced_to_the_stored_statistic
     or a count read from the project's tables (dialogues, systems, K asked, scale sizes, exclusions,
     adjudications); the fingerprint, time and library version are the stored statistics' own."""
     project = dbdc_study.project
-    stored = ProjectStatistics.objects.get(project=project)
     report = project_report(project=project)
     text = report.methods
     s = report.statistics
@@ -291,9 +303,9 @@ def test_every_number_of_the_methods_paragraph_is_traced_to_the_stored_statistic
         text = text.replace(stamp, "")
     facts = [report.dialogues, report.k_asked, len(report.criteria), len(report.exclusions), report.adjudications]
     facts += [len(c.values) for c in report.criteria] + [n for _s, n in report.systems] + [len(report.systems)]
-    assert _untraced(text, _stated_numbers(stored.payload, *facts)) == []
+    assert _untraced(text, _stated_numbers(_answered(project), *facts)) == []
     # and the check can fail: a number that is stored nowhere is found
-    assert _untraced(text + " 0.123456", _stated_numbers(stored.payload, *facts)) == ["0.123456"]
+    assert _untraced(text + " 0.123456", _stated_numbers(_answered(project), *facts)) == ["0.123456"]
 
 
 def test_methods_state_k_asked_and_obtained_per_unit(dbdc_study):
@@ -346,7 +358,7 @@ def test_speakers_labelled_differently_are_reported_apart_and_the_pooled_figure_
     report = project_report(project=work.project)
     nugget = [r for r in report.agreement if r.criterion == "nugget"]
     assert [(r.kind, r.part) for r in nugget] == [("speaker", "customer"), ("speaker", "helpdesk"), ("pooled", "")]
-    block = ProjectStatistics.objects.get(project=work.project).payload["criteria"]["nugget"]
+    block = _answered(work.project)["criteria"]["nugget"]
     assert nugget[2].fleiss.value == block["fleiss_kappa"]
     assert nugget[0].fleiss.value == block["by_speaker"]["customer"]["fleiss_kappa"]
     methods = report.methods
@@ -363,8 +375,7 @@ def test_speakers_labelled_differently_are_reported_apart_and_the_pooled_figure_
     for stamp in (s.fingerprint, s.computed_at.strftime("%Y-%m-%d %H:%M:%S UTC"), s.library_version):
         methods = methods.replace(stamp, "")
     facts = [report.dialogues, report.k_asked, len(report.criteria), *(len(c.values) for c in report.criteria)]
-    payload = ProjectStatistics.objects.get(project=work.project).payload
-    assert _untraced(methods, _stated_numbers(payload, *facts)) == []
+    assert _untraced(methods, _stated_numbers(_answered(work.project), *facts)) == []
 
 
 def _tex_tools() -> str:

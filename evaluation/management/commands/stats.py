@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotator.models import Project
 from evaluation.models import ProjectStatistics
 from evaluation.services.freshness import freshness_json, project_freshness
+from evaluation.services.incremental import live_state_peek, statistics_with_running_figures
 from evaluation.services.live_freshness import live_freshness
 from evaluation.services.statistics import project_statistics
 from evaluation.tasks import recompute_statistics
@@ -36,7 +37,9 @@ class Command(BaseCommand):
                 recompute_statistics.apply_async(args=(project.pk,), retry=False).get(timeout=timeout)
             except Exception as exc:  # the broker or the workers are not there
                 raise CommandError(f"the workers did not answer: {exc}") from None
-            payload = ProjectStatistics.objects.get(project=project).payload
+            stored = ProjectStatistics.objects.get(project=project).payload
+            # the running figures from the live state, read without asking for a rebuild (as the API answers them)
+            payload, _said = statistics_with_running_figures(project, stored, state=live_state_peek(project))
         else:
             payload = project_statistics(project)
         if as_json:

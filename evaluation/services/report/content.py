@@ -35,6 +35,7 @@ from annotator.selectors.population import gold_dialogues
 from annotator.wording import WORDING_LANGUAGES, criterion_wording, guidelines_text, scheme_label
 from evaluation.models import Run, RunStatus
 from evaluation.selectors.dashboard import freshness
+from evaluation.services.incremental import live_state_peek, statistics_with_running_figures
 from evaluation.services.report.methods import methods_paragraph
 from evaluation.services.report.numbers import utc_text
 from evaluation.services.report.sheet import (
@@ -198,7 +199,7 @@ def _statistics_state(project: Project) -> tuple[StatisticsState, dict]:
             stored.n_judgements,
             state["new_items"],
         ),
-        stored.payload,
+        statistics_with_running_figures(project, stored.payload, state=live_state_peek(project))[0],
     )
 
 
