@@ -56,55 +56,6 @@ for (const [target, type] of [[window, "pagehide"], [window, "beforeunload"], [w
 """
 
 
-class RequestsInFlight:
-    """The requests a browser context has sent and not yet seen answered (or failed), the loopback ports they
-    went to, and the requests this process's live servers (pytest-django's ``live_server``, a thread of the
-    test process) have begun and not yet finished."""
-
-    def __init__(self, context) -> None:
-        from django.core.signals import request_finished, request_started
-
-        self.sent: set = set()
-        self.ports: set[int] = set()
-        self.serving = 0
-        self._lock = threading.Lock()
-        context.on("request", self._sent)
-        context.on("requestfinished", self._settled)
-        context.on("requestfailed", self._settled)
-        self._signals = ((request_started, self._began), (request_finished, self._ended))
-        for signal, receiver in self._signals:
-            signal.connect(receiver, weak=False)
-
-    def _sent(self, request) -> None:
-        self.sent.add(request)
-        url = urlsplit(request.url)
-        if url.scheme in ("http", "https") and url.hostname in ("127.0.0.1", "localhost") and url.port:
-            self.ports.add(url.port)
-
-    def _settled(self, request) -> None:
-        self.sent.discard(request)
-
-    def _began(self, **_signal) -> None:
-        with self._lock:
-            self.serving += 1
-
-    def _ended(self, **_signal) -> None:
-        with self._lock:
-            self.serving -= 1
-
-    def answered(self, context, timeout: float) -> bool:
-        """Whether every request sent was answered within ``timeout`` seconds (Playwright's events arrive while
-        one of its calls waits: a page of the context waits in short steps)."""
-        deadline = time.monotonic() + timeout
-        while self.sent and time.monotonic() < deadline and context.pages:
-            context.pages[0].wait_for_timeout(20)
-        return not self.sent or not context.pages  # a page closed has given up its requests
-
-    def disconnect(self) -> None:
-        for signal, receiver in self._signals:
-            signal.disconnect(receiver)
-
-
 class Serving:
     """How many requests this process's live servers (pytest-django's ``live_server``, a thread of the test
     process) have begun and not yet finished (Django's request signals)."""
@@ -129,6 +80,39 @@ class Serving:
     def disconnect(self) -> None:
         for signal, receiver in self._signals:
             signal.disconnect(receiver)
+
+
+class RequestsInFlight:
+    """The requests a browser context has sent and not yet seen answered (or failed), the loopback ports they
+    went to, and the requests this process's live servers have begun and not yet finished (``Serving``)."""
+
+    def __init__(self, context) -> None:
+        self.sent: set = set()
+        self.ports: set[int] = set()
+        self.serving = Serving()
+        context.on("request", self._sent)
+        context.on("requestfinished", self._settled)
+        context.on("requestfailed", self._settled)
+
+    def _sent(self, request) -> None:
+        self.sent.add(request)
+        url = urlsplit(request.url)
+        if url.scheme in ("http", "https") and url.hostname in ("127.0.0.1", "localhost") and url.port:
+            self.ports.add(url.port)
+
+    def _settled(self, request) -> None:
+        self.sent.discard(request)
+
+    def answered(self, context, timeout: float) -> bool:
+        """Whether every request sent was answered within ``timeout`` seconds (Playwright's events arrive while
+        one of its calls waits: a page of the context waits in short steps)."""
+        deadline = time.monotonic() + timeout
+        while self.sent and time.monotonic() < deadline and context.pages:
+            context.pages[0].wait_for_timeout(20)
+        return not self.sent or not context.pages  # a page closed has given up its requests
+
+    def disconnect(self) -> None:
+        self.serving.disconnect()
 
 
 @pytest.fixture
@@ -174,7 +158,9 @@ def page(browser):
     try:
         answered = flight.answered(context, timeout=30)
         context.close()
-        served = wait_for(lambda: flight.serving <= 0 and not requests_in_flight(flight.ports), timeout=30, every=0.02)
+        served = wait_for(
+            lambda: flight.serving.count <= 0 and not requests_in_flight(flight.ports), timeout=30, every=0.02
+        )
     finally:
         flight.disconnect()
     assert answered, f"requests still unanswered 30 s after the test: {[r.url for r in flight.sent]}"
