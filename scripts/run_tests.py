@@ -7,9 +7,9 @@
    ``sqlite_only`` runs against them in one pytest-xdist process per core (``TEST_PROCESSES`` overrides). Each
    process has its own test database (``test_dialeval_gw0``...), its own Redis databases and its own Celery
    worker (tests/conftest.py), and draws loopback ports from its own share of the range (scripts/services.py);
-   the tests that share a module-scoped fixture (a browser, the deployment stack) stay in one process
-   (``--dist loadgroup``, groups set in tests/conftest.py), and the longest work goes out first (the durations
-   a whole run measured, ``tests/durations.txt``). The services are stopped at the end;
+   a test file's tests run together in one process, in their order (``--dist loadfile``), so that a fixture set
+   up once per module (a browser, the deployment stack) is set up once, and the longest files go out first (the
+   durations a whole run measured, ``tests/durations.txt``; tests/conftest.py). The services are stopped at the end;
 2. the SQLite lane: the tests marked ``both_databases`` (what they test differs between the two databases:
    locking, transactions, raw SQL with a branch per database, JSON columns) or ``sqlite_only`` (the embedded
    default's own live tests: ``serve.sh``, runserver), on the embedded SQLite default with no services.
@@ -60,7 +60,9 @@ def parallel(extra: list[str]) -> list[str]:
     chosen = any(a in ("-n", "--numprocesses", "no:xdist") or a.startswith(("-n", "--numprocesses=")) for a in extra)
     if chosen or processes() < 2:
         return []
-    return ["-n", str(processes()), "--dist", "loadgroup", "--no-loadscope-reorder"]  # the order: tests/conftest.py
+    # a file's tests together (not --dist loadgroup: pytest 9.2 no longer sees the group pytest-xdist 3.8 writes
+    # into the test ids, pytest-xdist issue 1386, and the groups' tests went out one by one to either process)
+    return ["-n", str(processes()), "--dist", "loadfile", "--no-loadscope-reorder"]  # the order: tests/conftest.py
 
 
 def pytest(lane: str, marks: str, args: list[str], env: dict[str, str]) -> int:

@@ -91,16 +91,17 @@ def _reason(item, name: str) -> str:
 
 
 def pytest_collection_modifyitems(config, items):
-    """A test runs on the database the settings name unless its marker says it needs the other one, and the tests
-    that share a module-scoped fixture run in one test process under pytest-xdist.
+    """A test runs on the database the settings name unless its marker says it needs the other one; under
+    pytest-xdist the test files go out longest first.
 
     ``postgres(reason=...)`` must say why; on SQLite such a test skips with that reason (scripts/run_tests.py
     leaves it out of the SQLite lane). ``sqlite_only`` skips on PostgreSQL. ``both_databases(reason=...)``
     (the SQLite lane runs it too) must say what differs between the two databases.
 
-    Under ``--dist loadgroup`` (scripts/run_tests.py), a test that uses a fixture set up once per module or
-    class (a browser, the deployment stack) joins the group of its module, so that the fixture is set up in one
-    process only; pytest-xdist hands out the groups and single tests in the order here, the longest first.
+    Under ``--dist loadfile`` (scripts/run_tests.py) pytest-xdist hands out a test file's tests together to one
+    process, in the order they have here (pytest-django's: the order their databases need), so that a fixture
+    set up once per module (a browser, the deployment stack) is set up in one process only; the files go out in
+    the order ``longest_first`` puts them.
     """
     from django.conf import settings
 
@@ -114,17 +115,15 @@ def pytest_collection_modifyitems(config, items):
             _reason(item, "both_databases")
         if "sqlite_only" in item.keywords and not on_sqlite:
             item.add_marker(pytest.mark.skip(reason="runs only on SQLite"))
-        if _shares_a_module_fixture(item) and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items[:] = longest_first(items, durations_known())
 
 
 # Under pytest-xdist the run ends when its last test does: a 300 s test handed out last leaves the other process
-# idle for its length. The work units (a group of tests sharing a module fixture, or a single test) go out longest
-# first (scripts/run_tests.py turns off pytest-xdist's own order, by number of tests: --no-loadscope-reorder),
-# from the durations measured in a whole run (tests/durations.txt, rewritten by --record-durations); a test not
-# listed there is expected to take what tests of its kind take.
+# idle for its length. The work units (a test file's tests, which pytest-xdist hands out together under --dist
+# loadfile) go out longest first (scripts/run_tests.py turns off pytest-xdist's own order, by number of tests:
+# --no-loadscope-reorder), from the durations measured in a whole run (tests/durations.txt, rewritten by
+# --record-durations); a test not listed there is expected to take what tests of its kind take.
 DURATIONS = Path(__file__).with_name("durations.txt")
 SHORTER_THAN_LISTED = 5.0  # seconds: the file lists the tests that took longer (setup, call and teardown)
 EXPECTED_BY_MARKER = {"deployment": 60.0, "worker": 8.0, "shared_data": 15.0, "browser": 10.0}
@@ -160,26 +159,18 @@ def expected_seconds(item, known: dict[str, float]) -> float:
     )
 
 
-def work_unit(item) -> str:
-    """What pytest-xdist hands out at once under ``--dist loadgroup``: the test's group, or the test alone."""
-    names = sorted(
-        {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
-    )
-    return "@" + "_".join(names) if names else item.nodeid
-
-
-def without_group(nodeid: str) -> str:
-    """The node id without the ``@group`` pytest-xdist appends under ``--dist loadgroup``."""
-    at = nodeid.rfind("@")
-    return nodeid[:at] if at > nodeid.rfind("]") else nodeid
+def work_unit(nodeid: str) -> str:
+    """What pytest-xdist hands out at once under ``--dist loadfile``: the tests of one file (the rule of its
+    ``LoadFileScheduling._split_scope``)."""
+    return nodeid.split("::", 1)[0]
 
 
 def longest_first(items: list, known: dict[str, float]) -> list:
-    """``items`` with each work unit's tests together in their order, the units by expected seconds, the longest
-    first (ties as collected)."""
+    """``items`` with each file's tests together in their order, the files by expected seconds, the longest first
+    (ties as collected)."""
     units: dict[str, list] = {}
     for item in items:
-        units.setdefault(work_unit(item), []).append(item)
+        units.setdefault(work_unit(item.nodeid), []).append(item)
     total = {unit: sum(expected_seconds(i, known) for i in tests) for unit, tests in units.items()}
     order = sorted(units, key=lambda unit: -total[unit])  # stable: ties keep the collection order
     return [item for unit in order for item in units[unit]]
@@ -194,8 +185,7 @@ class DurationsRecorder:
         self.seconds: dict[str, float] = {}
 
     def pytest_runtest_logreport(self, report) -> None:
-        nodeid = without_group(report.nodeid)
-        self.seconds[nodeid] = self.seconds.get(nodeid, 0.0) + report.duration
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
 
     def pytest_sessionfinish(self, session) -> None:
         if not self.seconds or hasattr(session.config, "workerinput"):
@@ -213,20 +203,6 @@ def pytest_sessionstart(session):
     config = session.config
     if config.getoption("record_durations", default=False) and not hasattr(config, "workerinput"):
         config.pluginmanager.register(DurationsRecorder(), "durations-recorder")
-
-
-def _shares_a_module_fixture(item) -> bool:
-    """Whether the test uses one of the suite's fixtures set up once for several tests of its module (or class)
-    and torn down after them: ``module``, ``class`` or ``package`` scope (a session fixture is set up once per
-    process anyway; the plugins' own, such as pytest-django's class-scoped unittest support, cost nothing)."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:  # a doctest
-        return False
-    return any(
-        d.scope in ("module", "class", "package") and getattr(d.func, "__module__", "").startswith("tests.")
-        for defs in info.name2fixturedefs.values()
-        for d in defs
-    )
 
 
 @pytest.fixture(scope="session", autouse=True)

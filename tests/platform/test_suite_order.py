@@ -1,14 +1,22 @@
-"""The order in which pytest-xdist hands out the suite's work (tests/conftest.py): the longest work units first, a
-group's tests together, from the durations ``--record-durations`` writes to tests/durations.txt."""
+"""The order in which pytest-xdist hands out the suite's work (tests/conftest.py): a test file's tests together in
+one process and in their order, the longest files first, from the durations ``--record-durations`` writes to
+tests/durations.txt."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import DURATIONS, DurationsRecorder, durations_known, longest_first, without_group
+from tests.conftest import DURATIONS, DurationsRecorder, durations_known, longest_first, work_unit
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = [Path(__file__).with_name("suite_order") / name for name in ("stack_sample.py", "other_sample.py")]
 
 
 @dataclass
@@ -21,39 +29,73 @@ class Item:
     def get_closest_marker(self, name):
         return self.marks.get(name)
 
-    def iter_markers(self, name):
-        return [self.marks[name]] if name in self.marks else []
+
+BROWSER = {"browser": pytest.mark.browser.mark}
 
 
-def group(name: str):
-    return pytest.mark.xdist_group(name).mark
-
-
-def test_the_longest_units_go_first_and_a_groups_tests_stay_together_in_their_order():
+def test_the_longest_files_go_first_and_a_files_tests_stay_together_in_their_order():
     items = [
         Item("a.py::quick"),
-        Item("b.py::one", {"xdist_group": group("b"), "browser": pytest.mark.browser.mark}),
+        Item("b.py::one", BROWSER),
         Item("c.py::long"),
-        Item("b.py::two", {"xdist_group": group("b"), "browser": pytest.mark.browser.mark}),
+        Item("b.py::two", BROWSER),
         Item("d.py::deploy", {"deployment": pytest.mark.deployment.mark}),
-        Item("e.py::also_quick"),
+        Item("a.py::C::also_quick"),
+        Item("b.py::three[x::y]", BROWSER),
     ]
-    known = {"c.py::long": 300.0, "b.py::one": 100.0}  # b's group: 100 s + a browser test's 10 s
+    known = {"c.py::long": 300.0, "b.py::one": 100.0}  # b.py: 100 s + two browser tests' 10 s
     order = [item.nodeid for item in longest_first(items, known)]
-    assert order == ["c.py::long", "b.py::one", "b.py::two", "d.py::deploy", "a.py::quick", "e.py::also_quick"]
+    assert order == [
+        "c.py::long",
+        *("b.py::one", "b.py::two", "b.py::three[x::y]"),
+        "d.py::deploy",
+        *("a.py::quick", "a.py::C::also_quick"),
+    ]
 
 
-def test_the_group_pytest_xdist_appends_is_left_out_of_the_recorded_id():
-    assert without_group("tests/x.py::test_a@tests.x") == "tests/x.py::test_a"
-    assert without_group("tests/x.py::test_a[user@host]") == "tests/x.py::test_a[user@host]"
-    assert without_group("tests/x.py::test_a[user@host]@tests.x") == "tests/x.py::test_a[user@host]"
+def test_a_work_unit_is_what_pytest_xdists_scheduler_hands_out_at_once():
+    from xdist.scheduler.loadfile import LoadFileScheduling
+
+    for nodeid in ("t.py::a", "t.py::a[x::y]", "t.py::C::a", "d/t.py::C::a[1]", "scoring/m.py::scoring.m.f"):
+        assert work_unit(nodeid) == LoadFileScheduling._split_scope(None, nodeid), nodeid  # self is unused
+
+
+def test_under_two_processes_a_module_fixtures_tests_run_in_one_process_in_their_order(tmp_path, monkeypatch):
+    """Run as scripts/run_tests.py runs a lane. Under ``--dist loadgroup`` with pytest 9.2 the group's tests went
+    out one by one to either process, each setting up the module fixture (pytest-xdist issue 1386: the group it
+    writes into the test ids is no longer seen): the deployment stack was set up twice and its hostile uploads
+    ran just after its Redis stop in the other process (the run reverted in commit 360adab)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import run_tests
+
+    monkeypatch.setenv("TEST_PROCESSES", "2")
+    log = tmp_path / "order.log"
+    env = {k: v for k, v in run_tests.environment().items() if not k.startswith("PYTEST_XDIST")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *run_tests.parallel([]), "-p", "no:cacheprovider", "-q", *map(str, SAMPLES)],
+        cwd=ROOT,
+        env=dict(env, SUITE_ORDER_LOG=str(log)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran = defaultdict(list)
+    for line in log.read_text().splitlines():
+        process, event = line.split(" ", 1)
+        ran[process].append(event)
+    assert set(ran) == {"gw0", "gw1"}, ran  # both processes took work
+    set_up_in = [process for process, events in ran.items() if "stack set up" in events]
+    assert len(set_up_in) == 1, ran  # the module fixture was set up once
+    stack_events = [event for event in ran[set_up_in[0]] if event.startswith("stack")]
+    assert stack_events == ["stack set up", *(f"stack_{n}" for n in range(1, 7))], ran  # there, in file order
 
 
 def test_a_recording_keeps_the_header_and_the_tests_that_did_not_run_and_drops_the_short_ones(tmp_path):
     path = tmp_path / DURATIONS.name
     path.write_text("# measured\n# on CI\n   50.0 t.py::kept\n   40.0 t.py::faster\n   30.0 t.py::now_short\n")
     recorder = DurationsRecorder(path)
-    for nodeid, seconds in (("t.py::faster@t", 6.0), ("t.py::now_short", 1.0), ("t.py::new", 70.0)):
+    for nodeid, seconds in (("t.py::faster", 6.0), ("t.py::now_short", 1.0), ("t.py::new", 70.0)):
         for phase in ("setup", "call", "teardown"):
             recorder.pytest_runtest_logreport(SimpleNamespace(nodeid=nodeid, when=phase, duration=seconds / 3))
     recorder.pytest_sessionfinish(SimpleNamespace(config=SimpleNamespace()))
