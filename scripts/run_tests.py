@@ -7,8 +7,9 @@
    ``sqlite_only`` runs against them in one pytest-xdist process per core (``TEST_PROCESSES`` overrides). Each
    process has its own test database (``test_dialeval_gw0``...), its own Redis databases and its own Celery
    worker (tests/conftest.py), and draws loopback ports from its own share of the range (scripts/services.py);
-   the tests that share a module-scoped fixture (a browser, the deployment stack) stay in one process
-   (``--dist loadgroup``, groups set in tests/conftest.py). The services are stopped at the end;
+   a test file's tests run together in one process, in their order (``--dist loadfile``), so that a fixture set
+   up once per module (a browser, the deployment stack) is set up once, and the longest files go out first (the
+   durations a whole run measured, ``tests/durations.txt``; tests/conftest.py). The services are stopped at the end;
 2. the SQLite lane: the tests marked ``both_databases`` (what they test differs between the two databases:
    locking, transactions, raw SQL with a branch per database, JSON columns) or ``sqlite_only`` (the embedded
    default's own live tests: ``serve.sh``, runserver), on the embedded SQLite default with no services.
@@ -16,6 +17,9 @@
 ``scripts/run_tests.py --sqlite-all [pytest args]`` (``./scripts/test.sh --sqlite-all``) runs the whole suite on
 SQLite instead (every test not marked ``postgres``, browser tests included, in parallel too), as the suite's
 second lane did before it ran only the tests above.
+
+``scripts/run_tests.py --record-durations [pytest args]`` also rewrites ``tests/durations.txt`` with what the
+PostgreSQL lane's tests took (the tests longer than 5 s; commit it after a whole run when the long tests changed).
 
 ``scripts/run_tests.py --fast [pytest args]`` (``./scripts/test.sh --fast``) is the inner loop: SQLite only
 (after the Node unit tests), leaving out the tests marked ``browser``, ``worker``, ``shared_data`` and
@@ -56,7 +60,9 @@ def parallel(extra: list[str]) -> list[str]:
     chosen = any(a in ("-n", "--numprocesses", "no:xdist") or a.startswith(("-n", "--numprocesses=")) for a in extra)
     if chosen or processes() < 2:
         return []
-    return ["-n", str(processes()), "--dist", "loadgroup"]
+    # a file's tests together (not --dist loadgroup: pytest 9.2 no longer sees the group pytest-xdist 3.8 writes
+    # into the test ids, pytest-xdist issue 1386, and the groups' tests went out one by one to either process)
+    return ["-n", str(processes()), "--dist", "loadfile", "--no-loadscope-reorder"]  # the order: tests/conftest.py
 
 
 def pytest(lane: str, marks: str, args: list[str], env: dict[str, str]) -> int:
@@ -104,6 +110,8 @@ def allowed_empty(code: int, extra: list[str]) -> int:
 
 def both_lanes(extra: list[str]) -> int:
     started = time.monotonic()
+    recording = "--record-durations" in extra  # the PostgreSQL lane's figures (the SQLite lane runs a tenth)
+    extra = [a for a in extra if a != "--record-durations"]
     ensure_system_packages()
     ensure_oidc_provider()
     scripts = node_tests()
@@ -112,7 +120,8 @@ def both_lanes(extra: list[str]) -> int:
     try:
         env = dict(base_env, **services.start())
         log(f"PostgreSQL lane: PostgreSQL, Redis, Chromium, a Celery worker per test process ({processes()})")
-        first = allowed_empty(pytest("PostgreSQL", POSTGRES_LANE, extra, env), extra)
+        record = ["--record-durations"] if recording else []
+        first = allowed_empty(pytest("PostgreSQL", POSTGRES_LANE, [*record, *extra], env), extra)
     finally:
         services.stop()
     log("SQLite lane: the embedded default (tasks in an outbox unless a test says otherwise)")

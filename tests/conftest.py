@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import subprocess
@@ -90,16 +91,17 @@ def _reason(item, name: str) -> str:
 
 
 def pytest_collection_modifyitems(config, items):
-    """A test runs on the database the settings name unless its marker says it needs the other one, and the tests
-    that share a module-scoped fixture run in one test process under pytest-xdist.
+    """A test runs on the database the settings name unless its marker says it needs the other one; under
+    pytest-xdist the test files go out longest first.
 
     ``postgres(reason=...)`` must say why; on SQLite such a test skips with that reason (scripts/run_tests.py
     leaves it out of the SQLite lane). ``sqlite_only`` skips on PostgreSQL. ``both_databases(reason=...)``
     (the SQLite lane runs it too) must say what differs between the two databases.
 
-    Under ``--dist loadgroup`` (scripts/run_tests.py), a test that uses a fixture set up once per module or
-    class (a browser, the deployment stack) joins the group of its module, so that the fixture is set up in one
-    process only; pytest-xdist hands out the groups first (largest first), then single tests in the order here.
+    Under ``--dist loadfile`` (scripts/run_tests.py) pytest-xdist hands out a test file's tests together to one
+    process, in the order they have here (pytest-django's: the order their databases need), so that a fixture
+    set up once per module (a browser, the deployment stack) is set up in one process only; the files go out in
+    the order ``longest_first`` puts them.
     """
     from django.conf import settings
 
@@ -113,46 +115,94 @@ def pytest_collection_modifyitems(config, items):
             _reason(item, "both_databases")
         if "sqlite_only" in item.keywords and not on_sqlite:
             item.add_marker(pytest.mark.skip(reason="runs only on SQLite"))
-        if _shares_a_module_fixture(item) and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items[:] = _long_modules_first(items)
+        items[:] = longest_first(items, durations_known())
 
 
-# under pytest-xdist, the modules of tests that start processes or read the real collections go out first (after
-# the groups), so that the run does not end with one process on a long test and the other idle
-LONG_FIRST = ("deployment", "worker", "shared_data", "browser")
+# Under pytest-xdist the run ends when its last test does: a 300 s test handed out last leaves the other process
+# idle for its length. The work units (a test file's tests, which pytest-xdist hands out together under --dist
+# loadfile) go out longest first (scripts/run_tests.py turns off pytest-xdist's own order, by number of tests:
+# --no-loadscope-reorder), from the durations measured in a whole run (tests/durations.txt, rewritten by
+# --record-durations); a test not listed there is expected to take what tests of its kind take.
+DURATIONS = Path(__file__).with_name("durations.txt")
+SHORTER_THAN_LISTED = 5.0  # seconds: the file lists the tests that took longer (setup, call and teardown)
+EXPECTED_BY_MARKER = {"deployment": 60.0, "worker": 8.0, "shared_data": 15.0, "browser": 10.0}
+EXPECTED_OTHERWISE = 0.5
 
 
-def _long_modules_first(items: list) -> list:
-    """``items`` with each module's tests kept together and in order, the modules holding a test marked one of
-    ``LONG_FIRST`` first (in that order), the others after them as collected."""
-
-    def rank(item) -> int:
-        return next((i for i, name in enumerate(LONG_FIRST) if item.get_closest_marker(name)), len(LONG_FIRST))
-
-    def module(item) -> str:
-        return item.nodeid.split("::", 1)[0]
-
-    module_rank: dict[str, int] = {}
-    for item in items:
-        module_rank[module(item)] = min(module_rank.get(module(item), len(LONG_FIRST)), rank(item))
-    order = {name: i for i, name in enumerate(module_rank)}
-    return sorted(items, key=lambda item: (module_rank[module(item)], order[module(item)]))
-
-
-def _shares_a_module_fixture(item) -> bool:
-    """Whether the test uses one of the suite's fixtures set up once for several tests of its module (or class)
-    and torn down after them: ``module``, ``class`` or ``package`` scope (a session fixture is set up once per
-    process anyway; the plugins' own, such as pytest-django's class-scoped unittest support, cost nothing)."""
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:  # a doctest
-        return False
-    return any(
-        d.scope in ("module", "class", "package") and getattr(d.func, "__module__", "").startswith("tests.")
-        for defs in info.name2fixturedefs.values()
-        for d in defs
+def pytest_addoption(parser):
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help=f"write the tests that took longer than {SHORTER_THAN_LISTED:.0f} s to {DURATIONS.name} (the order "
+        "of the work handed out under pytest-xdist); tests that did not run keep their line",
     )
+
+
+def durations_known(path: Path = DURATIONS) -> dict[str, float]:
+    """The measured seconds by node id (``<seconds> <node id>`` lines, after comment lines starting with ``#``)."""
+    known: dict[str, float] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                seconds, nodeid = line.split(maxsplit=1)
+                known[nodeid] = float(seconds)
+    return known
+
+
+def expected_seconds(item, known: dict[str, float]) -> float:
+    if item.nodeid in known:
+        return known[item.nodeid]
+    return max(
+        (seconds for name, seconds in EXPECTED_BY_MARKER.items() if item.get_closest_marker(name)),
+        default=EXPECTED_OTHERWISE,
+    )
+
+
+def work_unit(nodeid: str) -> str:
+    """What pytest-xdist hands out at once under ``--dist loadfile``: the tests of one file (the rule of its
+    ``LoadFileScheduling._split_scope``)."""
+    return nodeid.split("::", 1)[0]
+
+
+def longest_first(items: list, known: dict[str, float]) -> list:
+    """``items`` with each file's tests together in their order, the files by expected seconds, the longest first
+    (ties as collected)."""
+    units: dict[str, list] = {}
+    for item in items:
+        units.setdefault(work_unit(item.nodeid), []).append(item)
+    total = {unit: sum(expected_seconds(i, known) for i in tests) for unit, tests in units.items()}
+    order = sorted(units, key=lambda unit: -total[unit])  # stable: ties keep the collection order
+    return [item for unit in order for item in units[unit]]
+
+
+class DurationsRecorder:
+    """Adds up each test's setup, call and teardown (in the controller under pytest-xdist) and rewrites
+    ``DURATIONS`` at the end: the tests that ran, with what they took now; the others keep their line."""
+
+    def __init__(self, path: Path = DURATIONS) -> None:
+        self.path = path
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session) -> None:
+        if not self.seconds or hasattr(session.config, "workerinput"):
+            return
+        kept = {n: s for n, s in durations_known(self.path).items() if n not in self.seconds}
+        kept.update({n: s for n, s in self.seconds.items() if s >= SHORTER_THAN_LISTED})
+        lines = [f"{s:7.1f} {n}" for n, s in sorted(kept.items(), key=lambda pair: (-pair[1], pair[0]))]
+        old = self.path.read_text().splitlines() if self.path.exists() else []
+        header = list(itertools.takewhile(lambda line: line.startswith("#"), old))
+        self.path.write_text("\n".join([*header, *lines]) + "\n")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    config = session.config
+    if config.getoption("record_durations", default=False) and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(DurationsRecorder(), "durations-recorder")
 
 
 @pytest.fixture(scope="session", autouse=True)

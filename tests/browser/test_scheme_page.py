@@ -6,10 +6,10 @@ Real Chromium on a live server."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
 from annotator.models import Judgement, Project
 from annotator.presets.document import scheme_yaml
+from tests.browser.assertions import expect
 from tests.factories import PASSWORD, project_with_work
 from tests.waiting import wait_for
 

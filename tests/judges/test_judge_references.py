@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from scoring.judges import alt_test
 from scoring.judges.agreement import majority_labels
@@ -91,6 +90,8 @@ def test_a_judge_copying_the_consensus_of_agreeing_annotators_passes_and_beats_t
 
 
 def test_the_paired_comparison_is_scipys_paired_t_test():
+    from scipy import stats
+
     rng = np.random.default_rng(4)
     judge = dict(enumerate(rng.uniform(0.5, 0.9, 20)))
     reference = dict(enumerate(rng.uniform(0.45, 0.85, 20)))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 
-import krippendorff
 import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
@@ -107,6 +106,8 @@ def _answers(assignment, rng: random.Random) -> list[Given]:
 
 def _alpha(project: Project, key: str, level: str) -> float:
     """The ``krippendorff`` package's alpha from the judgements table itself, "not applicable" left out."""
+    import krippendorff
+
     criterion = project.criteria.get(key=key)
     scale = criterion.allowed_values()
     rows = Judgement.objects.filter(criterion=criterion).values_list(

@@ -9,7 +9,6 @@ import io
 import json
 import random
 
-import krippendorff
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
@@ -143,6 +142,8 @@ def _reliability_data(rows: list[dict], key: str) -> np.ndarray:
 
 def test_a_fed_like_study_from_files_through_the_command_line(tmp_path):
     # given a FED-like scheme file, 24 transcripts in the OpenAI and ShareGPT forms, and ratings in long form
+    import krippendorff
+
     scheme = tmp_path / "fed-like.yaml"
     scheme.write_text(FED_LIKE, encoding="utf-8")
     transcripts = _transcripts(24)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from scoring.adaptive import LabelStopRule, fit_dirichlet_prior, label_change_probability, majority_labels
 
@@ -50,6 +49,8 @@ def run(rule, cumulative):
 @pytest.mark.parametrize("delta", [0.02, 0.05])
 @pytest.mark.parametrize("shares", list(SHARES))
 def test_the_bayes_optimal_rules_error_rate_is_its_expected_one(delta, shares):
+    from scipy import stats
+
     alpha = np.array(SHARES[shares])
     stop, figures = rules.optimal_stops(alpha, MAX_K, 3, delta)
     assert figures["expected_error"] <= delta
