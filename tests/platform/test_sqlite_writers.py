@@ -5,7 +5,12 @@ connection is kept for the next thread (its pool), outside any transaction and w
 from __future__ import annotations
 
 import os
+import shutil
+import sqlite3
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
@@ -210,3 +215,26 @@ def test_a_forked_process_never_takes_its_parents_connections():
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert any(c is kept for c in _idle[connection.settings_dict["NAME"]])  # the parent's own stay
+
+
+KEEP_AND_EXIT = """
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("CREATE TABLE saves (x INTEGER)")
+    cursor.execute("INSERT INTO saves VALUES (7)")
+connection.close()  # kept for the next thread, open until the process exits
+"""
+
+
+def test_a_process_leaves_every_save_in_the_database_file_when_it_exits(tmp_path):
+    database = tmp_path / "db.sqlite3"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.local", "DATABASE_URL": f"sqlite:///{database}"}
+    env["EMBEDDED_BROKER_DIR"] = str(tmp_path / "broker")
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "manage.py", "shell", "-c", KEEP_AND_EXIT]  # (a command as any other)
+    subprocess.run(command, cwd=root, env=env, check=True, timeout=120, capture_output=True)
+    assert not Path(f"{database}-wal").exists()  # the kept connection was closed: the log written back
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copy(database, copy)  # the file alone, as a backup by copy takes it
+    with sqlite3.connect(copy) as alone:
+        assert alone.execute("SELECT x FROM saves").fetchall() == [(7,)]
