@@ -35,25 +35,29 @@ class ProjectRow:
 
 def projects_for_user(*, user) -> list[ProjectRow]:
     """Projects the user belongs to, with their role and their own progress counts, and the project's progress
-    where they lead it (three queries)."""
+    where they lead it (four queries, five for a lead).
+
+    Each count is its own grouped query over one table's index (dialogues by project, the user's assignments):
+    counted together through a join of the projects' dialogues and all their assignments, the list took 0.4 s
+    of CPU for an annotator of DBDC3's English evaluation set (10,000 assignments), at every sign-in (#46).
+    """
     roles = dict(user.memberships.filter(active=True).values_list("project_id", "role"))
-    projects = (
-        Project.objects.filter(memberships__user=user, memberships__active=True)
-        .annotate(
-            dialogue_count=Count("dialogues", distinct=True),
-            my_assigned=Count(
-                "dialogues__assignments", filter=Q(dialogues__assignments__annotator=user), distinct=True
-            ),
-            my_submitted=Count(
-                "dialogues__assignments",
-                filter=Q(
-                    dialogues__assignments__annotator=user, dialogues__assignments__status=AssignmentStatus.SUBMITTED
-                ),
-                distinct=True,
-            ),
-        )
-        .order_by("slug")
+    projects = list(Project.objects.filter(pk__in=list(roles)).order_by("slug"))
+    ids = [p.pk for p in projects]
+    dialogue_counts = dict(
+        Dialogue.objects.filter(project_id__in=ids)
+        .values("project_id")
+        .annotate(n=Count("pk"))
+        .values_list("project_id", "n")
     )
+    mine = {
+        row["dialogue__project_id"]: row
+        for row in Assignment.objects.filter(annotator=user, dialogue__project_id__in=ids)
+        .values("dialogue__project_id")
+        .annotate(assigned=Count("pk"), submitted=Count("pk", filter=Q(status=AssignmentStatus.SUBMITTED)))
+    }
+    for p in projects:
+        p.dialogue_count = dialogue_counts.get(p.pk, 0)
     led = [pk for pk, role in roles.items() if role == Role.LEAD]
     progress = _project_progress(led) if led else {}
     return [
@@ -65,8 +69,8 @@ def projects_for_user(*, user) -> list[ProjectRow]:
             role_label=Role(roles[p.pk]).label if roles.get(p.pk) in Role.values else "",
             is_lead=roles.get(p.pk) == Role.LEAD,
             dialogue_count=p.dialogue_count,
-            my_assigned=p.my_assigned,
-            my_submitted=p.my_submitted,
+            my_assigned=mine.get(p.pk, {}).get("assigned", 0),
+            my_submitted=mine.get(p.pk, {}).get("submitted", 0),
             **_lead_figures(p, progress.get(p.pk)) if roles.get(p.pk) == Role.LEAD else {},
         )
         for p in projects

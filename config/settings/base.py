@@ -110,6 +110,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL;",
+        "pool": True,  # a closed connection is kept for the next thread (config/sqlite)
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 

@@ -1,5 +1,6 @@
 """Pages at real size: the quality-control page's "Mark a dialogue" finds and pages through all of a project's
-3,700 dialogues (not the first 1,000); the projects list shows a lead the project's progress."""
+3,700 dialogues (not the first 1,000); the projects list shows a lead the project's progress, and each
+project's counts its own in a few queries, however large the projects."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import re
 
 import pytest
 
-from annotator.models import Assignment, AssignmentStatus
+from annotator.models import Assignment, AssignmentStatus, Membership
+from annotator.selectors.projects import projects_for_user
 from annotator.services.projects import membership_add
 from tests.factories import breakdown_lines, project_with_work, user_make
 
@@ -69,3 +71,31 @@ def test_a_lead_who_also_annotates_sees_both(client, tmp_path):
     client.force_login(lead_annotating)
     cell = client.get("/").content.decode().split('class="progress-cell"')[1].split("</td>")[0]
     assert "project: 0 / 4 items submitted" in cell and "yours: 0 / 4 submitted" in cell
+
+
+def test_each_project_in_the_list_counts_its_own(tmp_path, django_assert_max_num_queries):
+    one = project_with_work(
+        "dbdc", slug="one", annotators=2, k=2, paths=[breakdown_lines(tmp_path / "a.jsonl", 3, "a")]
+    )
+    two = project_with_work(
+        "dbdc", slug="two", annotators=1, k=1, paths=[breakdown_lines(tmp_path / "b.jsonl", 5, "b")]
+    )
+    gone = project_with_work(
+        "dbdc", slug="gone", annotators=1, k=1, paths=[breakdown_lines(tmp_path / "c.jsonl", 2, "c")]
+    )
+    user = one.annotators[0]
+    membership_add(project=two.project, user=user, role="annotator")  # a member with no items there yet
+    membership_add(project=gone.project, user=user, role="annotator")
+    Assignment.objects.filter(dialogue__project=gone.project).update(annotator=user)
+    Membership.objects.filter(project=gone.project, user=user).update(active=False)  # removed: not listed
+    submitted = Assignment.objects.filter(dialogue__project=one.project, annotator=user).first()
+    Assignment.objects.filter(pk=submitted.pk).update(status=AssignmentStatus.SUBMITTED)
+    with django_assert_max_num_queries(4):
+        rows = projects_for_user(user=user)
+    assert [(r.slug, r.role, r.dialogue_count, r.my_assigned, r.my_submitted, r.submitted) for r in rows] == [
+        ("one", "annotator", 3, 3, 1, None),
+        ("two", "annotator", 5, 0, 0, None),
+    ]
+    with django_assert_max_num_queries(5):
+        (led,) = projects_for_user(user=two.lead)
+    assert (led.dialogue_count, led.my_assigned, led.submitted, led.needed) == (5, 0, 0, 5)

@@ -1,15 +1,22 @@
 """SQLite's writers in one process take turns (config/sqlite): a transaction holds the process's turn from its
-``BEGIN`` to its end however it ends, and threads writing at once all land, one after the other."""
+``BEGIN`` to its end however it ends, and threads writing at once all land, one after the other; a closed
+connection is kept for the next thread (its pool), outside any transaction and with a new connection's pragmas."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
 from django.db import connection, transaction
 
-from config.sqlite.base import WRITERS
+from config.sqlite.base import POOL_IDLE, WRITERS, _idle, _inherited
 
 pytestmark = [pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 
@@ -119,3 +126,115 @@ def test_threads_writing_in_and_out_of_transactions_all_land():
     assert failures == []
     assert Group.objects.filter(name__startswith="writer ").count() == n
     assert not WRITERS.locked()
+
+
+def _in_thread(work):
+    """``work()`` in a new thread, as ``runserver`` serves a request; its connection closed at the end."""
+    result = []
+
+    def run():
+        try:
+            result.append(work())
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return result[0]
+
+
+def test_the_next_thread_takes_the_connection_another_closed():
+    assert connection.settings_dict["OPTIONS"]["pool"] and not connection.is_in_memory_db()
+    first = _in_thread(lambda: (Group.objects.count(), connection.connection)[1])
+    second = _in_thread(lambda: (Group.objects.count(), connection.connection)[1])
+    assert first is second  # the same SQLite connection, not a new one
+
+
+def test_a_pooled_connection_comes_back_as_a_new_one():
+    def spoil():
+        with connection.cursor() as cursor:  # as a schema change and an import leave their connection
+            cursor.execute("PRAGMA foreign_keys = OFF")
+            cursor.execute("PRAGMA cache_size = -65536")
+        return connection.connection
+
+    def pragmas():
+        with connection.cursor() as cursor:
+            return (
+                connection.connection,
+                cursor.execute("PRAGMA foreign_keys").fetchone()[0],
+                cursor.execute("PRAGMA cache_size").fetchone()[0],
+                cursor.execute("PRAGMA journal_mode").fetchone()[0],
+            )
+
+    spoiled = _in_thread(spoil)
+    again, *settings = _in_thread(pragmas)
+    assert again is spoiled
+    assert settings == [1, -2000, "wal"]
+
+
+def test_a_connection_closed_inside_a_transaction_is_not_kept():
+    def close_inside():
+        transaction.set_autocommit(False)
+        Group.objects.create(name="never committed")
+        assert connection.connection.in_transaction
+        left_open = connection.connection
+        connection.close()
+        return left_open
+
+    left_open = _in_thread(close_inside)
+    assert all(c is not left_open for c in _idle.get(connection.settings_dict["NAME"], []))
+    assert not Group.objects.filter(name="never committed").exists()  # rolled back by the close, not kept open
+    assert not WRITERS.locked()
+
+
+def test_at_most_pool_idle_connections_wait():
+    n = POOL_IDLE + 4
+    start = threading.Barrier(n)
+    done = []
+
+    def read():
+        done.append(Group.objects.count())
+        start.wait()  # all connected at once: n connections, n closes
+
+    threads = [threading.Thread(target=lambda: _in_thread(read)) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(done) == n
+    assert len(_idle[connection.settings_dict["NAME"]]) == POOL_IDLE
+
+
+def test_a_forked_process_never_takes_its_parents_connections():
+    kept = _in_thread(lambda: (Group.objects.count(), connection.connection)[1])
+    assert any(c is kept for c in _idle[connection.settings_dict["NAME"]])
+    child = os.fork()  # as the worker starts its pool processes
+    if child == 0:
+        os._exit(0 if not _idle and any(c is kept for c in _inherited) else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert any(c is kept for c in _idle[connection.settings_dict["NAME"]])  # the parent's own stay
+
+
+KEEP_AND_EXIT = """
+from django.db import connection
+with connection.cursor() as cursor:
+    cursor.execute("CREATE TABLE saves (x INTEGER)")
+    cursor.execute("INSERT INTO saves VALUES (7)")
+connection.close()  # kept for the next thread, open until the process exits
+"""
+
+
+def test_a_process_leaves_every_save_in_the_database_file_when_it_exits(tmp_path):
+    database = tmp_path / "db.sqlite3"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.local", "DATABASE_URL": f"sqlite:///{database}"}
+    env["EMBEDDED_BROKER_DIR"] = str(tmp_path / "broker")
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "manage.py", "shell", "-c", KEEP_AND_EXIT]  # (a command as any other)
+    subprocess.run(command, cwd=root, env=env, check=True, timeout=120, capture_output=True)
+    assert not Path(f"{database}-wal").exists()  # the kept connection was closed: the log written back
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copy(database, copy)  # the file alone, as a backup by copy takes it
+    with sqlite3.connect(copy) as alone:
+        assert alone.execute("SELECT x FROM saves").fetchall() == [(7,)]
