@@ -5,7 +5,7 @@
 - ``judgements``: assignments, judgements, reorderings, cached gold counts
 - ``imports``: import batches
 - ``invitations``: invitations by email
-- ``studies``: crowdsourced studies, participants, released items
+- ``annotator.studies.models``: crowdsourced studies, participants, released items (the feature's own folder)
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
 - ``pairwise``: comparison items' candidate responses and the comparison settings
 - ``webhooks``: webhooks of a project and the log of their deliveries
@@ -58,8 +58,8 @@ from annotator.models.quality import (
     QualitySettings,
     SourceFilter,
 )
-from annotator.models.studies import Participant, ReleasedItem, Study
 from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
+from annotator.studies.models import Participant, ReleasedItem, Study
 
 __all__ = [
     "DELTA_MAX",

@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
-from annotator.models.studies import Study
-from annotator.services.studies import SETTINGS_FIELDS
+from annotator.studies.models import Study
+from annotator.studies.services import SETTINGS_FIELDS
 
 
 class StudyIn(serializers.ModelSerializer):

@@ -4,8 +4,8 @@ confirmations the server asks for: opening a study with no place, changing a run
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotator.models.studies import Study
-from annotator.services.studies import SETTINGS_FIELDS
+from annotator.studies.models import Study
+from annotator.studies.services import SETTINGS_FIELDS
 
 
 class StudyForm(forms.ModelForm):

@@ -23,7 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotator.models import Participant
-from annotator.selectors.studies import (
+from annotator.studies.selectors import (
     Stage,
     participant_of,
     participant_state,
@@ -31,14 +31,14 @@ from annotator.selectors.studies import (
     visit_binds,
     visit_ids,
 )
-from annotator.services.studies import StudyError, participant_enter, participant_start
+from annotator.studies.services import StudyError, participant_enter, participant_start
 from annotator.wording import guidelines_text
 from config.throttling import ClientRateThrottle, CountedRate, rates_wait
 
-MESSAGE = "annotator/study_message.html"
+MESSAGE = "annotator/studies/message.html"
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
 BROWSER_COOKIE = "study-{study}"  # the participant this browser is bound to, signed (path /study/)
-BROWSER_SALT = "annotator.views.study.browser"
+BROWSER_SALT = "annotator.views.study.browser"  # the module's old name, kept: a new salt would unbind every browser
 BROWSER_MAX_AGE = 365 * 24 * 3600  # a study's time limit is at most a year
 
 
@@ -155,7 +155,7 @@ def _participant_page(request, participant: Participant, *, consent_error: str =
     if state.stage == Stage.CONSENT:
         return render(
             request,
-            "annotator/study_consent.html",
+            "annotator/studies/consent.html",
             {
                 "study": study,
                 "project": study.project,
@@ -166,7 +166,7 @@ def _participant_page(request, participant: Participant, *, consent_error: str =
             status=400 if consent_error else 200,
         )
     if state.stage == Stage.COMPLETE:
-        return render(request, "annotator/study_complete.html", {"study": study, "state": state})
+        return render(request, "annotator/studies/complete.html", {"study": study, "state": state})
     return _message(request, study, state.stage, state=state)
 
 

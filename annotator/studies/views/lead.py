@@ -13,13 +13,14 @@ from django.views.decorators.http import require_POST
 from annotator.access import lead_project
 from annotator.exporters.tables import table_download, table_file
 from annotator.models import Participant, Study
-from annotator.selectors.studies import (
+from annotator.studies.forms import StudyForm
+from annotator.studies.selectors import (
     opening_without_places,
     participants_table,
     study_participants,
     study_places,
 )
-from annotator.services.studies import (
+from annotator.studies.services import (
     SETTINGS_FIELDS,
     StudyError,
     participant_token_grant,
@@ -30,7 +31,6 @@ from annotator.services.studies import (
     study_token_rotate,
     study_update,
 )
-from annotator.study_forms import StudyForm
 
 
 def _study(request, slug: str, study_id: int) -> Study:
@@ -59,7 +59,7 @@ def study_list(request, slug: str):
     studies = [(study, study_places(study=study)) for study in project.studies.all()]
     return render(
         request,
-        "annotator/study_list.html",
+        "annotator/studies/list.html",
         {"project": project, "form": form, "studies": studies},
         status=400 if form.errors else 200,
     )
@@ -120,7 +120,7 @@ def study_manage(request, slug: str, study_id: int):
         else opening_without_places(project=study.project, items_per_participant=study.items_per_participant),
         "participants": study_participants(study=study),
     }
-    return render(request, "annotator/study_manage.html", context, status=400 if form.errors else 200)
+    return render(request, "annotator/studies/manage.html", context, status=400 if form.errors else 200)
 
 
 @login_required

@@ -1,4 +1,4 @@
-"""Crowdsourced studies for leads: everything the study pages do (``annotator.views.study_lead``)."""
+"""Crowdsourced studies for leads: everything the study pages do (``annotator.studies.views.lead``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from rest_framework.views import APIView
 from annotator.access import IsProjectLead
 from annotator.exporters.tables import table_file
 from annotator.models import Participant, Study
-from annotator.selectors.studies import participants_table, study_participants, study_places
-from annotator.services.studies import (
+from annotator.studies.selectors import participants_table, study_participants, study_places
+from annotator.studies.services import (
     StudyError,
     participant_token_grant,
     participant_token_revoke,
@@ -28,8 +28,8 @@ from annotator.services.studies import (
     study_token_rotate,
     study_update,
 )
-from api import study_serializers as s
 from api.schema_docs import documented
+from api.studies import serializers as s
 
 
 def _out(request, study: Study) -> dict:
