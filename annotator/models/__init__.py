@@ -10,7 +10,8 @@
 - ``pairwise``: comparison items' candidate responses and the comparison settings
 - ``webhooks``: webhooks of a project and the log of their deliveries
 - ``adaptive``: the adaptive-budget settings (fixed K or min/max K, a total budget and a stop rule)
-- ``judges``: automatic raters of a project, their labels (never judgements) and the endpoint answers' cache
+- ``annotator.judges.models``: automatic raters of a project, their labels (never judgements) and the endpoint
+  answers' cache (the feature's own folder)
 - ``jobs``: every piece of background work sent to the workers, its state, deadline, progress and result
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
@@ -19,6 +20,7 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
+from annotator.judges.models import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.adaptive import (
     DELTA_MAX,
     DELTA_MIN,
@@ -32,7 +34,6 @@ from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
 from annotator.models.jobs import Job, JobEnd, JobState
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
-from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import (
     K_MAX,

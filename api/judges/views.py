@@ -10,13 +10,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
-from annotator.selectors.judges import judges_of
-from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_judge_create
-from annotator.services.judges import judge_import_upload, judge_remove
-from api.judge_serializers import JudgeIn, JudgeOut
+from annotator.judges.selectors import judges_of
+from annotator.judges.services.endpoint import EndpointSettingsError, endpoint_judge_create
+from annotator.judges.services.labels import judge_import_upload, judge_remove
+from api.judges.serializers import JudgeIn, JudgeOut
 from api.schema_docs import documented
+from evaluation.judges.services.from_runs import judge_from_run
 from evaluation.models import Run
-from evaluation.services.run_judges import judge_from_run
 
 
 def _judge(request, pk: int):

@@ -2,7 +2,7 @@
 
 A judge's file is read by the collection's own reader (STC-3 / DialEval JSON, DBDC3 logs, pairwise
 JSON lines) as a collection with one annotator, the judge; or it is a judge's JSON lines of labels
-(``annotator.importers.judge_labels``), for any preset, with an optional probability distribution
+(``annotator.judges.labels_file``), for any preset, with an optional probability distribution
 per unit. Its labels are mapped onto the project's dialogues, which must already be there, checked
 against the criteria like any judgement, and written to the judges' own table in one transaction:
 nothing is written when one label is wrong. They never enter the judgements table, so gold data,
@@ -21,7 +21,7 @@ from django.db import transaction
 
 from annotator.importers import ParsedDialogue, read_sources
 from annotator.importers.detect import detect_format
-from annotator.importers.judge_labels import ParsedLabel, is_labels_file, read_judge_labels
+from annotator.judges.labels_file import ParsedLabel, is_labels_file, read_judge_labels
 from annotator.models import Dialogue, Judge, JudgeKind, JudgeLabel, Project
 from annotator.selectors.structure import DialogueShape, project_shapes
 from annotator.services.imports.uploads import upload_check_size

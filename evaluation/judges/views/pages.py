@@ -11,11 +11,11 @@ from django.views.decorators.http import require_POST
 
 from annotator.access import lead_project
 from annotator.input_errors import input_error_text
+from annotator.judges.selectors import judges_of
+from annotator.judges.services.labels import JUDGE_FORMATS, judge_import_upload, judge_remove
 from annotator.models import JudgeKind
-from annotator.selectors.judges import judges_of
-from annotator.services.judges import JUDGE_FORMATS, judge_import_upload, judge_remove
+from evaluation.judges.services.from_runs import judge_from_run
 from evaluation.models import Run, RunKind, RunStatus
-from evaluation.services.run_judges import judge_from_run
 from scoring.errors import InputError
 
 FORMAT_LABELS = {
@@ -31,7 +31,7 @@ def _render(request, project, *, error: str = "", given: dict | None = None, sta
     runs = Run.objects.filter(project=project, kind__in=[RunKind.STC3, RunKind.DBDC], status=RunStatus.SCORED)
     return render(
         request,
-        "evaluation/judges.html",
+        "evaluation/judges/list.html",
         {
             "project": project,
             "judges": judges_of(project),

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
-from annotator.selectors.judges import judge_of
+from annotator.judges.selectors import judge_of
 from api.job_responses import job_pending_response
 from api.schema_docs import documented
 from config.throttling import job_start_allowed

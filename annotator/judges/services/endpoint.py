@@ -7,7 +7,7 @@ unit may take), ``{criterion}`` and, for comparisons, ``{candidates}``. Only the
 a template is text, never code. The run (``endpoint_judge_run``, on the heavy queue) sends the prompts
 not already answered (``EndpointAnswer``, keyed by the SHA-256 of URL, model, parameters and prompt) with
 at most ``concurrency`` requests at a time and ``requests_per_minute``, each retried with backoff
-(``annotator.services.chat_endpoint``), counts the tokens the endpoint reports, and reads each answer
+(``annotator.judges.chat_endpoint``), counts the tokens the endpoint reports, and reads each answer
 strictly: the answer, stripped of spaces, quotes and a final full stop, must be one of the unit's values
 (letter case aside); anything else is recorded as missing with the answer as the reason.
 
@@ -33,11 +33,11 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotator.judges.chat_endpoint import Completion, EndpointError, RateLimiter, chat_complete, completions_url
+from annotator.judges.services.labels import judge_name_check
 from annotator.models import Candidate, EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus, Post, Project, Unit
 from annotator.selectors.population import gold_dialogues
 from annotator.selectors.structure import DialogueShape
-from annotator.services.chat_endpoint import Completion, EndpointError, RateLimiter, chat_complete, completions_url
-from annotator.services.judges import judge_name_check
 from annotator.units import POST_UNITS, required_units
 from config.enqueue import task_send
 from config.outbound.addresses import DestinationRefused, HostRule, destination_precheck, url_under

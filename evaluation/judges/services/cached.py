@@ -9,8 +9,8 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 
 from annotator.models import Judge, JudgeLabel, Project
+from evaluation.judges.services.report import judge_report
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.services.judges.report import judge_report
 
 TIMEOUT = 24 * 3600
 

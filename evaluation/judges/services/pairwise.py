@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from annotator.judges.selectors import JudgeLabels
 from annotator.models import Judge, Project
-from annotator.selectors.judges import JudgeLabels
 from annotator.selectors.pairwise import comparison_vote_records, item_candidates
-from evaluation.services.judges.ppi import system_estimate
+from evaluation.judges.services.ppi import system_estimate
 from scoring.judges import self_preference
 
 _VERDICT_FOR_A = {"a": 1.0, "b": 0.0}

@@ -10,11 +10,11 @@ from django.shortcuts import render
 from django.utils.translation import gettext
 
 from annotator.access import lead_project
-from annotator.selectors.judges import judge_of
+from annotator.judges.selectors import judge_of
 from config.throttling import job_start_allowed
-from evaluation.services.judges.wording import criterion_sentences, margin_sentence, verdict_sentences
+from evaluation.judges.services.wording import criterion_sentences, margin_sentence, verdict_sentences
+from evaluation.judges.views.plots import alt_test_plot, ppi_plot, reliability_plot
 from evaluation.services.lead_jobs import lead_job_ask, shown
-from evaluation.views.judge_plots import alt_test_plot, ppi_plot, reliability_plot
 
 
 def _epsilon(request) -> float | None:
@@ -54,7 +54,7 @@ def judge_page(request, slug: str, name: str):
     if state.result:
         context.update(_figures(project, state.result["report"]))
         context["comparison"] = state.result["comparison"]
-    return render(request, "evaluation/judge_report.html", context)
+    return render(request, "evaluation/judges/report.html", context)
 
 
 def _figures(project, report: dict) -> dict:

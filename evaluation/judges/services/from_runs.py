@@ -9,10 +9,10 @@ is the distribution's most probable value, and the distribution is kept.
 
 from __future__ import annotations
 
-from annotator.importers.judge_labels import ParsedLabel
+from annotator.judges.labels_file import ParsedLabel
+from annotator.judges.services.labels import judge_labels_save, judge_name_check
 from annotator.models import Dialogue, JudgeKind, Post, Project, Unit
 from annotator.selectors.structure import project_shapes
-from annotator.services.judges import judge_labels_save, judge_name_check
 from annotator.units import required_units
 from evaluation.models import Run, RunKind
 from evaluation.services.runs.scoring import zip_files

@@ -5,7 +5,7 @@ The humans are read through ``project_judgements`` (the judgements that count fo
 excluded annotators) and the judge through ``judge_label_arrays``; the two are joined on the unit. The
 report is computed on demand (11-31 s on STC-3 CN, 3,700 dialogues x 19 annotators, on a loaded two-core
 machine; 3-4 s on DBDC3 EN: ``bench/judge_real_data.py``) and kept in the cache by
-``evaluation.services.judges.cached`` until the judge's labels or the humans' judgements change.
+``evaluation.judges.services.cached`` until the judge's labels or the humans' judgements change.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from django.contrib.auth import get_user_model
 from django.db.models.functions import Length
 
 from annotator.importers.systems import dialogue_system
+from annotator.judges.selectors import JudgeLabels, judge_label_arrays
 from annotator.models import Dialogue, Judge, Post, Project
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
-from annotator.selectors.judges import JudgeLabels, judge_label_arrays
-from evaluation.services.judges.margin import alt_test_margin
-from evaluation.services.judges.pairwise import pairwise_parts
-from evaluation.services.judges.ppi import system_estimate
-from evaluation.services.judges.verdicts import criterion_tests, criterion_verdict, overall_verdict
+from evaluation.judges.services.margin import alt_test_margin
+from evaluation.judges.services.pairwise import pairwise_parts
+from evaluation.judges.services.ppi import system_estimate
+from evaluation.judges.services.verdicts import criterion_tests, criterion_verdict, overall_verdict
 from evaluation.services.statistics import numeric_values
 from scoring.judges import calibration, combined_alt_test, judge_agreement, verbosity_bias
 from scoring.judges.agreement import human_means
@@ -122,7 +122,7 @@ def judge_report(project: Project, judge: Judge, epsilon: float | None = None, *
     "passed", "rho", "references", "per_annotator": [...], "criteria": {criterion: {..., "verdict", "scoring",
     "alignments", "best_trivial", "held_out", "human_agreement"}}}, "calibration": {criterion: ... | None},
     "bias": {...}, "ppi": {"systems": [...], "references": {...}}}``. ``epsilon`` None: from who annotated
-    (``evaluation.services.judges.margin``).
+    (``evaluation.judges.services.margin``).
     """
     humans = project_judgements(project)
     labels_of = judge_label_arrays(judge)

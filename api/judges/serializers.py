@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from annotator.judges.services.labels import JUDGE_FORMATS, NAME_MAX
 from annotator.models import JudgeKind, JudgeStatus
-from annotator.services.judges import JUDGE_FORMATS, NAME_MAX
 
 
 class JudgeOut(serializers.Serializer):
-    """A judge of the project (``annotator.selectors.judges.judges_of``); never its endpoint's key."""
+    """A judge of the project (``annotator.judges.selectors.judges_of``); never its endpoint's key."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()
