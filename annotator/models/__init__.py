@@ -7,7 +7,8 @@
 - ``invitations``: invitations by email
 - ``annotator.studies.models``: crowdsourced studies, participants, released items (the feature's own folder)
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
-- ``pairwise``: comparison items' candidate responses and the comparison settings
+- ``annotator.pairwise.models``: comparison items' candidate responses and the comparison settings (the
+  feature's own folder)
 - ``webhooks``: webhooks of a project and the log of their deliveries
 - ``adaptive``: the adaptive-budget settings (fixed K or min/max K, a total budget and a stop rule)
 - ``annotator.judges.models``: automatic raters of a project, their labels (never judgements) and the endpoint
@@ -34,7 +35,6 @@ from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
 from annotator.models.jobs import Job, JobEnd, JobState
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
-from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import (
     K_MAX,
     K_MIN,
@@ -60,6 +60,7 @@ from annotator.models.quality import (
     SourceFilter,
 )
 from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
+from annotator.pairwise.models import Candidate, PairwiseSettings
 from annotator.studies.models import Participant, ReleasedItem, Study
 
 __all__ = [

@@ -44,10 +44,10 @@ from annotator.models import (
     Role,
     Study,
 )
+from annotator.pairwise.services.pair_order import pair_orders_fill
 from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_on
 from annotator.services.adaptive import adaptive_items_choose
-from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
 from annotator.studies.models import completion_code_new, study_token_new
 from annotator.studies.selectors import release_cutoff, time_limit_change

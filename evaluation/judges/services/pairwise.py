@@ -13,7 +13,7 @@ import numpy as np
 
 from annotator.judges.selectors import JudgeLabels
 from annotator.models import Judge, Project
-from annotator.selectors.pairwise import comparison_vote_records, item_candidates
+from annotator.pairwise.selectors import comparison_vote_records, item_candidates
 from evaluation.judges.services.ppi import system_estimate
 from scoring.judges import self_preference
 

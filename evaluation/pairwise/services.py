@@ -1,12 +1,12 @@
 """The statistics payload's ``bradley_terry`` part for comparison projects: per criterion, the systems ranked
 by Bradley-Terry with bootstrap and sandwich intervals, the style-controlled ranking, position bias,
 intransitive triads, the win matrix and the vote-dropping figure (``scoring.pairwise.pairwise_summary``),
-and the collection's state under the stop rule (``annotator.selectors.pairwise.collection_status``)."""
+and the collection's state under the stop rule (``annotator.pairwise.selectors.collection_status``)."""
 
 from __future__ import annotations
 
 from annotator.models import Project
-from annotator.selectors.pairwise import collection_status, comparison_vote_records, pairwise_settings
+from annotator.pairwise.selectors import collection_status, comparison_vote_records, pairwise_settings
 from scoring.pairwise import PairwiseVotes, pairwise_summary
 
 BOOTSTRAP_RESAMPLES = 1000

@@ -7,7 +7,7 @@ from django.db.models import Count
 from django.db.models.functions import Length
 
 from annotator.models import Assignment, Candidate, PairwiseSettings, Project
-from annotator.models.pairwise import TieModel
+from annotator.pairwise.models import TieModel
 from annotator.selectors.population import gold_judgements, population_of
 from scoring.pairwise import PairwiseVotes, collection_state, sandwich_intervals
 

@@ -1,7 +1,7 @@
 """Active choice of comparisons (the pairwise preset's *active pairs* setting): the next annotator gets the open
 item whose system pair is expected to narrow the intervals most (Chiang et al. 2024, section 5;
 ``scoring.pairwise.next_pairs``), one item at a time, until the stop rule says the ranking is separated or the
-vote budget is spent (``annotator.selectors.pairwise.collection_status``).
+vote budget is spent (``annotator.pairwise.selectors.collection_status``).
 
 An item is open to an annotator when it is an ordinary comparison (not a control or training item) they have
 not been given and that has fewer than K annotators. Hand-outs go through ``annotator.services.handout``, which
@@ -14,8 +14,8 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from annotator.models import Assignment, Project
+from annotator.pairwise.selectors import collection_status, comparison_vote_records, item_candidates, pairwise_settings
 from annotator.presets.of_project import project_scheme
-from annotator.selectors.pairwise import collection_status, comparison_vote_records, item_candidates, pairwise_settings
 from annotator.services.handout import hand_out_one
 from scoring.pairwise import PairwiseVotes, next_pairs
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from annotator.models import Assignment, Project
-from annotator.models.pairwise import SLOTS
+from annotator.pairwise.models import SLOTS
 from annotator.presets.of_project import project_scheme
 
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils.translation import gettext
 
 from annotator.models import Criterion, PairwiseSettings, Project
-from annotator.models.pairwise import TieModel
+from annotator.pairwise.models import TieModel
 from annotator.presets.of_project import project_scheme
 from annotator.services.schemes import scheme_change, scheme_current
 
