@@ -38,10 +38,10 @@ def deliver_webhook(self, delivery_id: int) -> dict:
     return {"delivery_id": delivery_id, "status": delivery.status if delivery else None}
 
 
-@shared_task(bind=True, **RETRY, job_lost="annotator.services.endpoint_judges.endpoint_judge_job_lost")
+@shared_task(bind=True, **RETRY, job_lost="annotator.judges.services.endpoint.endpoint_judge_job_lost")
 def run_endpoint_judge(self, judge_id: int) -> dict:
     """Run an endpoint judge (``endpoint_judge_run``): ask the endpoint about every unit (heavy queue)."""
-    from annotator.services.endpoint_judges import endpoint_judge_run
+    from annotator.judges.services.endpoint import endpoint_judge_run
 
     judge = endpoint_judge_run(judge_id=judge_id)
     return {"judge_id": judge_id, "status": judge.status if judge else None}

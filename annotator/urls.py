@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from annotator.views import annotate, home, lead, people, quality, scheme, study, study_lead, webhooks
+from annotator.views import annotate, home, lead, people, quality, scheme, webhooks
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -57,33 +57,11 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/manage/sso-groups/", people.sso_groups, name="lead_sso_groups"),
     path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
-    path("projects/<slug:slug>/manage/pairwise/", lead.pairwise_settings, name="lead_pairwise"),
+    path("", include("annotator.pairwise.urls")),
     path("projects/<slug:slug>/manage/adaptive/", lead.adaptive_budget_save, name="lead_adaptive"),
     path("projects/<slug:slug>/manage/items/<id:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
     # crowdsourced studies: the public link, and the lead's pages
-    path("study/<str:token>/", study.study_entry, name="study"),
-    path("study/<str:token>/start/", study.study_start, name="study_start"),
-    path("projects/<slug:slug>/manage/studies/", study_lead.study_list, name="lead_studies"),
-    path("projects/<slug:slug>/manage/studies/<id:study_id>/", study_lead.study_manage, name="lead_study"),
-    path("projects/<slug:slug>/manage/studies/<id:study_id>/open/", study_lead.study_open, name="lead_study_open"),
-    path(
-        "projects/<slug:slug>/manage/studies/<id:study_id>/rotate/", study_lead.study_rotate, name="lead_study_rotate"
-    ),
-    path(
-        "projects/<slug:slug>/manage/studies/<id:study_id>/release/",
-        study_lead.study_release,
-        name="lead_study_release",
-    ),
-    path(
-        "projects/<slug:slug>/manage/studies/<id:study_id>/participants.csv",
-        study_lead.study_csv,
-        name="lead_study_csv",
-    ),
-    path(
-        "projects/<slug:slug>/manage/studies/<id:study_id>/participants/<int:participant_id>/token/",
-        study_lead.participant_token,
-        name="lead_participant_token",
-    ),
+    path("", include("annotator.studies.urls")),
     # leads: webhooks
     path("projects/<slug:slug>/manage/webhooks/", webhooks.webhooks_page, name="lead_webhooks"),
     path(

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
 from api.views import (
@@ -7,13 +7,10 @@ from api.views import (
     assignments,
     auth,
     jobs,
-    judge_report,
-    judges,
     projects,
     quality,
     runs,
     schema,
-    studies,
     webhooks,
 )
 
@@ -51,37 +48,8 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<id:pk>/", runs.RunDetail.as_view(), name="api-run"),
     path("projects/<slug:slug>/runs/<id:pk>/rescore/", runs.RunRescore.as_view(), name="api-run-rescore"),
     path("projects/<slug:slug>/runs/<id:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
-    path("projects/<slug:slug>/judges/", judges.JudgeList.as_view(), name="api-judges"),
-    path("projects/<slug:slug>/judges/<id:pk>/", judges.JudgeDetail.as_view(), name="api-judge"),
-    path("projects/<slug:slug>/judges/<str:name>/report/", judge_report.JudgeReport.as_view(), name="api-judge-report"),
-    path("projects/<slug:slug>/studies/", studies.StudyList.as_view(), name="api-studies"),
-    path("projects/<slug:slug>/studies/<id:study_id>/", studies.StudyDetail.as_view(), name="api-study"),
-    path("projects/<slug:slug>/studies/<id:study_id>/open/", studies.StudyOpen.as_view(), name="api-study-open"),
-    path(
-        "projects/<slug:slug>/studies/<id:study_id>/rotate-token/",
-        studies.StudyRotateToken.as_view(),
-        name="api-study-rotate-token",
-    ),
-    path(
-        "projects/<slug:slug>/studies/<id:study_id>/release-expired/",
-        studies.StudyReleaseExpired.as_view(),
-        name="api-study-release-expired",
-    ),
-    path(
-        "projects/<slug:slug>/studies/<id:study_id>/participants/",
-        studies.StudyParticipants.as_view(),
-        name="api-study-participants",
-    ),
-    path(
-        "projects/<slug:slug>/studies/<id:study_id>/participants/csv/",
-        studies.StudyParticipantsCsv.as_view(),
-        name="api-study-participants-csv",
-    ),
-    path(
-        "projects/<slug:slug>/studies/<id:study_id>/participants/<int:participant_id>/token/",
-        studies.ParticipantToken.as_view(),
-        name="api-participant-token",
-    ),
+    path("", include("api.judges.urls")),
+    path("", include("api.studies.urls")),
     path("projects/<slug:slug>/webhooks/", webhooks.WebhookList.as_view(), name="api-webhooks"),
     path("projects/<slug:slug>/webhooks/<id:webhook_id>/", webhooks.WebhookDetail.as_view(), name="api-webhook"),
     path(

@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--epsilon", type=float, default=None, help="default: from who annotated")
     args = parser.parse_args()
     django_on_postgres()
-    from evaluation.services.judges.report import judge_report
+    from evaluation.judges.services.report import judge_report
 
     for name in args.only.split(","):
         project, judges, held_out = project_with_judges(name)

@@ -1,7 +1,7 @@
-from django.urls import path
+from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from evaluation.views import agreement_data, dashboard, exports, judge_report, judges, power, quality, report, runs
+from evaluation.views import agreement_data, dashboard, exports, power, quality, report, runs
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -23,9 +23,7 @@ urlpatterns = [
     path("projects/<slug:slug>/runs/<id:run_id>/delete/", runs.run_remove, name="run_delete"),
     path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
     path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
-    path("projects/<slug:slug>/manage/judges/", judges.judges_page, name="lead_judges"),
-    path("projects/<slug:slug>/manage/judges/<str:name>/report/", judge_report.judge_page, name="judge_report"),
-    path("projects/<slug:slug>/manage/judges/<id:judge_id>/remove/", judges.judge_delete, name="lead_judge_remove"),
+    path("", include("evaluation.judges.urls")),
     path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
     path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),
     path("projects/<slug:slug>/dashboard/source/", quality.source, name="reliability_source"),

@@ -125,7 +125,7 @@ def nlpcc_dialogues_file(path, n: int):
 def study_on_new_project(tmp_path, *, dialogues: int = 6, k: int = 2, slug: str = "crowd", **settings):
     """An NLPCC project of ``dialogues`` dialogues, K = ``k``, a lead (``{slug}-lead``), no annotators, and a
     study on it (``settings``: the study's, e.g. ``items_per_participant``). Returns (ProjectWithWork, Study)."""
-    from annotator.services.studies import study_create
+    from annotator.studies.services import study_create
 
     path = nlpcc_dialogues_file(tmp_path / f"{slug}.jsonl", dialogues)
     work = project_with_work("nlpcc", slug=slug, annotators=0, k=k, assign=False, paths=[path])

@@ -54,8 +54,8 @@ def seed() -> dict:
     from annotator.services.demo import DEMO_DIR
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
-    from annotator.services.studies import study_create, study_set_open
     from annotator.services.webhooks import webhook_create
+    from annotator.studies.services import study_create, study_set_open
     from config.enqueue import job_send
     from evaluation.services.runs.upload import run_upload
     from tests.factories import judge_copying

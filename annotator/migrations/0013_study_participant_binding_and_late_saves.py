@@ -1,13 +1,13 @@
 from django.db import migrations, models
 
-import annotator.models.studies
+import annotator.studies.models
 
 
 def give_each_participant_a_code(apps, schema_editor):
     """Existing participants get a return code each (AddField's default would give them all one)."""
     Participant = apps.get_model("annotator", "Participant")
     for participant in Participant.objects.only("pk").iterator():
-        Participant.objects.filter(pk=participant.pk).update(return_code=annotator.models.studies.return_code_new())
+        Participant.objects.filter(pk=participant.pk).update(return_code=annotator.studies.models.return_code_new())
 
 
 class Migration(migrations.Migration):
@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
             model_name="participant",
             name="return_code",
             field=models.CharField(
-                default=annotator.models.studies.return_code_new,
+                default=annotator.studies.models.return_code_new,
                 help_text="Shown to the participant: with it, their id opens the study in another browser.",
                 max_length=16,
             ),

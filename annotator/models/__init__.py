@@ -5,12 +5,14 @@
 - ``judgements``: assignments, judgements, reorderings, cached gold counts
 - ``imports``: import batches
 - ``invitations``: invitations by email
-- ``studies``: crowdsourced studies, participants, released items
+- ``annotator.studies.models``: crowdsourced studies, participants, released items (the feature's own folder)
 - ``quality``: quality-control settings, control items, qualification, exclusions, adjudication
-- ``pairwise``: comparison items' candidate responses and the comparison settings
+- ``annotator.pairwise.models``: comparison items' candidate responses and the comparison settings (the
+  feature's own folder)
 - ``webhooks``: webhooks of a project and the log of their deliveries
 - ``adaptive``: the adaptive-budget settings (fixed K or min/max K, a total budget and a stop rule)
-- ``judges``: automatic raters of a project, their labels (never judgements) and the endpoint answers' cache
+- ``annotator.judges.models``: automatic raters of a project, their labels (never judgements) and the endpoint
+  answers' cache (the feature's own folder)
 - ``jobs``: every piece of background work sent to the workers, its state, deadline, progress and result
 
 The judgements table is the reliability data every statistic reads: one row is one value given by
@@ -19,6 +21,7 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
+from annotator.judges.models import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.adaptive import (
     DELTA_MAX,
     DELTA_MIN,
@@ -32,8 +35,6 @@ from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation
 from annotator.models.jobs import Job, JobEnd, JobState
 from annotator.models.judgements import Assignment, AssignmentStatus, GoldCount, Judgement, Reordering
-from annotator.models.judges import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
-from annotator.models.pairwise import Candidate, PairwiseSettings
 from annotator.models.projects import (
     K_MAX,
     K_MIN,
@@ -58,8 +59,9 @@ from annotator.models.quality import (
     QualitySettings,
     SourceFilter,
 )
-from annotator.models.studies import Participant, ReleasedItem, Study
 from annotator.models.webhooks import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
+from annotator.pairwise.models import Candidate, PairwiseSettings
+from annotator.studies.models import Participant, ReleasedItem, Study
 
 __all__ = [
     "DELTA_MAX",

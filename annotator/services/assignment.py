@@ -16,9 +16,9 @@ from django.db.models import Count
 from django.utils.translation import gettext
 
 from annotator.models import Assignment, AssignmentStatus, Membership, PairwiseSettings, Post, Project, Role
+from annotator.pairwise.services.pair_order import pair_orders_fill
 from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_on
-from annotator.services.pair_order import pair_orders_fill
 from annotator.services.quality_items import quality_assignments_create
 from scoring.ordering import balanced_permutation_sets
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from django.db import transaction
 
 from annotator.models import Assignment, AssignmentStatus, Project
-from annotator.services.pair_order import pair_orders_fill
+from annotator.pairwise.services.pair_order import pair_orders_fill
 
 Chooser = Callable[[Project, object], "int | None"]  # (locked project, user) -> dialogue id, or None
 

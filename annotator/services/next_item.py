@@ -4,8 +4,8 @@ adaptive budgets. Other projects' work is assigned in bulk (``annotator.services
 from __future__ import annotations
 
 from annotator.models import Assignment, Participant, Project
+from annotator.pairwise.services.active_pairs import active_pair_assign, active_pairs_on
 from annotator.selectors.adaptive import adaptive_on
-from annotator.services.active_pairs import active_pair_assign, active_pairs_on
 from annotator.services.adaptive import adaptive_assign
 
 

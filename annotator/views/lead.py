@@ -19,6 +19,7 @@ from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
 from annotator.input_errors import input_error_text
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership, StopRuleKind
+from annotator.pairwise.selectors import pairwise_settings as pairwise_settings_of
 from annotator.presets.document import scheme_read
 from annotator.presets.of_project import project_scheme
 from annotator.selectors.adaptive import adaptive_gold_rows, adaptive_settings, replay_figures
@@ -38,7 +39,6 @@ from annotator.selectors.manage import (
     member_removal_message,
     member_work,
 )
-from annotator.selectors.pairwise import pairwise_settings as pairwise_settings_of
 from annotator.services.accounts import member_tokens_revoke, membership_add_account
 from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.assignment import assignments_create_balanced
@@ -48,7 +48,6 @@ from annotator.services.import_batches import (
     import_batch_remove,
 )
 from annotator.services.judgements import assignment_reopen
-from annotator.services.pairwise_settings import comparison_criterion_add, pairwise_settings_save
 from annotator.services.projects import (
     membership_remove,
     project_create_led,
@@ -466,32 +465,3 @@ def adaptive_budget_save(request, slug: str):
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect(f"{reverse('lead_project', args=[slug])}#adaptive-budget")
-
-
-@login_required
-@require_POST
-def pairwise_settings(request, slug: str):
-    """A comparison project's settings, or a new comparison criterion (``annotator.services.pairwise_settings``)."""
-    project = lead_project(request, slug)
-    try:
-        if request.POST.get("action") == "criterion":
-            comparison_criterion_add(
-                project=project,
-                key=request.POST.get("key", "").strip(),
-                label=request.POST.get("label", ""),
-                question=request.POST.get("question", ""),
-            )
-            messages.success(request, gettext("Added the criterion."))
-        else:
-            budget = request.POST.get("vote_budget", "").strip()
-            pairwise_settings_save(
-                project=project,
-                reveal_systems=request.POST.get("reveal_systems") == "on",
-                active_pairs=request.POST.get("active_pairs") == "on",
-                vote_budget=int(budget) if budget.isdigit() else None,
-                ties=request.POST.get("ties", "half"),
-            )
-            messages.success(request, gettext("Saved the comparison settings."))
-    except ValueError as exc:
-        messages.error(request, str(exc))
-    return redirect(f"{reverse('lead_project', args=[slug])}#pairwise-settings")

@@ -12,8 +12,8 @@ from rest_framework.views import APIView
 from annotator.access import MembershipEnded, require_qualified
 from annotator.models import Assignment, AssignmentStatus
 from annotator.selectors.assignments import own_assignment_detail, own_assignments
-from annotator.selectors.studies import released_item_of, released_message
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
+from annotator.studies.selectors import released_item_of, released_message
 from api import serializers as s
 from api.save_body import judgements_in_plain, saved_out
 from api.schema_docs import documented

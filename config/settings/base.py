@@ -212,7 +212,7 @@ SPECTACULAR_SETTINGS = {
         "QualityItemKindEnum": "annotator.models.QualityItemKind",
         # three different "format" choices (imports, judges' labels, exports): the first two named here
         "ImportFormatEnum": "annotator.importers.FORMATS",
-        "JudgeLabelsFormatEnum": "annotator.services.judges.JUDGE_FORMATS",
+        "JudgeLabelsFormatEnum": "annotator.judges.services.labels.JUDGE_FORMATS",
     },
 }
 

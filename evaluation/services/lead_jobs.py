@@ -109,8 +109,8 @@ def _power(*, job_id: int, project: Project, params: dict) -> dict:
 def _judge_report(*, job_id: int, project: Project, params: dict) -> dict:
     """The judge's report (``judge_report_cached``; ``params["epsilon"]`` None: the margin of who annotated) and the
     comparison of the project's judges beside the report's reference judges."""
-    from annotator.selectors.judges import judges_of
-    from evaluation.services.judges.cached import judge_report_cached, judges_comparison
+    from annotator.judges.selectors import judges_of
+    from evaluation.judges.services.cached import judge_report_cached, judges_comparison
 
     judge = Judge.objects.get(pk=params["judge"], project=project)
     epsilon = None if params["epsilon"] is None else float(params["epsilon"])

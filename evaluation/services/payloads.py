@@ -307,7 +307,7 @@ class CollectionState(TypedDict):
 
 
 class BradleyTerrySummary(TypedDict):
-    """A comparison criterion's ranking of systems (``evaluation.services.pairwise_summary``)."""
+    """A comparison criterion's ranking of systems (``evaluation.pairwise.services``)."""
 
     systems: list[BTSystem]
     ties: str

@@ -19,6 +19,7 @@ from annotator.selectors.population import (
 )
 from evaluation.json_codec import json_finite
 from evaluation.models import LiveState, ProjectStatistics
+from evaluation.pairwise.services import bradley_terry_summary
 from evaluation.selectors.agreement_data import block_key
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from evaluation.services.adaptive_summary import adaptive_summary
@@ -28,7 +29,6 @@ from evaluation.services.gold_cache import gold_arrays_store
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.model_reliability import model_reliability_request, model_reliability_stored
 from evaluation.services.nlpcc_summary import nlpcc_summary
-from evaluation.services.pairwise_summary import bradley_terry_summary
 from evaluation.services.payloads import StatisticsPayload
 from evaluation.services.reliability import reliability_summary
 from evaluation.services.scale_numbers import alpha_levels, numeric_values

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext
 
-from evaluation.services.judges.wording import alignment_name, reference_name, state_name
+from evaluation.judges.services.wording import alignment_name, reference_name, state_name
 
 register = template.Library()
 DASH = "–"

@@ -154,7 +154,7 @@ def test_settings_are_validated(tmp_path):
 def test_a_crowd_study_on_an_adaptive_project_fills_its_quotas(tmp_path):
     """Participants get full sets of the items worth most, never an item twice, within each item's maximum; once
     every item is stable or at its maximum the study is full."""
-    from annotator.services.studies import StudyError, participant_arrive, participant_start, study_create
+    from annotator.studies.services import StudyError, participant_arrive, participant_start, study_create
 
     work = adaptive_project(tmp_path, annotators=0, max_k=10, stop_rule="interval_width", threshold=0.4)
     study = study_create(project=work.project, name="crowd", items_per_participant=3)

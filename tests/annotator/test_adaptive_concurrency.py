@@ -18,7 +18,7 @@ from annotator.models import Assignment, AssignmentStatus, Role
 from annotator.selectors.adaptive import STABLE, adaptive_status
 from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.projects import membership_add
-from annotator.services.studies import participant_arrive, participant_start, study_create
+from annotator.studies.services import participant_arrive, participant_start, study_create
 from tests.annotator.test_study_concurrency import run_at_once
 from tests.factories import breakdown_project, submit, user_make
 

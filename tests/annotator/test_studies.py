@@ -25,11 +25,11 @@ from annotator.models import (
     ReleasedItem,
     Role,
 )
-from annotator.selectors.studies import full_places, participant_state, study_places
 from annotator.services.assignment import assignments_create_balanced
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add
-from annotator.services.studies import (
+from annotator.studies.selectors import full_places, participant_state, study_places
+from annotator.studies.services import (
     StudyError,
     participant_arrive,
     participant_start,
@@ -569,6 +569,6 @@ def test_participants_get_training_first_and_control_items_at_the_projects_rate(
     # and the controls do not take a place: the dialogues that lack annotators are the ordinary ones
     import random
 
-    from annotator.services.studies import _neediest_dialogues
+    from annotator.studies.services import _neediest_dialogues
 
     assert not set(_neediest_dialogues(work.project, 100, random.Random(0))) & quality

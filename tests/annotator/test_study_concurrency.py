@@ -16,9 +16,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotator.models import Assignment, AssignmentStatus, Judgement, Participant, ReleasedItem
-from annotator.selectors.studies import Stage, participant_state
 from annotator.services.judgements import Given, judgements_save
-from annotator.services.studies import participant_arrive, participant_start, studies_release_expired
+from annotator.studies.selectors import Stage, participant_state
+from annotator.studies.services import participant_arrive, participant_start, studies_release_expired
 from tests.factories import study_on_new_project
 
 pytestmark = [

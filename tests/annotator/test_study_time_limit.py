@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from annotator.models import Assignment, Judgement, Participant, ReleasedItem
 from annotator.services.judgements import Given, ItemClosed, judgements_save
-from annotator.services.studies import StudyError, participant_arrive, participant_start, study_update
+from annotator.studies.services import StudyError, participant_arrive, participant_start, study_update
 from tests.factories import page_save, study_on_new_project
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from annotator.models import Participant
 from annotator.services.projects import membership_add
-from annotator.services.studies import participant_arrive, participant_start
+from annotator.studies.services import participant_arrive, participant_start
 from tests.factories import study_on_new_project, user_make
 
 pytestmark = pytest.mark.django_db

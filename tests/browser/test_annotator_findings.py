@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from annotator.models import Assignment, Judgement, Participant, Role
+from annotator.pairwise.services.settings import pairwise_settings_save
 from annotator.services.adaptive import adaptive_budget_update
-from annotator.services.pairwise_settings import pairwise_settings_save
 from annotator.services.projects import membership_add
 from tests.browser.test_annotation import DCH1, PASSWORD, login, open_item, radio, setup_item, stored
 from tests.browser.test_never_lose_work import SAVED, offline

@@ -15,7 +15,7 @@ from django.urls import reverse
 from annotator.models import Judgement
 from annotator.services.adjudication import adjudication_record
 from annotator.services.exclusions import annotator_exclude
-from annotator.services.studies import study_create
+from annotator.studies.services import study_create
 from annotator.wording import criterion_wording
 from evaluation.models import ProjectStatistics, StatisticsJob
 from evaluation.services.incremental import statistics_with_running_figures

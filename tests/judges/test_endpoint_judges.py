@@ -9,15 +9,15 @@ from collections import Counter
 
 import pytest
 
-from annotator.models import EndpointAnswer, Judge, JudgeStatus
-from annotator.selectors.judges import judge_label_arrays
-from annotator.selectors.structure import dialogue_shape
-from annotator.services.endpoint_judges import (
+from annotator.judges.selectors import judge_label_arrays
+from annotator.judges.services.endpoint import (
     EndpointSettingsError,
     endpoint_judge_create,
     endpoint_judge_run,
     endpoint_settings_check,
 )
+from annotator.models import EndpointAnswer, Judge, JudgeStatus
+from annotator.selectors.structure import dialogue_shape
 from annotator.units import required_units
 from tests.chat_endpoint_server import expected_answer
 from tests.factories import api_client, project_with_work

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from annotator.judges.selectors import judge_label_arrays, judges_of
 from annotator.models import Judge, JudgeKind, JudgeLabel
 from annotator.selectors.judgement_arrays import project_judgements
-from annotator.selectors.judges import judge_label_arrays, judges_of
 from tests.factories import project_with_submissions
 
 pytestmark = pytest.mark.django_db

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotator.judges.selectors import judge_label_arrays
+from annotator.judges.services.labels import judge_import, judge_remove
 from annotator.models import Judge, JudgeKind, JudgeLabel
-from annotator.selectors.judges import judge_label_arrays
 from annotator.services.imports import dialogues_import
-from annotator.services.judges import judge_import, judge_remove
-from evaluation.services.run_judges import judge_from_run
+from evaluation.judges.services.from_runs import judge_from_run
 from evaluation.services.runs.scoring import run_score
 from scoring.errors import InputError
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json

@@ -137,7 +137,7 @@ def test_held_out_annotator_and_majority_kappa():
 
 
 def test_the_overall_verdict_combines_each_criterions_best_trivial_reference():
-    from evaluation.services.judges.verdicts import CriterionTests, overall_verdict
+    from evaluation.judges.services.verdicts import CriterionTests, overall_verdict
     from scoring.judges import combined_alt_test
 
     _ratings, counts, _judge, unit, annotator, value = _panel(3, n_items=200, n_humans=5, noise=0.5)

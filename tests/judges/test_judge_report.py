@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.judgements import judgements_save
-from evaluation.services.judges.report import judge_report
+from evaluation.judges.services.report import judge_report
 from scoring.judges.agreement import majority_labels
 from tests.factories import api_client, judge_copying, project_with_work, random_values
 
@@ -98,7 +98,7 @@ def test_api_report_for_leads_only():
 
 def test_the_margin_follows_who_annotated():
     from annotator.models import Participant, Study
-    from evaluation.services.judges.margin import alt_test_margin
+    from evaluation.judges.services.margin import alt_test_margin
 
     work, judge, _humans = _rated_project_with_judge("judge-report-margin")
     project, people = work.project, [a.pk for a in work.annotators]

@@ -8,7 +8,7 @@ import pytest
 
 from annotator.models import Judge, JudgeKind, JudgeLabel
 from annotator.services.imports import dialogues_import
-from evaluation.services.judges.report import judge_report
+from evaluation.judges.services.report import judge_report
 from tests.pairwise.data import STRENGTHS, pairwise_items, write_lines
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,10 @@ import json
 import pytest
 
 from annotator.exporters import DISTRIBUTION_FORMATS, export_formats_of, export_gold
+from annotator.judges.services.labels import judge_import
 from annotator.models import JudgeLabel, QualityItemKind
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.quality import checked_answers
-from annotator.services.judges import judge_import
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from evaluation.services.dataset_export import dataset_write
 from evaluation.services.statistics import project_statistics

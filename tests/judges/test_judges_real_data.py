@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
-from evaluation.services.judges.report import judge_report
+from evaluation.judges.services.report import judge_report
 from tests.factories import judge_constant, judges_held_out_and_random
 
 pytestmark = [

@@ -18,8 +18,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 import config.outbound.client as client_module
+from annotator.judges.chat_endpoint import EndpointError, chat_complete
 from annotator.models import DeliveryStatus, WebhookDelivery
-from annotator.services.chat_endpoint import EndpointError, chat_complete
 from annotator.services.webhooks import delivery_attempt, webhook_create
 from config.outbound.addresses import DestinationRefused, address_refusal, destination_precheck, host_rule, url_under
 from config.outbound.client import DeadlineExceeded, ResponseTooLarge, outbound_send

@@ -55,7 +55,7 @@ SETUP = """
 import json, tempfile
 from pathlib import Path
 from annotator.services.accounts import token_issue
-from annotator.services.studies import study_set_open
+from annotator.studies.services import study_set_open
 from tests.factories import project_with_work, study_on_new_project, user_make
 
 work = project_with_work("stc3", slug="sec", annotators=1, lead_name="sec-lead")

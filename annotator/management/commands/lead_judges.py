@@ -1,5 +1,5 @@
+from annotator.judges.selectors import judges_of
 from annotator.management.lead import LeadCommand
-from annotator.selectors.judges import judges_of
 
 
 class Command(LeadCommand):

@@ -1,7 +1,7 @@
 from annotator.management.lead import LeadCommand
-from annotator.models.pairwise import TieModel
-from annotator.selectors.pairwise import pairwise_settings
-from annotator.services.pairwise_settings import comparison_check, comparison_criterion_add, pairwise_settings_save
+from annotator.pairwise.models import TieModel
+from annotator.pairwise.selectors import pairwise_settings
+from annotator.pairwise.services.settings import comparison_check, comparison_criterion_add, pairwise_settings_save
 
 
 class Command(LeadCommand):

@@ -2,8 +2,8 @@ from annotator.exporters.tables import table_chunks
 from annotator.management.lead import LeadCommand
 from annotator.management.output import chunks_write
 from annotator.models import Study
-from annotator.selectors.studies import participants_table
-from annotator.services.studies import SETTINGS_FIELDS, study_create, study_set_open, study_update
+from annotator.studies.selectors import participants_table
+from annotator.studies.services import SETTINGS_FIELDS, study_create, study_set_open, study_update
 
 # the settings' types on the command line (``SETTINGS_FIELDS``)
 SETTING_TYPES = {"items_per_participant": int, "time_limit_minutes": int}

@@ -22,12 +22,12 @@ from annotator.models import (
 from annotator.presets.of_project import project_scheme
 from annotator.selectors.qualification import is_training
 from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.selectors.studies import saves_end, time_over_message
 from annotator.services.judgements.checks import check_complete, check_conflicts, reordering_problems
 from annotator.services.judgements.errors import Given, ItemClosed, SubmissionError
 from annotator.services.judgements.rows import assignment_lock_own, judgements_write, stored_values
 from annotator.services.qualification import qualification_pass_record
 from annotator.services.webhooks import submission_emit
+from annotator.studies.selectors import saves_end, time_over_message
 from annotator.units import (
     ShownFrame,
     UnitError,

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from django.utils.translation import gettext
 
 from annotator.exporters.stream import LazyList
+from annotator.judges.services.endpoint import EndpointSettingsError, endpoint_settings_check
 from annotator.models import Judge, JudgeLabel, JudgeStatus
-from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_settings_check
 from evaluation.archive.context import Names, Restoring
 from evaluation.archive.fields import fields_export, fields_restore, plain_fields, rows_create
 from scoring.errors import N_

@@ -13,7 +13,7 @@ import re
 from django.utils.translation import gettext
 
 from annotator.models import Participant, ReleasedItem, Study
-from annotator.models.studies import study_token_new
+from annotator.studies.models import study_token_new
 from evaluation.archive.context import Names, Restoring
 from evaluation.archive.fields import fields_export, fields_restore, plain_fields, rows_create
 from scoring.errors import N_

@@ -5,11 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.judges.services.endpoint import EndpointSettingsError, endpoint_judge_create, endpoint_judge_run
+from annotator.judges.services.labels import JUDGE_FORMATS, judge_import
 from annotator.models import Project
-from annotator.services.endpoint_judges import EndpointSettingsError, endpoint_judge_create, endpoint_judge_run
-from annotator.services.judges import JUDGE_FORMATS, judge_import
+from evaluation.judges.services.from_runs import judge_from_run
 from evaluation.models import Run
-from evaluation.services.run_judges import judge_from_run
 from scoring.errors import InputError
 
 

@@ -4,10 +4,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.judges.selectors import judge_of
 from annotator.models import Project
-from annotator.selectors.judges import judge_of
-from evaluation.services.judges.report import judge_report
-from evaluation.services.judges.wording import verdict_sentences
+from evaluation.judges.services.report import judge_report
+from evaluation.judges.services.wording import verdict_sentences
 
 
 def _figure(f: dict | None) -> str:

@@ -2,9 +2,9 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.judges.selectors import judge_of
+from annotator.judges.services.labels import judge_remove
 from annotator.models import Project
-from annotator.selectors.judges import judge_of
-from annotator.services.judges import judge_remove
 
 
 class Command(BaseCommand):
