@@ -1,6 +1,7 @@
 """How long the latent-truth models take on the real collections, through the platform and in crowd-kit itself.
 
-Imports DBDC3 EN (eval: 2,000 system turns x 30 annotators) and STC-3 EN (test set) into a throwaway
+Imports DBDC3 EN (eval: 2,000 system turns x 30 annotators) and STC-3 EN (the first 1,600 dialogues of the
+training set, 19 annotators each: enough for every size limit) into a throwaway
 PostgreSQL, reads each criterion's judgements as the heavy-queue estimate does (``project_judgements``) and
 fits Dawid-Skene, GLAD and MACE on at most the judgements the estimate fits (``MODEL_LIMITS``: the first
 dialogues up to that many labels), each once through the platform (``scoring.aggregation.aggregate``) and once
@@ -19,6 +20,7 @@ units whose most probable label is the same. ``/proc/loadavg`` is printed before
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 import warnings
@@ -30,6 +32,14 @@ from _setup import django_on_postgres, extract
 
 def loadavg() -> str:
     return Path("/proc/loadavg").read_text().strip()
+
+
+def stc3_part(tmp: Path, n: int) -> Path:
+    """The first ``n`` dialogues of STC-3's English training set, as a file to import."""
+    dialogues = json.loads(extract("stc3.zip", "stc3/train_data_en.json", tmp).read_text(encoding="utf-8"))
+    path = tmp / "stc3_part.json"
+    path.write_text(json.dumps(dialogues[:n]), encoding="utf-8")
+    return path
 
 
 def first_dialogues(data, limit: int):
@@ -120,7 +130,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         sources = {
             "dbdc3": ("dbdc", lambda: [extract("dbdc3.zip", "DBDC3/dbdc3/en/eval/", Path(tmp))]),
-            "stc3": ("stc3", lambda: [extract("stc3.zip", "stc3/test_data_en.json", Path(tmp))]),
+            "stc3": ("stc3", lambda: [stc3_part(Path(tmp), 1600)]),
         }
         for collection in args.collections.split(","):
             preset, paths = sources[collection]
