@@ -14,7 +14,8 @@ The E-step sums the last two per annotator (spam and knowing counts) and per ann
 counts), with ``np.bincount`` over the judgements, the products of the first in log space (no underflow
 however many annotators a unit has). The M-step is the paper's variational Bayes update with a symmetric
 Beta(0.5, 0.5) prior on theta_j and a symmetric Dirichlet(10) prior on xi_j: each row of counts c plus
-prior h becomes exp(digamma(c + h)) / exp(digamma(sum(c + h))).
+prior h becomes exp(digamma(c + h)) / exp(digamma(sum(c + h))), weights that sum to a little under one and
+stand for theta_j, 1 - theta_j and xi_j in the E-step as in the paper's variational version.
 
 Matched to crowd-kit's ``MACE`` (Ustalov et al. 2021, version 1.4.2, method "vb"), which the platform used
 before and the tests take as the independent reference: the same priors; the same start, theta and xi
@@ -52,10 +53,13 @@ INITIAL_SPREAD = (1.0, 2.5)  # starting values drawn uniform in this range, then
 class MaceFit:
     """``posteriors[u]``: unit u's distribution over the values (NaN row: nobody labelled it);
     ``competence[a]``: theta_a, the probability that annotator a answers knowingly (NaN: no labels);
-    ``strategy[a]``: xi_a, annotator a's distribution over the values when spamming (NaN row: no labels)."""
+    ``spam[a]``: the weight of spamming beside ``competence[a]`` (the variational update leaves the two summing
+    to a little under one); ``strategy[a]``: xi_a, annotator a's weights of the values when spamming (NaN row:
+    no labels; likewise a little under one in all)."""
 
     posteriors: np.ndarray
     competence: np.ndarray
+    spam: np.ndarray
     strategy: np.ndarray
 
 
@@ -150,7 +154,9 @@ def mace(unit, annotator, value, *, n_units: int, n_values: int, n_annotators: i
     posteriors[np.ix_(units, labels)] = posterior
     competence = np.full(n_annotators, np.nan)
     competence[workers] = spamming[:, 1]
+    spam = np.full(n_annotators, np.nan)
+    spam[workers] = spamming[:, 0]
     xi = np.full((n_annotators, n_values), np.nan)
     xi[workers] = 0.0
     xi[np.ix_(workers, labels)] = strategy
-    return MaceFit(posteriors, competence, xi)
+    return MaceFit(posteriors, competence, spam, xi)

@@ -11,7 +11,7 @@ from scoring.aggregation import aggregate
 from scoring.mace import mace
 
 
-def crowdkit_mace(unit, annotator, value, *, n_units, n_values, n_annotators, names=None):
+def crowdkit_mace(unit, annotator, value, *, n_units, n_values, n_annotators, names=None, n_iter=100):
     """crowd-kit's MACE as the platform called it (rows sorted by unit then annotator), with the annotators
     renamed by ``names`` (a map from index to name; default: each its order of first appearance, where
     crowd-kit's strategy counts stay with their annotator and label, see ``scoring.mace``); labels likewise
@@ -27,7 +27,8 @@ def crowdkit_mace(unit, annotator, value, *, n_units, n_values, n_annotators, na
     frame = pd.DataFrame({"task": unit, "worker": worker_names, "label": labels})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = crowdkit.MACE(n_iter=100, n_restarts=3, random_state=0).fit(frame)
+        # one restart: crowd-kit starts every restart from the same draw (the bench runs its three)
+        model = crowdkit.MACE(n_iter=n_iter, n_restarts=1, random_state=0).fit(frame)
     posteriors = np.full((n_units, n_values), np.nan)
     tasks = model.probas_.index.to_numpy(dtype=np.int64)
     posteriors[tasks] = 0.0
@@ -58,10 +59,11 @@ def crowd(seed, n_units=60, n_annotators=8, n_values=4, per_unit=5):
     return unit, annotator, value, dict(n_units=n_units, n_values=n_values, n_annotators=n_annotators)
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_equals_crowdkit_on_random_crowds(seed):
-    unit, annotator, value, sizes = crowd(seed)
-    assert_same_fit(mace(unit, annotator, value, **sizes), crowdkit_mace(unit, annotator, value, **sizes))
+def test_equals_crowdkit_on_a_random_crowd_at_every_iteration_count():
+    unit, annotator, value, sizes = crowd(1)
+    for n_iter in (0, 1, 30):
+        fit = mace(unit, annotator, value, n_iter=n_iter, **sizes)
+        assert_same_fit(fit, crowdkit_mace(unit, annotator, value, n_iter=n_iter, **sizes))
 
 
 def test_crowdkit_gives_an_annotator_the_counts_of_another_when_names_sort_differently():
@@ -70,11 +72,11 @@ def test_crowdkit_gives_an_annotator_the_counts_of_another_when_names_sort_diffe
     than they appear, the same labels give crowd-kit other posteriors; here nothing changes, and crowd-kit
     agrees with these figures when the names sort in their order of appearance."""
     unit, annotator, value, sizes = crowd(4)
-    ours = mace(unit, annotator, value, **sizes)
+    ours = mace(unit, annotator, value, n_iter=30, **sizes)
     reversed_names = [f"annotator-{9 - j}" for j in range(sizes["n_annotators"])]
-    theirs = crowdkit_mace(unit, annotator, value, names=reversed_names, **sizes)
+    theirs = crowdkit_mace(unit, annotator, value, names=reversed_names, n_iter=30, **sizes)
     assert np.max(np.abs(theirs[0] - ours.posteriors)) > 1e-3  # far beyond float noise (1e-9 below)
-    assert_same_fit(ours, crowdkit_mace(unit, annotator, value, **sizes))
+    assert_same_fit(ours, crowdkit_mace(unit, annotator, value, n_iter=30, **sizes))
 
 
 def test_a_spammer_gets_the_lowest_competence_and_agreement_decides():
@@ -87,7 +89,7 @@ def test_a_spammer_gets_the_lowest_competence_and_agreement_decides():
     # then the spammer's competence is far below the others', who are judged nearly always knowing
     assert fit.competence[3] < 0.5 < 0.9 < fit.competence[:3].min()
     # and the spammer's strategy puts nearly all its weight on the label it always gives
-    assert fit.strategy[3].argmax() == 0 and fit.strategy[3, 0] > 0.5
+    assert fit.strategy[3, 0] > 2 * fit.strategy[3, 1:].max()
     # and every unit's posterior follows the three who agree
     assert fit.posteriors.argmax(axis=1).tolist() == truth.tolist()
 
@@ -111,13 +113,13 @@ def test_a_tie_goes_to_the_more_competent_annotator():
 
 
 def test_a_unit_with_one_label_has_the_closed_form_posterior():
-    """One label a from annotator j: P(t) is proportional to (1 - theta_j) xi_j[a] + theta_j [t = a]."""
+    """One label a from annotator j: P(t) is proportional to spam_j xi_j[a] + theta_j [t = a]."""
     unit, annotator, value, sizes = crowd(5, n_values=3)
     unit, annotator, value = np.r_[unit, 60], np.r_[annotator, 6], np.r_[value, 2]
     sizes["n_units"] = 61
     fit = mace(unit, annotator, value, **sizes)
-    theta, xi = fit.competence[6], fit.strategy[6, 2]
-    expected = np.array([(1 - theta) * xi] * 3) + theta * (np.arange(3) == 2)
+    theta, spam, xi = fit.competence[6], fit.spam[6], fit.strategy[6, 2]
+    expected = np.array([spam * xi] * 3) + theta * (np.arange(3) == 2)
     np.testing.assert_allclose(fit.posteriors[60], expected / expected.sum(), atol=1e-12)
     assert_same_fit(fit, crowdkit_mace(unit, annotator, value, **sizes))
 
@@ -164,9 +166,9 @@ def test_bad_input_is_refused_with_what_is_wrong(args, message):
 
 @pytest.mark.shared_data
 def test_equals_crowdkit_on_dbdc3_breakdown(dbdc_dir):
-    # the first 20 dialogues of DBDC3 EN eval: 200 system turns x 30 annotators
+    # the first 10 dialogues of DBDC3 EN eval: 100 system turns x 30 annotators
     unit, annotator, value, names, units = [], [], [], {}, 0
-    for path in sorted((dbdc_dir / "eval").rglob("*.log.json"))[:20]:
+    for path in sorted((dbdc_dir / "eval").rglob("*.log.json"))[:10]:
         for turn in json.loads(path.read_text(encoding="utf-8"))["turns"]:
             for a in turn["annotations"]:
                 unit.append(units)
@@ -174,7 +176,7 @@ def test_equals_crowdkit_on_dbdc3_breakdown(dbdc_dir):
                 value.append("OTX".index(a["breakdown"]))
             units += bool(turn["annotations"])
     sizes = dict(n_units=units, n_values=3, n_annotators=len(names))
-    assert len(value) == 6000
+    assert len(value) == 3000
     fit = mace(unit, annotator, value, **sizes)
     assert_same_fit(fit, crowdkit_mace(unit, annotator, value, **sizes))
     assert np.allclose(fit.posteriors.sum(axis=1), 1)
@@ -182,15 +184,15 @@ def test_equals_crowdkit_on_dbdc3_breakdown(dbdc_dir):
 
 @pytest.mark.shared_data
 def test_equals_crowdkit_on_stc3_nuggets_and_scores(stc3_dir):
-    # the first 300 dialogues of STC-3 EN training data, 19 annotators each
-    dialogues = json.loads((stc3_dir / "train_data_en.json").read_text(encoding="utf-8"))[:300]
+    # the first 100 dialogues of STC-3 EN training data, 19 annotators each
+    dialogues = json.loads((stc3_dir / "train_data_en.json").read_text(encoding="utf-8"))[:100]
     scores = [(d, j, a["quality"]["A"] + 2) for d, dialogue in enumerate(dialogues)
               for j, a in enumerate(dialogue["annotations"])]  # fmt: skip
     nugget_scale = ["CNUG0", "CNUG", "CNUG*", "CNaN", "HNUG", "HNUG*", "HNaN"]
     turns = [(d, t) for d, dialogue in enumerate(dialogues) for t in range(len(dialogue["turns"]))]
     nuggets = [(i, j, nugget_scale.index(a["nugget"][t])) for i, (d, t) in enumerate(turns)
                for j, a in enumerate(dialogues[d]["annotations"])]  # fmt: skip
-    for rows, n_units, n_values in ((scores, 300, 5), (nuggets, len(turns), len(nugget_scale))):
+    for rows, n_units, n_values in ((scores, 100, 5), (nuggets, len(turns), len(nugget_scale))):
         unit, annotator, value = (np.array(x) for x in zip(*rows))
         sizes = dict(n_units=n_units, n_values=n_values, n_annotators=int(annotator.max()) + 1)
         assert_same_fit(mace(unit, annotator, value, **sizes), crowdkit_mace(unit, annotator, value, **sizes))
