@@ -95,9 +95,9 @@ def crowdkit_fit(method: str, unit, annotator, value, n_units: int, n_values: in
     return posteriors / posteriors.sum(axis=1, keepdims=True), reliability
 
 
-def cpu(fn):
+def cpu(fn, *args, **kwargs):
     started = time.process_time()
-    out = fn()
+    out = fn(*args, **kwargs)
     return time.process_time() - started, out
 
 
@@ -141,8 +141,8 @@ def main() -> None:
                     continue
                 for method in args.methods.split(","):
                     unit, annotator, value, n_units = first_dialogues(data, MODEL_LIMITS[method])
-                    sizes = dict(n_units=n_units, n_values=len(data.values), n_annotators=len(data.annotators))
-                    seconds, result = cpu(lambda: aggregate(unit, annotator, value, method=method, **sizes))
+                    sizes = {"n_units": n_units, "n_values": len(data.values), "n_annotators": len(data.annotators)}
+                    seconds, result = cpu(aggregate, unit, annotator, value, method=method, **sizes)
                     ours = (result.posteriors, result.reliability)
                     label = (
                         f"{collection}/{key:<10} {method:<11} {len(value):>6} labels {n_units:>5} units "
@@ -151,9 +151,7 @@ def main() -> None:
                     print(f"{label}  platform  {seconds:7.2f} s")
                     references = [("crowd-kit", False)] + ([("crowd-kit*", True)] if method == "mace" else [])
                     for name, renamed in references:
-                        seconds_ck, theirs = cpu(
-                            lambda renamed=renamed: crowdkit_fit(method, unit, annotator, value, renamed=renamed, **sizes)
-                        )
+                        seconds_ck, theirs = cpu(crowdkit_fit, method, unit, annotator, value, renamed=renamed, **sizes)
                         print(
                             f"{label}  {name:<10}{seconds_ck:7.2f} s  ratio {seconds_ck / max(seconds, 1e-9):6.1f}x  "
                             f"{agreement(ours, theirs)}"

@@ -56,7 +56,7 @@ def crowd(seed, n_units=60, n_annotators=8, n_values=4, per_unit=5):
         for j in rng.choice(n_annotators, size=per_unit, replace=False):
             rows.append((u, j, truth[u] if rng.random() < 0.3 + 0.08 * j else rng.integers(n_values)))
     unit, annotator, value = (np.array(x) for x in zip(*rows))
-    return unit, annotator, value, dict(n_units=n_units, n_values=n_values, n_annotators=n_annotators)
+    return unit, annotator, value, {"n_units": n_units, "n_values": n_values, "n_annotators": n_annotators}
 
 
 def test_equals_crowdkit_on_a_random_crowd_at_every_iteration_count():
@@ -129,7 +129,7 @@ def test_values_nobody_gave_units_nobody_labelled_and_annotators_without_labels(
     # and annotator 4 who gave none
     unit, annotator, value, _ = crowd(6, n_units=10, n_annotators=4, n_values=2, per_unit=3)
     value = np.array([1, 3])[value]
-    sizes = dict(n_units=12, n_values=5, n_annotators=5)
+    sizes = {"n_units": 12, "n_values": 5, "n_annotators": 5}
     fit = mace(unit, annotator, value, **sizes)
     # then the unused values have probability 0 and the rest sum to one; the unlabelled units have none
     assert np.all(fit.posteriors[:10, [0, 2, 4]] == 0) and np.allclose(fit.posteriors[:10].sum(axis=1), 1)
@@ -175,7 +175,7 @@ def test_equals_crowdkit_on_dbdc3_breakdown(dbdc_dir):
                 annotator.append(names.setdefault(a["annotator-id"], len(names)))
                 value.append("OTX".index(a["breakdown"]))
             units += bool(turn["annotations"])
-    sizes = dict(n_units=units, n_values=3, n_annotators=len(names))
+    sizes = {"n_units": units, "n_values": 3, "n_annotators": len(names)}
     assert len(value) == 3000
     fit = mace(unit, annotator, value, **sizes)
     assert_same_fit(fit, crowdkit_mace(unit, annotator, value, **sizes))
@@ -194,5 +194,5 @@ def test_equals_crowdkit_on_stc3_nuggets_and_scores(stc3_dir):
                for j, a in enumerate(dialogues[d]["annotations"])]  # fmt: skip
     for rows, n_units, n_values in ((scores, 100, 5), (nuggets, len(turns), len(nugget_scale))):
         unit, annotator, value = (np.array(x) for x in zip(*rows))
-        sizes = dict(n_units=n_units, n_values=n_values, n_annotators=int(annotator.max()) + 1)
+        sizes = {"n_units": n_units, "n_values": n_values, "n_annotators": int(annotator.max()) + 1}
         assert_same_fit(mace(unit, annotator, value, **sizes), crowdkit_mace(unit, annotator, value, **sizes))
