@@ -39,7 +39,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.mace import mace
 from scoring.reliability import spammer_score
 
 METHODS = ("votes", "dawid-skene", "glad", "mace")
@@ -172,6 +171,8 @@ def aggregate(
             posteriors = np.where(total > 0, counts / total, np.nan)
         return Aggregation(method, posteriors, reliability, RELIABILITY[method])
     if method == "mace":
+        from scoring.mace import mace  # scipy.special: kept out of the start-up imports
+
         fit = mace(unit, annotator, value, n_units=n_units, n_values=n_values, n_annotators=n_annotators,
                    n_iter=n_iter, seed=seed)  # fmt: skip
         return Aggregation(method, fit.posteriors, fit.competence, RELIABILITY[method])
