@@ -2,8 +2,9 @@
 
 Vote shares (``scoring.gold``) weigh every annotator alike. The models here estimate, from the
 labels alone, how reliable each annotator is and give each unit a posterior distribution over
-its true label that weighs them accordingly. They come from ``crowd-kit`` (Toloka's maintained
-library of crowdsourcing aggregation methods), not from hand-written EM:
+its true label that weighs them accordingly. Dawid-Skene and GLAD come from ``crowd-kit`` (Toloka's
+maintained library of crowdsourcing aggregation methods); MACE is the library's own whole-array numpy fit
+(``scoring.mace``), checked against crowd-kit's, which ran it on pandas frames fifty to a hundred times slower:
 
 * Dawid-Skene: one confusion matrix per annotator, P(given label | true class), fitted by EM
   (Dawid & Skene 1979). Reliability reported: Raykar & Yu's spammer score of that matrix
@@ -15,9 +16,10 @@ library of crowdsourcing aggregation methods), not from hand-written EM:
 * MACE: each annotator answers knowingly with probability theta_j, else spams from a label
   distribution of their own (Hovy et al. 2013). Reliability reported: theta_j, their competence.
 
-crowd-kit needs pandas; both are imported when a model is first fitted (about two seconds). They are the
-optional "models" extra (``./scripts/bootstrap.sh --models``, requirements-models.txt): without it the
-vote shares work and a model answers ``ModelsNotInstalled``, whose message says how to enable them.
+crowd-kit needs pandas; both are imported when Dawid-Skene or GLAD is first fitted (about two seconds). They
+are the optional "models" extra (``./scripts/bootstrap.sh --models``, requirements-models.txt): without it
+the vote shares and MACE work, and Dawid-Skene or GLAD answers ``ModelsNotInstalled``, whose message says
+how to enable them.
 
 References
 ----------
@@ -48,15 +50,18 @@ RELIABILITY = {
 }
 
 
+EXTRA_METHODS = ("dawid-skene", "glad")  # fitted by crowd-kit, the optional models extra
+
+
 MODELS_EXTRA_MISSING = (
-    "Dawid-Skene, GLAD and MACE need the optional models extra (crowd-kit), which is not installed: "
+    "Dawid-Skene and GLAD need the optional models extra (crowd-kit), which is not installed: "
     "run ./scripts/bootstrap.sh --models (or pip install -r requirements-models.txt and "
     "pip install --no-deps -r requirements-models-nodeps.txt) and restart."
 )
 
 
 class ModelsNotInstalled(ValueError):
-    """A latent-truth model was asked for and crowd-kit is not installed (the message says how to install it)."""
+    """Dawid-Skene or GLAD was asked for and crowd-kit is not installed (the message says how to install it)."""
 
     def __init__(self) -> None:
         super().__init__(MODELS_EXTRA_MISSING)
@@ -68,6 +73,11 @@ def models_installed() -> bool:
         return all(importlib.util.find_spec(name) is not None for name in ("crowdkit", "pandas"))
     except (ImportError, ValueError):  # a module blocked in sys.modules (None) has no spec
         return False
+
+
+def method_available(method: str) -> bool:
+    """Whether ``method`` can be fitted here: the vote shares and MACE always, the others with the models extra."""
+    return method not in EXTRA_METHODS or models_installed()
 
 
 @dataclass(frozen=True)
@@ -129,7 +139,7 @@ def aggregate(
     n_iter : int
         EM iterations (Dawid-Skene, GLAD, MACE).
     seed : int
-        MACE's random restarts.
+        Seed of MACE's starting values.
 
     Returns
     -------
@@ -160,15 +170,21 @@ def aggregate(
         with np.errstate(invalid="ignore", divide="ignore"):
             posteriors = np.where(total > 0, counts / total, np.nan)
         return Aggregation(method, posteriors, reliability, RELIABILITY[method])
+    if method == "mace":
+        from scoring.mace import mace  # scipy.special: kept out of the start-up imports
+
+        fit = mace(unit, annotator, value, n_units=n_units, n_values=n_values, n_annotators=n_annotators,
+                   n_iter=n_iter, seed=seed)  # fmt: skip
+        return Aggregation(method, fit.posteriors, fit.competence, RELIABILITY[method])
     if not models_installed():
         raise ModelsNotInstalled()
     with warnings.catch_warnings():  # crowd-kit's own use of pandas APIs that pandas 3 deprecates
         warnings.simplefilter("ignore", category=FutureWarning)
         warnings.simplefilter("ignore", category=DeprecationWarning)
-        return _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter, seed)
+        return _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter)
 
 
-def _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter, seed) -> Aggregation:
+def _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter) -> Aggregation:
     reliability = np.full(n_annotators, np.nan)
     frame = _as_frame(unit, annotator, value)
     if method == "dawid-skene":
@@ -184,18 +200,10 @@ def _fit(unit, annotator, value, n_units, n_values, n_annotators, method, n_iter
             [errors.loc[w].reindex(index=seen, columns=seen, fill_value=0.0).to_numpy().T for w in workers]
         )
         reliability[workers.to_numpy(dtype=np.int64)] = spammer_score(confusion)
-    elif method == "glad":
+    else:
         from crowdkit.aggregation import GLAD
 
         glad = GLAD(n_iter=n_iter).fit(frame)
         probas = glad.probas_
         reliability[glad.alphas_.index.to_numpy(dtype=np.int64)] = glad.alphas_.to_numpy(dtype=float)
-    else:
-        import pandas as pd
-        from crowdkit.aggregation import MACE
-
-        mace = MACE(n_iter=n_iter, n_restarts=3, random_state=seed).fit(frame)
-        probas = mace.probas_
-        _codes, names = pd.factorize(frame["worker"])
-        reliability[np.asarray(names, dtype=np.int64)] = mace.spamming_[:, 1]
     return Aggregation(method, _posteriors(probas, n_units, n_values), reliability, RELIABILITY[method])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv and installs the Python requirements:
 #   ./scripts/bootstrap.sh           the runtime (requirements.txt): the embedded default, lean
-#   ./scripts/bootstrap.sh --models  the runtime and the "models" extra (Dawid-Skene, GLAD, MACE via crowd-kit)
+#   ./scripts/bootstrap.sh --models  the runtime and the "models" extra (Dawid-Skene, GLAD via crowd-kit)
 #   ./scripts/bootstrap.sh --test    everything the tests need: the runtime, every extra, the test tools
 # Idempotent: pip runs again only when a requirements file changed. crowd-kit is installed with --no-deps
 # (requirements-models-nodeps.txt): its declared dependencies pull transformers and pyarrow it never imports.

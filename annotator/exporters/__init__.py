@@ -8,7 +8,7 @@ from django.utils.translation import gettext
 
 from annotator.models import Project
 from annotator.presets.of_project import project_scheme
-from scoring.aggregation import ModelsNotInstalled, models_installed
+from scoring.aggregation import ModelsNotInstalled, method_available
 
 from .dbdc import export_dbdc_zip_chunks
 from .distributions import AGGREGATIONS, export_distributions_csv_chunks, export_distributions_json_chunks
@@ -73,7 +73,7 @@ def export_gold_chunks(*, project: Project, fmt: str, aggregation: str = "votes"
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
     export_format_check(project=project, fmt=fmt)
-    if aggregation != "votes" and not models_installed():
+    if not method_available(aggregation):
         raise ModelsNotInstalled()
     if fmt in DISTRIBUTION_FORMATS:
         return EXPORT_FORMATS[fmt][0](project, aggregation)

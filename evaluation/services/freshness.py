@@ -198,16 +198,14 @@ def result_freshness(project: Project | int, *, computed_at: datetime | None, st
 
 def project_freshness(*, project: Project, state: dict | None = None, live: LiveState | None = None) -> list[Freshness]:
     """Every derived thing's freshness for ``project``, in the order pages show them: statistics, live figures,
-    models (where they are installed), runs (where some are scored). ``state``: the dashboard's statistics state
-    when the caller has it; ``live``: the live state's row when the caller read it (else peeked, nothing written)."""
-    from scoring.aggregation import models_installed
-
+    models (MACE always, Dawid-Skene and GLAD with the optional extra), runs (where some are scored). ``state``: the
+    dashboard's statistics state when the caller has it; ``live``: the live state's row when the caller read it
+    (else peeked, nothing written)."""
     state = statistics_state(project=project) if state is None else state
     parts = [statistics_freshness(project, state), live_freshness_of(live or live_state_peek(project))]
     judgements = CurrentJudgements(project, state)
-    if models_installed():
-        job = StatisticsJob.objects.filter(project=project).values_list("models_pending", flat=True).first()
-        parts.append(models_freshness(project, judgements, pending=bool(job)))
+    job = StatisticsJob.objects.filter(project=project).values_list("models_pending", flat=True).first()
+    parts.append(models_freshness(project, judgements, pending=bool(job)))
     runs = runs_freshness(project, judgements)
     if runs is not None:
         parts.append(runs)

@@ -1,6 +1,6 @@
-"""Annotator reliability from the latent-truth models (Dawid-Skene, GLAD, MACE via crowd-kit), kept per project.
+"""Annotator reliability from the latent-truth models (Dawid-Skene, GLAD, MACE), kept per project.
 
-The models take seconds even on a small project (crowd-kit's EM runs on pandas frames; MACE restarts), so they
+The models take seconds even on a small project (crowd-kit's EM for Dawid-Skene and GLAD runs on pandas frames), so they
 do not run in the statistics recomputation that follows every submission (the interactive queue). Instead the
 recomputation asks for an estimate on the heavy queue when the stored one is older than the judgements; the
 estimate is stored with the judgements' fingerprint, and the statistics are recomputed once more to carry it
@@ -18,7 +18,7 @@ from annotator.selectors.judgement_arrays import CriterionJudgements, project_ju
 from evaluation.models import ModelReliability
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from evaluation.services.schedule import model_estimate_request
-from scoring.aggregation import RELIABILITY, aggregate, models_installed
+from scoring.aggregation import MODELS_EXTRA_MISSING, RELIABILITY, aggregate, method_available
 
 MIN_MODEL_JUDGEMENTS = 20  # fewer labels than this: a model's reliability estimate is not reported
 # The models run up to these sizes (judgements of a criterion); GLAD's M-step is slow.
@@ -28,13 +28,17 @@ MODEL_LIMITS = {"dawid-skene": 200_000, "glad": 5_000, "mace": 30_000}
 def criterion_model_reliability(data: CriterionJudgements) -> dict:
     """``{"methods": {method: {"reliability", "skipped"}}, "annotators": {user id: {method: value | None}}}``.
 
-    A method is skipped above its size limit (``MODEL_LIMITS``); an annotator with fewer than
+    A method is skipped above its size limit (``MODEL_LIMITS``) and, without the optional models extra, where
+    it needs it (Dawid-Skene, GLAD: ``skipped`` says how to install it); an annotator with fewer than
     ``MIN_MODEL_JUDGEMENTS`` labels gets None (the models say little about them)."""
     n = len(data.value)
     per = np.bincount(data.annotator, minlength=len(data.annotators))
     methods: dict[str, dict] = {}
     annotators: dict[str, dict[str, float | None]] = {str(int(u)): {} for u in data.annotators}
     for method, limit in MODEL_LIMITS.items():
+        if not method_available(method):
+            methods[method] = {"reliability": RELIABILITY[method], "skipped": MODELS_EXTRA_MISSING}
+            continue
         if n > limit:
             methods[method] = {
                 "reliability": RELIABILITY[method],
@@ -75,10 +79,8 @@ def model_reliability_recompute(*, project_id: int) -> bool:
     """Estimate and store the models' reliability for the project's current judgements; True if it was new.
 
     The worker runs it through ``jobs.model_estimate_job_run``, which also recomputes the statistics so that
-    their payload carries the estimate. Without the optional models extra nothing is estimated (False); the
-    dashboard says how to install it."""
-    if not models_installed():
-        return False
+    their payload carries the estimate. Without the optional models extra only MACE is estimated; the
+    dashboard says how to install the others."""
     project = Project.objects.get(pk=project_id)
     fingerprint = judgements_fingerprint(project)
     if model_reliability_stored(project=project, fingerprint=fingerprint) is not None:

@@ -44,7 +44,8 @@ def flag_text(flag: dict) -> str:
 
 @register.simple_tag
 def models_extra_installed() -> bool:
-    """Whether the optional models extra (crowd-kit) is installed: without it the panel says how to enable it."""
+    """Whether the optional models extra (crowd-kit: Dawid-Skene, GLAD) is installed: without it the panel says
+    how to enable them (MACE runs without it)."""
     from scoring.aggregation import models_installed
 
     return models_installed()

@@ -1,7 +1,8 @@
-"""The latent-truth models are the optional "models" extra (requirements-models.txt; crowd-kit installed with
-``--no-deps``). Without it, asking for a model says how to install it - in the library, the gold export's
-command and API, and on the dashboard - and nothing fails; with it, crowd-kit's aggregation runs without the
-heavy packages its declared dependencies would bring (transformers, torch, pyarrow, tokenizers)."""
+"""Dawid-Skene and GLAD are the optional "models" extra (requirements-models.txt; crowd-kit installed with
+``--no-deps``); MACE is the library's own numpy fit and needs nothing more. Without the extra, MACE is fitted
+and estimated as with it, and asking for Dawid-Skene or GLAD says how to install it - in the library, the gold
+export's command and API, and on the dashboard - and nothing fails; with it, crowd-kit's aggregation runs
+without the heavy packages its declared dependencies would bring (transformers, torch, pyarrow, tokenizers)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
+from evaluation.models import ModelReliability
 from evaluation.services.model_reliability import model_reliability_recompute
 from scoring.aggregation import MODELS_EXTRA_MISSING, ModelsNotInstalled, aggregate, models_installed
 from tests.factories import project_with_submissions
@@ -30,8 +32,12 @@ def without_crowdkit(monkeypatch):
 def test_a_model_without_the_extra_says_how_to_install_it(without_crowdkit):
     votes = aggregate(**LABELS, n_units=2, n_values=2, n_annotators=3, method="votes")
     assert votes.posteriors.round(3).tolist() == [[0.333, 0.667], [1.0, 0.0]]  # votes need no extra
-    with pytest.raises(ModelsNotInstalled, match=r"\./scripts/bootstrap\.sh --models"):
-        aggregate(**LABELS, n_units=2, n_values=2, n_annotators=3, method="dawid-skene")
+    for method in ("dawid-skene", "glad"):
+        with pytest.raises(ModelsNotInstalled, match=r"\./scripts/bootstrap\.sh --models"):
+            aggregate(**LABELS, n_units=2, n_values=2, n_annotators=3, method=method)
+    # MACE needs no extra: its fit is the library's own
+    mace = aggregate(**LABELS, n_units=2, n_values=2, n_annotators=3, method="mace")
+    assert mace.posteriors.argmax(axis=1).tolist() == [1, 0] and np.isfinite(mace.reliability).all()
 
 
 @pytest.mark.django_db
@@ -49,9 +55,17 @@ def test_export_estimate_and_dashboard_without_the_extra(without_crowdkit, clien
             "--output",
             str(tmp_path / "x"),
         )
-    assert model_reliability_recompute(project_id=work.project.pk) is False  # nothing estimated, nothing failed
+    # the estimate holds MACE, and says of the other two why they are missing
+    assert model_reliability_recompute(project_id=work.project.pk) is True
+    stored = ModelReliability.objects.get(project=work.project).payload
+    for criterion in stored.values():
+        assert criterion["methods"]["mace"]["skipped"] == ""
+        assert criterion["methods"]["dawid-skene"]["skipped"] == MODELS_EXTRA_MISSING
+        assert criterion["methods"]["glad"]["skipped"] == MODELS_EXTRA_MISSING
+        assert criterion["annotators"] and all("mace" in m for m in criterion["annotators"].values())
+        assert not any("glad" in m or "dawid-skene" in m for m in criterion["annotators"].values())
     client.force_login(work.lead)
-    api = client.get("/api/projects/no-models/export/?format=distributions-json&aggregation=mace")
+    api = client.get("/api/projects/no-models/export/?format=distributions-json&aggregation=dawid-skene")
     assert api.status_code == 400 and MODELS_EXTRA_MISSING in api.content.decode()
     from evaluation.services.statistics import statistics_recompute
 
