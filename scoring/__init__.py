@@ -10,4 +10,4 @@ import-linter contract in ``pyproject.toml`` keeps the library free of it.
 against the gold files themselves, with the platform's readers and measures but without Django.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

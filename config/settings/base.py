@@ -199,7 +199,7 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Dialogue evaluation annotation API",
     "DESCRIPTION": "Projects, dialogues, assignments, judgements, gold data and run scores.",
-    "VERSION": "0.1.0",
+    "VERSION": "0.2.0",
     "SWAGGER_UI_DIST": "SIDECAR",  # served from static files: the docs work offline
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
