@@ -42,7 +42,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import digamma
 
 THETA_PRIOR = (0.5, 0.5)  # Beta prior on (spamming, knowing): crowd-kit's alpha and beta
 STRATEGY_PRIOR = 10.0  # symmetric Dirichlet prior on each annotator's spamming distribution xi_j
@@ -76,6 +75,8 @@ def _first_appearance(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndar
 
 def _variational_normalise(counts: np.ndarray, prior) -> np.ndarray:
     """exp(digamma(c + h)) / exp(digamma(sum(c + h))) per row: the mean-field update of a Dirichlet row."""
+    from scipy.special import digamma
+
     total = counts + prior
     return np.exp(digamma(total) - digamma(total.sum(axis=1, keepdims=True)))
 
