@@ -76,7 +76,16 @@ def models_installed() -> bool:
 
 
 def method_available(method: str) -> bool:
-    """Whether ``method`` can be fitted here: the vote shares and MACE always, the others with the models extra."""
+    """Whether ``method`` can be fitted here: the vote shares and MACE always, the others with the models extra.
+
+    Parameters
+    ----------
+    method : {"votes", "dawid-skene", "glad", "mace"}
+        A method of ``aggregate``.
+
+    >>> method_available("mace")
+    True
+    """
     return method not in EXTRA_METHODS or models_installed()
 
 

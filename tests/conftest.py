@@ -19,6 +19,8 @@ from hypothesis import settings as hypothesis_settings
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from services import celery_worker_command, xdist_slot
 
+from tests.waiting import wait_for
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
@@ -426,8 +428,29 @@ def stop_worker(process: subprocess.Popen) -> None:
         process.kill()
 
 
+@pytest.fixture
+def celery_worker_process(celery_worker_session):
+    """The session's worker, idle when the test starts: what earlier tests of this process left waiting in its
+    queues (their projects are gone) is purged, and the task it may still be running for one of them is let end,
+    so that a test's own tasks are not queued behind minutes of an earlier test's work (a 60,000-label project's
+    statistics and models, webhook retries)."""
+    from config.celery import app
+
+    node = celery_worker_session.node
+    app.control.purge()
+    inspect = app.control.inspect(destination=[node], timeout=2)
+    wait_for(lambda: not any((inspect.active() or {node: [None]}).values()), 180)
+    yield celery_worker_session.process
+
+
+@dataclass(frozen=True)
+class SessionWorker:
+    process: subprocess.Popen
+    node: str
+
+
 @pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
+def celery_worker_session(django_db_setup, django_db_blocker, tmp_path_factory):
     """A real worker on the test database, through the broker of the settings: the Redis the test command started
     (PostgreSQL lane), or the embedded default's filesystem broker in this test run's folder (SQLite lane)."""
     with django_db_blocker.unblock():
@@ -449,5 +472,5 @@ def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
         assert app.conf.broker_transport_options["data_folder_in"] == folder, app.conf.broker_transport_options
     name = f"test-worker-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
     process = start_worker(url, tmp_path_factory.mktemp("worker") / "worker.log", name=name, env=loopback)
-    yield process
+    yield SessionWorker(process=process, node=f"{name}@{socket.gethostname()}")
     stop_worker(process)

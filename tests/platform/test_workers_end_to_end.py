@@ -238,9 +238,13 @@ def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, m
             stop_worker(rescuer)
 
 
-def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_now(tmp_path, settings):
+def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_now(
+    celery_worker_session, tmp_path, settings
+):
     """SIGKILL the heavy worker that holds the delayed models' estimate: the lead's *Recompute now* sends it
-    again once it is overdue, and the statistics carry the estimate (not after Redis's visibility timeout)."""
+    again once it is overdue, and the statistics carry the estimate (not after Redis's visibility timeout).
+    The session's worker stops consuming for the test: it would otherwise compute the statistics the
+    submissions ask for, and the estimate they ask for, before the doomed worker is there to hold it."""
     from django.test import Client
 
     from config.celery import app
@@ -249,6 +253,9 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
 
     if not settings.CELERY_BROKER_URL:
         pytest.skip("needs Redis: scripts/run_tests.py starts redis-server and sets CELERY_BROKER_URL")
+    session_queues = ("interactive", "heavy", "exports")
+    for queue_name in session_queues:
+        app.control.cancel_consumer(queue_name, destination=[celery_worker_session.node], reply=True, timeout=5)
     work = breakdown_project(tmp_path, dialogues=4, annotators=2, k=2, slug="estimate-takeover")
     for person in work.annotators:
         submit_all(person, work.project, lambda a, k, u: "O")
@@ -304,6 +311,8 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
             doomed.kill()
         if rescuer is not None:
             stop_worker(rescuer)
+        for queue_name in session_queues:
+            app.control.add_consumer(queue_name, destination=[celery_worker_session.node], reply=True, timeout=5)
 
 
 def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
