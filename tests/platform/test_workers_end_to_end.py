@@ -76,7 +76,8 @@ def test_stc3_training_set_run_scored_by_the_worker(celery_worker_process, stc3_
     response = client.post("/api/projects/stc-e2e/runs/", {"name": "sys", "files": [upload]}, format="multipart")
     assert response.status_code == 202 and response.json()["status"] == "pending"
     run_id = response.json()["id"]
-    assert wait_for(lambda: Run.objects.get(pk=run_id).status != "pending")
+    # (the run's scoring waits on the session's worker behind the imported set's statistics and models)
+    assert wait_for(lambda: Run.objects.get(pk=run_id).status != "pending", 240)
     scored = client.get(f"/api/projects/stc-e2e/runs/{run_id}/").json()
     assert scored["status"] == "scored", scored["error"]
     expected = score_stc3(run, gold_of(data))
