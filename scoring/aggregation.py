@@ -83,6 +83,8 @@ def method_available(method: str) -> bool:
     method : {"votes", "dawid-skene", "glad", "mace"}
         A method of ``aggregate``.
 
+    Examples
+    --------
     >>> method_available("mace")
     True
     """
