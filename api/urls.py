@@ -2,7 +2,6 @@ from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
 from api.views import (
-    adaptive,
     archive,
     assignments,
     auth,
@@ -33,7 +32,7 @@ urlpatterns = [
         auth.MemberTokensRevoke.as_view(),
         name="api-member-tokens-revoke",
     ),
-    path("projects/<slug:slug>/budget/", adaptive.AdaptiveBudgetView.as_view(), name="api-budget"),
+    path("", include("api.handout.urls")),
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),

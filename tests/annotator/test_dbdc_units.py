@@ -16,12 +16,12 @@ import pytest
 from django.apps import apps
 
 from annotator.exporters import export_gold
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, Criterion, Judgement, Post
 from annotator.presets import PRESETS, UnitRule
 from annotator.selectors.annotation import annotation_page
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, SubmissionError, judgements_save
 from annotator.services.projects import membership_add

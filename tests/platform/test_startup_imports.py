@@ -25,7 +25,7 @@ NOT_FOR_SCORING = (
     *HEAVY,
     "evaluation.services.statistics",
     "evaluation.services.payloads",
-    "annotator.selectors.adaptive",
+    "annotator.handout.selectors.adaptive",
     "rest_framework.views",
     "drf_spectacular.utils",
     "django.test",
