@@ -26,7 +26,7 @@ from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, SubmissionError, judgements_save
 from annotator.services.projects import membership_add
 from annotator.units import UnitError, required_units, unit_speaker
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from scoring.errors import InputError
 from tests.fixtures.collections import dbdc_dialogue, write_json
 from tests.fixtures.dbdc_runs import annotated, file_pairs, log_files, write_run

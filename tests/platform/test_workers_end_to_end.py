@@ -333,7 +333,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     # an app process whose broker is down (nothing listens on port 9) takes both uploads
     code = (
         "from annotator.models import Project\n"
-        "from evaluation.services.runs.upload import run_upload\n"
+        "from evaluation.runs.services.upload import run_upload\n"
         f"raw = open({str(run_file)!r}, 'rb').read()\n"
         "for slug in ('down-page', 'down-sweep'):\n"
         "    run_upload(project=Project.objects.get(slug=slug), name='sys', files=[('run.json', raw)])\n"
