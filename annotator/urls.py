@@ -56,9 +56,8 @@ urlpatterns = [
         name="lead_invitation_withdraw",
     ),
     path("projects/<slug:slug>/manage/sso-groups/", people.sso_groups, name="lead_sso_groups"),
-    path("projects/<slug:slug>/manage/assign/", lead.assign, name="lead_assign"),
+    path("", include("annotator.handout.urls")),
     path("", include("annotator.pairwise.urls")),
-    path("projects/<slug:slug>/manage/adaptive/", lead.adaptive_budget_save, name="lead_adaptive"),
     path("projects/<slug:slug>/manage/items/<id:assignment_id>/reopen/", lead.reopen, name="lead_reopen"),
     # crowdsourced studies: the public link, and the lead's pages
     path("", include("annotator.studies.urls")),

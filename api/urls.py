@@ -2,14 +2,12 @@ from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
 from api.views import (
-    adaptive,
     archive,
     assignments,
     auth,
     jobs,
     projects,
     quality,
-    runs,
     schema,
     webhooks,
 )
@@ -33,7 +31,7 @@ urlpatterns = [
         auth.MemberTokensRevoke.as_view(),
         name="api-member-tokens-revoke",
     ),
-    path("projects/<slug:slug>/budget/", adaptive.AdaptiveBudgetView.as_view(), name="api-budget"),
+    path("", include("api.handout.urls")),
     path("projects/<slug:slug>/stats/", projects.ProjectStats.as_view(), name="api-stats"),
     path("projects/<slug:slug>/stats/recompute/", projects.ProjectStatsRecompute.as_view(), name="api-recompute"),
     path("projects/<slug:slug>/export/", projects.ProjectExport.as_view(), name="api-export"),
@@ -44,10 +42,7 @@ urlpatterns = [
     ),
     path("projects/<slug:slug>/archive/", archive.ProjectArchive.as_view(), name="api-archive"),
     path("projects/<slug:slug>/jobs/<id:pk>/", jobs.JobDetail.as_view(), name="api-job"),
-    path("projects/<slug:slug>/runs/", runs.RunListCreate.as_view(), name="api-runs"),
-    path("projects/<slug:slug>/runs/<id:pk>/", runs.RunDetail.as_view(), name="api-run"),
-    path("projects/<slug:slug>/runs/<id:pk>/rescore/", runs.RunRescore.as_view(), name="api-run-rescore"),
-    path("projects/<slug:slug>/runs/<id:pk>/per-dialogue/", runs.RunPerDialogue.as_view(), name="api-run-per-dialogue"),
+    path("", include("api.runs.urls")),
     path("", include("api.judges.urls")),
     path("", include("api.studies.urls")),
     path("projects/<slug:slug>/webhooks/", webhooks.WebhookList.as_view(), name="api-webhooks"),

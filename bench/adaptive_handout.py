@@ -5,7 +5,7 @@ every hand-out finds an item) new annotators ask for items one after another, fi
 had them built, the rebuild's time is printed too). The two runs hand out the same items (checked).
 
 Prints, as one JSON line, the import time, the items, the hand-outs timed, their median and largest wall time
-and the queries one hand-out makes (``annotator.services.adaptive.adaptive_assign``), per mode.
+and the queries one hand-out makes (``annotator.handout.services.adaptive.adaptive_assign``), per mode.
 
     .venv/bin/python bench/adaptive_handout.py [--handouts 20] [--profile]
 """
@@ -33,8 +33,8 @@ def main() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from annotator.handout.services.adaptive import adaptive_assign, adaptive_budget_update
     from annotator.models import Role
-    from annotator.services.adaptive import adaptive_assign, adaptive_budget_update
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
 
@@ -44,14 +44,14 @@ def main() -> None:
         started = time.perf_counter()
         report = dialogues_import(project=project, paths=[path])
         imported = time.perf_counter() - started
-    from annotator.selectors.adaptive import adaptive_status
+    from annotator.handout.selectors.adaptive import adaptive_status
 
     adaptive_budget_update(project=project, adaptive=True, min_k=3, max_k=30, stop_rule="expected_change")
     started = time.perf_counter()
     states = adaptive_status(project).counts()  # at the default threshold (0.01), with the 19 imported labels
     status_s = time.perf_counter() - started
     adaptive_budget_update(project=project, threshold=0.0)  # nothing settles: every hand-out finds an item
-    from annotator.selectors import adaptive as adaptive_selector
+    from annotator.handout.selectors import adaptive as adaptive_selector
     from evaluation.services.live_rebuild import live_state_rebuild
 
     live_counts = adaptive_selector.live_unit_counts

@@ -23,7 +23,7 @@ def main() -> None:
     django_on_postgres()
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import project_create
-    from evaluation.services.runs.scoring import run_score
+    from evaluation.runs.services.scoring import run_score
     from scoring.breakdown import classification_metrics
     from scoring.runs import breakdown_distribution_metrics, pool_breakdown
 

@@ -100,8 +100,8 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment, Job, JobState
-    from annotator.services.assignment import assignments_create_balanced
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from evaluation.services.statistics import statistics_recompute

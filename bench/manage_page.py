@@ -25,8 +25,8 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext, setup_test_environment
 
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment, AssignmentStatus
-    from annotator.services.assignment import assignments_create_balanced
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from tests.factories import user_make

@@ -204,9 +204,9 @@ def annotators_phases(args, env: dict, base: dict, k: int, tmp: Path) -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection
 
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment, Judgement, Project
     from annotator.selectors.structure import dialogue_shape
-    from annotator.services.assignment import assignments_create_balanced
     from annotator.services.projects import membership_add
     from annotator.units import required_units
 

@@ -28,7 +28,7 @@ def main() -> None:
     from annotator.services.projects import project_create
     from config.celery import app
     from evaluation.models import Run
-    from evaluation.services.runs.upload import run_upload
+    from evaluation.runs.services.upload import run_upload
     from evaluation.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 

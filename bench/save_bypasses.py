@@ -74,8 +74,8 @@ def saves(rounds: int, per_round: int) -> dict[str, list[float]]:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment
-    from annotator.services.assignment import assignments_create_balanced
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from config.wsgi import application

@@ -477,7 +477,7 @@ def main() -> None:
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from config.celery import app
-    from evaluation.services.runs.scoring import run_score
+    from evaluation.runs.services.scoring import run_score
     from evaluation.tasks import recompute_statistics
     from tests.reference_scoring import random_stc3_run
 

@@ -9,12 +9,12 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 import config.celery  # noqa: F401  (the project's Celery app: the tasks below bind to it)
-from evaluation.services.compare import comparisons_refresh
+from evaluation.runs.services.compare import comparisons_refresh
+from evaluation.runs.services.freshness import runs_rescore_stale
+from evaluation.runs.services.upload import run_score_stored, runs_requeue
 from evaluation.services.jobs import model_estimate_job_run, statistics_job_run
 from evaluation.services.lead_jobs import lead_job_run
 from evaluation.services.live_rebuild import live_state_rebuild
-from evaluation.services.runs.freshness import runs_rescore_stale
-from evaluation.services.runs.upload import run_score_stored, runs_requeue
 
 TRANSIENT = (OperationalError, InterfaceError)
 # transient database errors only; the same task id comes back after 2, 4, 8... s and claims its job again

@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 import annotator.converters  # noqa: F401  (registers <id:...>)
-from evaluation.views import agreement_data, dashboard, exports, power, quality, report, runs
+from evaluation.views import agreement_data, dashboard, exports, power, quality, report
 
 urlpatterns = [
     path("projects/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
@@ -17,12 +17,7 @@ urlpatterns = [
     path("projects/<slug:slug>/report/", report.report_page, name="report"),
     path("projects/<slug:slug>/export/", exports.export_page, name="export"),
     path("projects/<slug:slug>/report/download/<str:fmt>/", report.report_download, name="report_download"),
-    path("projects/<slug:slug>/runs/", runs.runs_page, name="leaderboard"),
-    path("projects/<slug:slug>/runs/<id:run_id>/per-dialogue.csv", runs.run_per_dialogue, name="run_per_dialogue"),
-    path("projects/<slug:slug>/runs/<id:run_id>/rescore/", runs.rescore, name="run_rescore"),
-    path("projects/<slug:slug>/runs/<id:run_id>/delete/", runs.run_remove, name="run_delete"),
-    path("projects/<slug:slug>/runs/significance/", runs.refresh_comparisons, name="leaderboard_refresh"),
-    path("projects/<slug:slug>/runs/reorderings/", runs.score_reorderings, name="leaderboard_reorderings"),
+    path("", include("evaluation.runs.urls")),
     path("", include("evaluation.judges.urls")),
     path("projects/<slug:slug>/dashboard/exclude/", quality.exclude, name="reliability_exclude"),
     path("projects/<slug:slug>/dashboard/include/", quality.include, name="reliability_include"),

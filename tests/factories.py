@@ -16,10 +16,10 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Project, Role
 from annotator.presets import PRESETS
 from annotator.selectors.structure import dialogue_shape, project_criteria
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.demo import DEMO_DIR, DEMO_PROJECTS
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save

@@ -57,7 +57,7 @@ def seed() -> dict:
     from annotator.services.webhooks import webhook_create
     from annotator.studies.services import study_create, study_set_open
     from config.enqueue import job_send
-    from evaluation.services.runs.upload import run_upload
+    from evaluation.runs.services.upload import run_upload
     from tests.factories import judge_copying
     from tests.reference_scoring import random_stc3_run
 

@@ -21,8 +21,8 @@ from itertools import islice
 
 import numpy as np
 
+from annotator.handout.selectors.adaptive import AdaptiveStatus, adaptive_on, adaptive_status, stop_reason
 from annotator.models import Project, Unit
-from annotator.selectors.adaptive import AdaptiveStatus, adaptive_on, adaptive_status, stop_reason
 from annotator.selectors.adjudication import adjudicated_labels
 from annotator.selectors.judgement_arrays import CriterionJudgements, project_judgements
 from annotator.selectors.population import annotators_included

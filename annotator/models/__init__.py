@@ -21,8 +21,7 @@ addressed by an integer whose meaning the criterion's unit fixes: 0 for the dial
 post's position for post/system-turn/reply units, the utterance block's index for turn units.
 """
 
-from annotator.judges.models import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
-from annotator.models.adaptive import (
+from annotator.handout.models import (
     DELTA_MAX,
     DELTA_MIN,
     GOLD_DISTRIBUTION,
@@ -30,6 +29,7 @@ from annotator.models.adaptive import (
     AdaptiveBudget,
     StopRuleKind,
 )
+from annotator.judges.models import EndpointAnswer, Judge, JudgeKind, JudgeLabel, JudgeStatus
 from annotator.models.dialogues import Dialogue, Post
 from annotator.models.imports import ImportBatch, ImportStatus
 from annotator.models.invitations import Invitation

@@ -12,5 +12,6 @@ Elsewhere, where Django or the import contracts want them: the ranking on the da
 the templates in ``templates/annotator/pairwise/`` and ``templates/evaluation/pairwise/``; the ``lead_pairwise``
 command in ``annotator/management/commands/``; the collection's reader and writer beside the other formats'
 (``annotator/importers/pairwise.py``, ``annotator/exporters/pairwise.py``); the hand-out that asks ``active_pairs``
-(``annotator/services/next_item.py``); the judge report's pairwise part (``evaluation.judges.services.pairwise``).
+(``annotator/handout/services/next_item.py``); the judge report's pairwise part
+(``evaluation.judges.services.pairwise``).
 """

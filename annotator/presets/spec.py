@@ -59,7 +59,7 @@ class CriterionSpec:
 @dataclass(frozen=True)
 class RunScheme:
     """How a project's system runs are read and scored: the one object the upload (page, API, command), the
-    scorer (``evaluation.services.runs.scoring.SCORERS``, keyed by ``key``) and the leaderboard ask.
+    scorer (``evaluation.runs.services.scoring.SCORERS``, keyed by ``key``) and the leaderboard ask.
 
     ``uploads``: a lead uploads run files (STC-3, DBDC); otherwise the annotators' own judgements are the
     runs (coherence: their reorderings). ``options``: the upload options that apply (the rest are refused).

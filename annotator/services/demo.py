@@ -7,8 +7,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Project, Role
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 

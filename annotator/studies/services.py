@@ -32,6 +32,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from rest_framework.authtoken.models import Token
 
+from annotator.handout.selectors.adaptive import adaptive_on
+from annotator.handout.services.adaptive import adaptive_items_choose
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -46,8 +48,6 @@ from annotator.models import (
 )
 from annotator.pairwise.services.pair_order import pair_orders_fill
 from annotator.presets.of_project import project_scheme
-from annotator.selectors.adaptive import adaptive_on
-from annotator.services.adaptive import adaptive_items_choose
 from annotator.services.quality_items import quality_assignments_create
 from annotator.studies.models import completion_code_new, study_token_new
 from annotator.studies.selectors import release_cutoff, time_limit_change
@@ -230,7 +230,7 @@ def participant_start(*, participant_id: int, now=None) -> Participant:
         project = Project.objects.select_for_update().get(pk=study.project_id)  # one hand-out at a time
         _release_expired(project, now)
         rng = random.Random(secrets.randbits(64))
-        if adaptive_on(project):  # the open items where a label is worth most (annotator.services.adaptive)
+        if adaptive_on(project):  # the open items where a label is worth most (annotator.handout.services.adaptive)
             chosen = adaptive_items_choose(project, participant.user_id, study.items_per_participant)
         else:
             chosen = _neediest_dialogues(project, study.items_per_participant, rng)

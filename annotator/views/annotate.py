@@ -29,16 +29,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotator.access import MembershipEnded, member_project, own_assignment
+from annotator.handout.selectors.stopped import hand_out_stopped
+from annotator.handout.services.next_item import next_item_hand_out
 from annotator.models import Assignment, AssignmentStatus
 from annotator.pairwise.services.pair_order import pair_orders_fill
 from annotator.presets.of_project import project_scheme
 from annotator.selectors.annotation import annotation_page, annotation_state
 from annotator.selectors.glossary import label_glossary
-from annotator.selectors.hand_out import hand_out_stopped
 from annotator.selectors.qualification import is_training
 from annotator.selectors.queue import annotator_progress, annotator_queue
 from annotator.services.judgements import ConflictError, Given, ItemClosed, SubmissionError, judgements_save
-from annotator.services.next_item import next_item_hand_out
 from annotator.studies.selectors import participant_clock, participant_home, released_item_of, released_message
 
 SIGNED_OUT = gettext_noop("You were signed out: sign in again (your answers are kept).")

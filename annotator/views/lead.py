@@ -17,12 +17,12 @@ from annotator.exporters import AGGREGATIONS, export_formats_of
 from annotator.exporters.parquet import ParquetUnavailable, parquet_check
 from annotator.exporters.tables import DownloadTable, table_download
 from annotator.forms import GuidelinesForm, MemberForm, ProjectCreateForm, UploadForm
+from annotator.handout.selectors.adaptive import adaptive_gold_rows, adaptive_settings, replay_figures
 from annotator.input_errors import input_error_text
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, ImportStatus, Membership, StopRuleKind
 from annotator.pairwise.selectors import pairwise_settings as pairwise_settings_of
 from annotator.presets.document import scheme_read
 from annotator.presets.of_project import project_scheme
-from annotator.selectors.adaptive import adaptive_gold_rows, adaptive_settings, replay_figures
 from annotator.selectors.imports import (
     import_batch_contents,
     import_batch_status,
@@ -40,8 +40,6 @@ from annotator.selectors.manage import (
     member_work,
 )
 from annotator.services.accounts import member_tokens_revoke, membership_add_account
-from annotator.services.adaptive import adaptive_budget_update
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import (
     ImportBatchError,
     import_batch_create,
@@ -400,25 +398,6 @@ def member_tokens(request, slug: str, user_id: int):
 
 @login_required
 @require_POST
-def assign(request, slug: str):
-    project = lead_project(request, slug)
-    try:
-        report = assignments_create_balanced(project=project, seed=int(request.POST.get("seed") or 0))
-    except ValueError as exc:
-        messages.error(request, str(exc))
-        return redirect("lead_project", slug=slug)
-    shortfall = assignment_shortfall(project=project)
-    still = f" {shortfall.explanation()}" if shortfall.short else ""
-    messages.success(
-        request,
-        gettext("Created %(created)s assignments; handed back %(handed_back)s unfinished items.%(still)s")
-        % {"created": report.created, "handed_back": report.handed_back, "still": still},
-    )
-    return redirect("lead_project", slug=slug)
-
-
-@login_required
-@require_POST
 def reopen(request, slug: str, assignment_id: int):
     project = lead_project(request, slug)
     assignment = get_object_or_404(Assignment, pk=assignment_id, dialogue__project=project)
@@ -431,37 +410,3 @@ def reopen(request, slug: str, assignment_id: int):
         % {"external_id": assignment.dialogue.external_id, "username": assignment.annotator.username, "shown": shown},
     )
     return redirect("lead_project", slug=slug)
-
-
-@login_required
-@require_POST
-def adaptive_budget_save(request, slug: str):
-    """Fixed K or an adaptive budget (``annotator.services.adaptive``)."""
-    project = lead_project(request, slug)
-    post = request.POST
-    try:
-        keys = [row["key"] for row in adaptive_gold_rows(project)]
-        adaptive_budget_update(
-            project=project,
-            adaptive=post.get("mode") == "adaptive",
-            min_k=int(post.get("min_k", "")),
-            max_k=int(post.get("max_k", "")),
-            budget=int(post.get("budget", "0") or 0),
-            stop_rule=post.get("stop_rule", ""),
-            threshold=float(post.get("threshold", "")),
-            label_gold={
-                key: float(post.get(f"label_threshold_{key}", "") or 0)
-                for key in keys
-                if post.get(f"gold_{key}") == "label"
-            },
-            delta=float(post.get("delta", "")),
-        )
-        messages.success(request, gettext("Saved the budget per item."))
-    except ValueError:
-        messages.error(
-            request,
-            gettext("Give whole numbers for the annotators and the budget, and numbers as the threshold and delta."),
-        )
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-    return redirect(f"{reverse('lead_project', args=[slug])}#adaptive-budget")

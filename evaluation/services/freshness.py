@@ -9,7 +9,7 @@ Five things are derived from a project's judgements, each kept by its own mechan
 * ``models``: the latent-truth models' estimate (``ModelReliability``), current while its fingerprint is the
   judgements' fingerprint;
 * ``runs``: the runs' scores, current while each was scored against the gold of the current fingerprint
-  (``Run.gold_fingerprint``; ``selectors.run_freshness``);
+  (``Run.gold_fingerprint``; ``runs.selectors.freshness``);
 * ``result``: a lead's job result (a judge's report, the power analysis, the study report), current while the
   version of what it read is unchanged (``lead_jobs``).
 

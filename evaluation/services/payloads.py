@@ -2,7 +2,7 @@
 
 from typing import NotRequired, TypedDict
 
-from evaluation.services.adaptive_summary import AdaptiveSummary
+from evaluation.handout.services import AdaptiveSummary
 
 # The statistics payload (``stats --json``, ``GET /api/projects/SLUG/stats/``), typed: the OpenAPI
 # schema is generated from these (``api.views.projects.ProjectStats``). Undefined numbers are null.

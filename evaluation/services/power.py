@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from django.utils.translation import gettext
 
+from annotator.handout.selectors.adaptive import adaptive_settings
 from annotator.models import Project
-from annotator.selectors.adaptive import adaptive_settings
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.population import gold_dialogues
 from evaluation.services.statistics import numeric_values

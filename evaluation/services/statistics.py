@@ -17,12 +17,12 @@ from annotator.selectors.judgement_arrays import CriterionJudgements, project_ju
 from annotator.selectors.population import (
     annotators_included,
 )
+from evaluation.handout.services import adaptive_summary
 from evaluation.json_codec import json_finite
 from evaluation.models import LiveState, ProjectStatistics
 from evaluation.pairwise.services import bradley_terry_summary
 from evaluation.selectors.agreement_data import block_key
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.services.adaptive_summary import adaptive_summary
 from evaluation.services.agreement_evidence import agreement_evidence
 from evaluation.services.dashboard import annotator_figures, distributions_and_disputes
 from evaluation.services.gold_cache import gold_arrays_store

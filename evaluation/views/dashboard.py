@@ -13,7 +13,7 @@ from annotator.access import lead_project
 from annotator.models import Dialogue
 from annotator.selectors.manage import natural_key
 from annotator.selectors.progress import project_progress
-from evaluation.selectors.adaptive_dashboard import adaptive_section
+from evaluation.handout.selectors import adaptive_section
 from evaluation.selectors.dashboard import (
     dialogue_judgements_side_by_side,
     disputed_rows,

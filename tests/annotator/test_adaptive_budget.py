@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotator.handout.selectors.adaptive import AT_MAXIMUM, OPEN, STABLE, adaptive_status, stop_reason
+from annotator.handout.services.adaptive import adaptive_assign, adaptive_budget_update
+from annotator.handout.services.bulk import assignments_create_balanced
+from annotator.handout.services.next_item import next_item_hand_out
 from annotator.models import AdaptiveBudget, Assignment, AssignmentStatus, Role
-from annotator.selectors.adaptive import AT_MAXIMUM, OPEN, STABLE, adaptive_status, stop_reason
-from annotator.services.adaptive import adaptive_assign, adaptive_budget_update
-from annotator.services.assignment import assignments_create_balanced
-from annotator.services.next_item import next_item_hand_out
 from annotator.services.projects import membership_add
 from tests.factories import breakdown_project, submit, user_make
 

@@ -14,9 +14,9 @@ from django.db.models import Count
 from django.test import Client
 from django.urls import reverse
 
+from annotator.handout.selectors.adaptive import STABLE, adaptive_status
+from annotator.handout.services.adaptive import adaptive_budget_update
 from annotator.models import Assignment, AssignmentStatus, Role
-from annotator.selectors.adaptive import STABLE, adaptive_status
-from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.projects import membership_add
 from annotator.studies.services import participant_arrive, participant_start, study_create
 from tests.annotator.test_study_concurrency import run_at_once

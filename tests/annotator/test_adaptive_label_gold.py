@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 
-from annotator.models import AdaptiveBudget, AssignmentStatus, Judgement
-from annotator.selectors.adaptive import (
+from annotator.handout.selectors.adaptive import (
     AT_MAXIMUM,
     STABLE,
     adaptive_gold_rows,
@@ -19,7 +18,8 @@ from annotator.selectors.adaptive import (
     label_settlement,
     replay_figures,
 )
-from annotator.services.adaptive import adaptive_budget_update
+from annotator.handout.services.adaptive import adaptive_budget_update
+from annotator.models import AdaptiveBudget, AssignmentStatus, Judgement
 from scoring.adaptive import LabelStopRule, fit_dirichlet_prior
 from tests.annotator.test_adaptive_budget import CONTENTIOUS, run_crowd
 from tests.factories import breakdown_project

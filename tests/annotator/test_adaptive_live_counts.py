@@ -10,8 +10,8 @@ import random
 import pytest
 
 from annotator import events
-from annotator.selectors.adaptive import adaptive_status
-from annotator.services.adaptive import adaptive_assign, adaptive_budget_update
+from annotator.handout.selectors.adaptive import adaptive_status
+from annotator.handout.services.adaptive import adaptive_assign, adaptive_budget_update
 from annotator.services.exclusions import annotator_exclude
 from annotator.services.judgements.save import assignment_reopen
 from evaluation.services.live_rebuild import live_state_rebuild

@@ -11,7 +11,7 @@ import pytest
 from annotator.exporters import cells, export_gold
 from annotator.services.imports import dialogues_import
 from evaluation.models import Run, RunKind
-from evaluation.selectors.run_csv import per_dialogue_csv
+from evaluation.runs.selectors.scores_csv import per_dialogue_csv
 from tests.fixtures.collections import stc3_dialogues, write_json
 
 pytestmark = pytest.mark.django_db

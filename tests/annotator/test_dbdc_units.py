@@ -16,17 +16,17 @@ import pytest
 from django.apps import apps
 
 from annotator.exporters import export_gold
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, Criterion, Judgement, Post
 from annotator.presets import PRESETS, UnitRule
 from annotator.selectors.annotation import annotation_page
 from annotator.selectors.judgement_arrays import project_judgements
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, SubmissionError, judgements_save
 from annotator.services.projects import membership_add
 from annotator.units import UnitError, required_units, unit_speaker
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from scoring.errors import InputError
 from tests.fixtures.collections import dbdc_dialogue, write_json
 from tests.fixtures.dbdc_runs import annotated, file_pairs, log_files, write_run

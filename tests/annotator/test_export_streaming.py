@@ -147,8 +147,8 @@ def test_a_runs_scores_per_dialogue_stream_from_the_database_as_stored(monkeypat
     """The CSV of a scored run is read a few dialogues at a time and holds exactly the stored scores
     (PostgreSQL's jsonb_each and SQLite's json_each)."""
     from evaluation.models import Run
-    from evaluation.selectors import run_csv
-    from evaluation.services.runs.scoring import run_score
+    from evaluation.runs.selectors import scores_csv as run_csv
+    from evaluation.runs.services.scoring import run_score
     from tests.reference_scoring import random_stc3_run
 
     work = project_with_submissions("stc3")

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import (
     Assignment,
     Dialogue,
@@ -18,7 +19,6 @@ from annotator.models import (
     Post,
     Reordering,
 )
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import ImportBatchError, import_batch_remove, import_batch_run
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save

@@ -6,8 +6,8 @@ import threading
 import pytest
 from django.db import connection
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import (
     ConflictError,

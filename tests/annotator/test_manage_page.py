@@ -13,9 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotator.forms import GuidelinesForm, ProjectCreateForm
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Membership, Project
 from annotator.selectors.manage import assignment_shortfall
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_settings_update
 from tests.factories import project_with_work, user_make

@@ -6,8 +6,8 @@ import pytest
 from django.http import HttpRequest
 
 from annotator.exporters import export_gold
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.presets import CriterionSpec, Scheme
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.demo import DEMO_DIR
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import (
     Assignment,
     AssignmentStatus,
@@ -25,7 +26,6 @@ from annotator.models import (
     ReleasedItem,
     Role,
 )
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add
 from annotator.studies.selectors import full_places, participant_state, study_places

@@ -6,8 +6,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, Membership
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from tests.factories import page_save, project_with_work
 from tests.fixtures.collections import stc3_dialogues, write_json

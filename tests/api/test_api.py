@@ -10,8 +10,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotator.exporters import export_gold
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, Judgement
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
 from evaluation.models import Run

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 

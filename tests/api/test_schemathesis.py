@@ -7,8 +7,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.presets import PRESETS
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.judgements import judgements_save
 from annotator.services.projects import membership_add
 from tests.factories import first_allowed_values, project_with_work, user_make

@@ -9,9 +9,9 @@ import random
 import pytest
 from django.contrib.auth import get_user_model
 
+from annotator.handout.selectors.adaptive import adaptive_status
+from annotator.handout.services.adaptive import adaptive_budget_update
 from annotator.models import AdaptiveBudget, Assignment
-from annotator.selectors.adaptive import adaptive_status
-from annotator.services.adaptive import adaptive_budget_update
 from tests.annotator.test_adaptive_budget import run_crowd
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_annotation import PASSWORD, login

@@ -11,9 +11,9 @@ import re
 import pytest
 from django.core.cache import cache
 
+from annotator.handout.selectors.adaptive import AT_MAXIMUM, STABLE, adaptive_status, label_settlement, replay_figures
+from annotator.handout.services.adaptive import adaptive_budget_update
 from annotator.models import AdaptiveBudget, Assignment, Participant
-from annotator.selectors.adaptive import AT_MAXIMUM, STABLE, adaptive_status, label_settlement, replay_figures
-from annotator.services.adaptive import adaptive_budget_update
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_adaptive_budget import with_browser_passwords
 from tests.browser.test_annotation import login

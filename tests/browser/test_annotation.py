@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Judgement, Reordering
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
 from tests.browser.assertions import expect

@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from annotator.handout.services.adaptive import adaptive_budget_update
 from annotator.models import Assignment, Judgement, Participant, Role
 from annotator.pairwise.services.settings import pairwise_settings_save
-from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.projects import membership_add
 from tests.browser.test_annotation import DCH1, PASSWORD, login, open_item, radio, setup_item, stored
 from tests.browser.test_never_lose_work import SAVED, offline

@@ -118,7 +118,7 @@ def test_breakdown_leaderboard_fits_1280_px_sorts_and_says_why_significance_is_m
     live_server, page, screenshot, django_user_model
 ):
     from annotator.services.demo import DEMO_DIR
-    from evaluation.services.compare import comparisons_refresh
+    from evaluation.runs.services.compare import comparisons_refresh
     from scoring.metric_names import BREAKDOWN_METRICS
 
     page.set_viewport_size({"width": 1280, "height": 900})

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Reordering
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from tests.browser.assertions import expect
 from tests.browser.conftest import SCREENSHOTS

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from evaluation.runs.services.scoring import run_score
 from evaluation.services.live_rebuild import live_state_rebuild
 from evaluation.services.model_reliability import model_reliability_recompute
-from evaluation.services.runs.scoring import run_score
 from evaluation.services.statistics import statistics_recompute
 from tests.browser.test_annotation import login
 from tests.browser.test_dashboard_and_leaderboard import lead_project  # noqa: F401 (fixture)

@@ -227,8 +227,8 @@ def test_hotkeys_never_fire_in_a_text_field_and_read_only_items_ignore_them(
 
 @pytest.mark.shared_data
 def test_a_real_dbdc3_dialogue_by_keyboard_in_at_most_25_key_presses(live_server, page, dbdc_dir, django_user_model):
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment
-    from annotator.services.assignment import assignments_create_balanced
     from annotator.services.imports import dialogues_import
     from annotator.services.projects import membership_add, project_create
     from tests.browser.test_annotation import PASSWORD

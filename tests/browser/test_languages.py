@@ -9,8 +9,8 @@ import json
 
 import pytest
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, Project
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.demo import DEMO_ANNOTATORS, DEMO_LEAD, demo_load
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Membership, Project
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add, project_create

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from annotator.exporters.distributions import export_distributions_csv, export_distributions_json
-from annotator.services.adaptive import adaptive_budget_update
+from annotator.handout.services.adaptive import adaptive_budget_update
 from evaluation.services.report.content import project_report
 from evaluation.services.statistics import statistics_recompute
 from scoring.adaptive import LabelStopRule, fit_dirichlet_prior, label_power

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from annotator.exporters.distributions import export_distributions_csv, export_distributions_json
+from annotator.handout.services.adaptive import adaptive_budget_update
 from annotator.models import Assignment, AssignmentStatus, Judgement
-from annotator.services.adaptive import adaptive_budget_update
 from evaluation.services.statistics import statistics_recompute
 from scoring.adaptive import power_analysis
 from tests.annotator.test_adaptive_budget import CONTENTIOUS, run_crowd

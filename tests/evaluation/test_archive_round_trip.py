@@ -35,8 +35,8 @@ from evaluation.archive.coverage import ARCHIVED
 from evaluation.archive.export import project_archive, project_archive_data
 from evaluation.archive.restore import project_archive_import
 from evaluation.models import ModelReliability, Run
+from evaluation.runs.selectors.freshness import run_stale_reason
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.selectors.run_freshness import run_stale_reason
 from evaluation.services.statistics import statistics_recompute
 from tests.evaluation.archive_tables import project_tables
 from tests.factories import user_make

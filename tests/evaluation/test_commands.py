@@ -8,8 +8,8 @@ from django.core.management import call_command
 
 from annotator.services.imports import dialogues_import
 from evaluation.models import Run
+from evaluation.runs.services.scoring import run_score
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.services.runs.scoring import run_score
 from evaluation.services.statistics import project_statistics
 from scoring.errors import InputError
 from scoring.metric_names import TABLE1
@@ -233,7 +233,7 @@ def test_undefined_results_are_stored_as_null(make_project, make_user, tmp_path)
     # given a two-turn dialogue (b3 is undefined) and three identical runs (rank correlations over ties)
     from annotator.models import Assignment, Reordering
     from evaluation.models import RunComparison, RunStatus
-    from evaluation.services.compare import comparisons_refresh
+    from evaluation.runs.services.compare import comparisons_refresh
 
     project = make_project("coherence")
     lines = tmp_path / "c.jsonl"

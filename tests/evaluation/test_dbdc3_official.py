@@ -18,7 +18,7 @@ pytestmark = pytest.mark.shared_data
 
 
 def test_score_run_equals_the_official_script(dbdc_dir, make_project, manage, tmp_path):
-    from evaluation.services.runs.scoring import run_score
+    from evaluation.runs.services.scoring import run_score
 
     project = make_project("dbdc", slug="dbdc3-en-eval")
     dialogues_import(project=project, paths=[dbdc_dir / "eval"])

@@ -14,8 +14,8 @@ from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add
 from evaluation.models import ProjectStatistics, Run, RunComparison
+from evaluation.runs.services.compare import comparisons_refresh
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.services.compare import comparisons_refresh
 from scoring.metric_names import BREAKDOWN_METRICS
 from tests.factories import project_with_work, user_make
 from tests.fixtures.collections import dbdc_dialogue, write_json

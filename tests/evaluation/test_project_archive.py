@@ -33,8 +33,8 @@ from evaluation.archive.export import ARCHIVE_MEMBER, project_archive, project_a
 from evaluation.archive.fields import fields_export, plain_fields
 from evaluation.archive.restore import project_archive_import
 from evaluation.models import Run, RunStatus
-from evaluation.services.runs.scoring import run_score
-from evaluation.services.runs.upload import run_upload
+from evaluation.runs.services.scoring import run_score
+from evaluation.runs.services.upload import run_upload
 from scoring.errors import InputError
 from tests.factories import first_allowed_values, project_with_work, user_make
 from tests.fixtures.collections import nlpcc_rows, write_nlpcc_xlsx

@@ -14,8 +14,8 @@ import zipfile
 import pytest
 
 from annotator.services.demo import DEMO_DIR
-from evaluation.services.runs.scoring import run_score
-from evaluation.services.runs.upload import run_upload
+from evaluation.runs.services.scoring import run_score
+from evaluation.runs.services.upload import run_upload
 from scoring.errors import InputError
 from scoring.files import ArchiveLimits, expand_archives, gunzip
 from tests.factories import project_with_submissions

@@ -12,10 +12,10 @@ from annotator.models import AnnotatorExclusion
 from annotator.services.demo import DEMO_DIR
 from annotator.services.exclusions import annotator_exclude
 from evaluation.models import Run, RunComparison, RunStatus
+from evaluation.runs.services.compare import comparisons_refresh
+from evaluation.runs.services.freshness import runs_rescore_stale
+from evaluation.runs.services.scoring import run_score
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.services.compare import comparisons_refresh
-from evaluation.services.runs.freshness import runs_rescore_stale
-from evaluation.services.runs.scoring import run_score
 from evaluation.services.schedule import statistics_request
 from evaluation.services.statistics import statistics_recompute
 from tests.factories import api_client, project_with_submissions
@@ -154,7 +154,7 @@ def test_a_rescore_after_an_exclusion_sends_each_runs_webhook(board, busy_worker
 
 
 def test_a_run_missing_a_dialogue_says_so_in_the_api_and_is_ranked_after_complete_runs(board, client):
-    from evaluation.selectors.leaderboard import leaderboard
+    from evaluation.runs.selectors.leaderboard import leaderboard
 
     dialogues = json.loads((DEMO_DIR / "stc3.json").read_text(encoding="utf-8"))
     total = len(dialogues)

@@ -9,7 +9,7 @@ import pytest
 
 from annotator.services.imports import dialogues_import
 from evaluation.models import RunStatus
-from evaluation.services.runs.upload import run_upload
+from evaluation.runs.services.upload import run_upload
 from tests.fixtures.collections import stc3_dialogues, write_json
 from tests.reference_scoring import random_stc3_run
 
@@ -71,7 +71,7 @@ def test_an_unforeseen_reader_crash_still_rejects_the_run(project, monkeypatch, 
     def crash(**_kwargs):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr("evaluation.services.runs.upload.run_score", crash)
+    monkeypatch.setattr("evaluation.runs.services.upload.run_score", crash)
     with django_capture_on_commit_callbacks(execute=True):
         run = run_upload(project=project, name="odd", files=[("odd.json", b"[]")])
     run.refresh_from_db()

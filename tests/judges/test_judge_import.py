@@ -14,7 +14,7 @@ from annotator.judges.services.labels import judge_import, judge_remove
 from annotator.models import Judge, JudgeKind, JudgeLabel
 from annotator.services.imports import dialogues_import
 from evaluation.judges.services.from_runs import judge_from_run
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from scoring.errors import InputError
 from tests.fixtures.collections import dbdc_dialogue, stc3_dialogues, write_json
 from tests.fixtures.dbdc_runs import file_pairs, write_run

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotator.models import Judge
 from annotator.services.demo import DEMO_DIR
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from tests.factories import api_client, project_with_submissions
 from tests.fixtures.collections import write_json
 from tests.reference_scoring import random_stc3_run

@@ -12,10 +12,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, AssignmentStatus, Candidate, Judgement, PairwiseSettings
 from annotator.pairwise.selectors import collection_status
 from annotator.pairwise.services.active_pairs import active_pair_assign
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.imports import dialogues_import
 from annotator.services.judgements import Given, judgements_save
 from annotator.services.projects import membership_add, project_create

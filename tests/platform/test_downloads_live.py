@@ -18,7 +18,7 @@ from annotator.exporters.cells import csv_cell
 from annotator.models import Assignment, AssignmentStatus, ImportBatch, Membership
 from annotator.services.demo import DEMO_DIR
 from annotator.studies.services import participant_arrive, participant_start
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from tests.conftest import database_url
 from tests.factories import PASSWORD, project_with_submissions, project_with_work, study_on_new_project
 from tests.live_servers import running, start_gunicorn

@@ -15,7 +15,7 @@ import pytest
 from annotator.exporters import DISTRIBUTION_FORMATS, EXPORT_FORMATS
 from annotator.presets import PRESETS
 from annotator.services.demo import DEMO_DIR
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from tests.conftest import database_url
 from tests.factories import project_with_submissions
 from tests.fixtures.dbdc_runs import file_pairs, log_files, write_run

@@ -179,7 +179,7 @@ def test_a_hostile_run_is_rejected_and_score_again_rejects_it_again(
 def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
     runs_project, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from evaluation.services.runs.upload import run_upload
+    from evaluation.runs.services.upload import run_upload
     from scoring.errors import InputError
 
     project, _client = runs_project
@@ -187,7 +187,7 @@ def test_a_rejection_message_that_cannot_be_stored_is_stored_escaped(
     def refuse(**_kwargs):
         raise InputError("run.json", "dialogue d1\x00\udfff is not in the project", record="d1\x00")
 
-    monkeypatch.setattr("evaluation.services.runs.upload.run_score", refuse)
+    monkeypatch.setattr("evaluation.runs.services.upload.run_score", refuse)
     with django_capture_on_commit_callbacks(execute=True):
         run = run_upload(project=project, name="odd", files=[("run.json", b"[]")])
     run.refresh_from_db()

@@ -108,7 +108,7 @@ def test_quality_settings_items_and_studies_and_runs():
     assert not Study.objects.get(pk=study.pk).is_open
     assert f"{study.pk}\tclosed\tSpring study" in run("lead_studies", "list", "cli-more")
 
-    from evaluation.services.runs.upload import run_upload
+    from evaluation.runs.services.upload import run_upload
 
     scored = run_upload(project=work.project, name="baseline", files=[("run.json", b"[]")])
     assert "baseline" in run("lead_runs", "list", "cli-more")

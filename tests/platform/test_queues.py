@@ -19,7 +19,7 @@ from django.conf import settings
 
 from annotator.services.imports import dialogues_import
 from evaluation.models import ProjectStatistics, RunComparison
-from evaluation.services.runs.scoring import run_score
+from evaluation.runs.services.scoring import run_score
 from evaluation.tasks import recompute_statistics, refresh_run_comparisons
 from tests.conftest import database_url, start_worker, stop_worker
 from tests.fixtures.collections import stc3_dialogues, write_json

@@ -25,7 +25,7 @@ NOT_FOR_SCORING = (
     *HEAVY,
     "evaluation.services.statistics",
     "evaluation.services.payloads",
-    "annotator.selectors.adaptive",
+    "annotator.handout.selectors.adaptive",
     "rest_framework.views",
     "drf_spectacular.utils",
     "django.test",
@@ -56,7 +56,7 @@ def test_loading_the_urls_imports_none_of_the_heavy_libraries():
 def test_score_run_loads_neither_the_statistics_nor_the_api():
     """The command and both scorers (STC-3, DBDC), as ``manage.py score_run`` imports them."""
     statements = (
-        "import evaluation.management.commands.score_run, evaluation.services.runs.stc3, evaluation.services.runs.dbdc"
+        "import evaluation.management.commands.score_run, evaluation.runs.services.stc3, evaluation.runs.services.dbdc"
     )
     assert loaded_after(statements, NOT_FOR_SCORING) == []
 

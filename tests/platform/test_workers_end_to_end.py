@@ -105,8 +105,8 @@ def test_a_burst_of_requests_causes_one_recomputation(celery_worker_process, mak
 def test_broker_down_submissions_are_kept_and_recomputed_later(
     celery_worker_process, make_project, make_user, tmp_path
 ):
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment
-    from annotator.services.assignment import assignments_create_balanced
 
     project = make_project("stc3", slug="outage", annotators_per_dialogue=1)
     dialogues_import(project=project, paths=[write_json(tmp_path / "s.json", [stc3_dialogues()[1]])])
@@ -178,8 +178,8 @@ def test_work_queued_while_no_worker_runs_is_done_when_one_starts(make_project, 
 def test_a_worker_killed_holding_the_recomputation_is_taken_over(make_project, make_user, tmp_path, settings):
     """SIGKILL the worker that holds the delayed recomputation, start another, submit: fresh statistics
     within seconds (not after Redis's one-hour visibility timeout)."""
+    from annotator.handout.services.bulk import assignments_create_balanced
     from annotator.models import Assignment
-    from annotator.services.assignment import assignments_create_balanced
     from config.celery import app
     from tests.factories import first_allowed_values
 
@@ -333,7 +333,7 @@ def test_runs_uploaded_while_redis_was_down_are_scored_once_it_is_back(
     # an app process whose broker is down (nothing listens on port 9) takes both uploads
     code = (
         "from annotator.models import Project\n"
-        "from evaluation.services.runs.upload import run_upload\n"
+        "from evaluation.runs.services.upload import run_upload\n"
         f"raw = open({str(run_file)!r}, 'rb').read()\n"
         "for slug in ('down-page', 'down-sweep'):\n"
         "    run_upload(project=Project.objects.get(slug=slug), name='sys', files=[('run.json', raw)])\n"

@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, ImportBatch, ImportStatus, Reordering
 from annotator.selectors.qualification import training_feedback
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.import_batches import import_batch_remove
 from annotator.services.judgements import judgements_save
 from annotator.services.quality_items import (

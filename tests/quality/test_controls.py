@@ -9,10 +9,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotator.exporters import export_gold
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.importers import InputError
 from annotator.models import Assignment, AssignmentStatus, Dialogue, Membership, QualityItem
 from annotator.selectors.judgement_arrays import project_judgements
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.quality_items import (
     QualityError,
     quality_assignments_create,

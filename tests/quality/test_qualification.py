@@ -2,8 +2,8 @@
 
 import pytest
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Assignment, Qualification
-from annotator.services.assignment import assignments_create_balanced
 from annotator.services.quality_items import quality_item_set, quality_settings_update
 from tests.factories import api_client, breakdown_project, expected_all, submit
 

@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotator.exporters import export_gold
+from annotator.handout.services.adaptive import adaptive_budget_update
+from annotator.handout.services.next_item import next_item_hand_out
 from annotator.judges.services.labels import judge_import
 from annotator.models import Judgement, Project
 from annotator.presets.document import scheme_document, scheme_from_document, scheme_read, scheme_yaml
 from annotator.selectors.annotation import annotation_page
 from annotator.selectors.structure import dialogue_shape
-from annotator.services.adaptive import adaptive_budget_update
 from annotator.services.judgements import Given, judgements_save
-from annotator.services.next_item import next_item_hand_out
 from annotator.services.schemes import scheme_export
 from annotator.units import required_units
 from evaluation.archive.export import project_archive

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotator.handout.services.bulk import assignments_create_balanced
 from annotator.models import Project
-from annotator.services.assignment import assignments_create_balanced
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
+from annotator.handout.models import StopRuleKind
+from annotator.handout.services.adaptive import SETTINGS_FIELDS, adaptive_budget_update
 from annotator.management.lead import LeadCommand
 from annotator.models import AdaptiveBudget
-from annotator.models.adaptive import StopRuleKind
-from annotator.services.adaptive import SETTINGS_FIELDS, adaptive_budget_update
 
 
 class Command(LeadCommand):

@@ -4,7 +4,8 @@ item whose system pair is expected to narrow the intervals most (Chiang et al. 2
 vote budget is spent (``annotator.pairwise.selectors.collection_status``).
 
 An item is open to an annotator when it is an ordinary comparison (not a control or training item) they have
-not been given and that has fewer than K annotators. Hand-outs go through ``annotator.services.handout``, which
+not been given and that has fewer than K annotators. Hand-outs go through
+``annotator.handout.services.one_at_a_time``, which
 locks the project's row, as every assignment path does, so two annotators asking at once never take the last
 place of an item twice or overshoot the budget.
 """
@@ -13,10 +14,10 @@ from __future__ import annotations
 
 from django.db.models import Count, Q
 
+from annotator.handout.services.one_at_a_time import hand_out_one
 from annotator.models import Assignment, Project
 from annotator.pairwise.selectors import collection_status, comparison_vote_records, item_candidates, pairwise_settings
 from annotator.presets.of_project import project_scheme
-from annotator.services.handout import hand_out_one
 from scoring.pairwise import PairwiseVotes, next_pairs
 
 STOPPED = ("separated", "budget_spent")

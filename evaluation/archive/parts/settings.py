@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
+from annotator.handout.services.adaptive import label_gold_checked
 from annotator.models import AdaptiveBudget, PairwiseSettings, QualitySettings
-from annotator.services.adaptive import label_gold_checked
 from evaluation.archive.context import Names, Restoring
 from evaluation.archive.fields import fields_export, fields_restore, plain_fields, rows_create
 from scoring.errors import N_
@@ -44,7 +44,7 @@ def restore(restoring: Restoring) -> None:
 
 def _adaptive_check(restoring: Restoring, values: dict) -> None:
     """The adaptive budget's fields that depend on each other or on the criteria, checked as
-    ``annotator.services.adaptive.adaptive_budget_update`` checks them."""
+    ``annotator.handout.services.adaptive.adaptive_budget_update`` checks them."""
     r = restoring.r
     try:
         values["label_gold"] = label_gold_checked(restoring.project, values["label_gold"])

@@ -15,7 +15,7 @@ from annotator.models import Dialogue, JudgeKind, Post, Project, Unit
 from annotator.selectors.structure import project_shapes
 from annotator.units import required_units
 from evaluation.models import Run, RunKind
-from evaluation.services.runs.scoring import zip_files
+from evaluation.runs.services.scoring import zip_files
 from scoring.errors import N_, InputError
 from scoring.run_files import DBDC_LABELS, read_dbdc_run, read_stc3_run
 

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
-from evaluation.services.compare import runs_compare
+from evaluation.runs.services.compare import runs_compare
 
 
 class Command(BaseCommand):

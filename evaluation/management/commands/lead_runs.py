@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
 from evaluation.models import Run
-from evaluation.services.runs.upload import run_delete
+from evaluation.runs.services.upload import run_delete
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotator.models import Project
-from evaluation.services.runs.scoring import run_scheme, run_score
+from evaluation.runs.services.scoring import run_scheme, run_score
 from scoring.cli import text_lines
 from scoring.errors import InputError
 

@@ -1,6 +1,6 @@
 """The methods paragraph's sentences on an adaptive budget: the items' range of annotators and where they stopped,
 and for each label-gold criterion the stop rule with its delta and the rule's expected error rate, all taken from
-the stored statistics' ``"adaptive"`` part (``evaluation.services.adaptive_summary``)."""
+the stored statistics' ``"adaptive"`` part (``evaluation.handout.services``)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """The dashboard's adaptive-budget section: the budget spent and left, items per state, and a page of items with
-their labels and state (``annotator.selectors.adaptive``; paged, so a project of thousands of items stays light);
+their labels and state (``annotator.handout.selectors.adaptive``; paged, so a project of thousands of items stays
+light);
 on label gold, per criterion the units settled and per item how many of its label units are."""
 
 from __future__ import annotations
 
 from django.core.paginator import Paginator
 
-from annotator.models import Project
-from annotator.selectors.adaptive import (
+from annotator.handout.selectors.adaptive import (
     AT_MAXIMUM,
     OPEN,
     STABLE,
@@ -16,6 +16,7 @@ from annotator.selectors.adaptive import (
     label_settlement,
     stop_reason,
 )
+from annotator.models import Project
 
 ITEMS_PER_PAGE = 50
 STATES = (OPEN, STABLE, AT_MAXIMUM)

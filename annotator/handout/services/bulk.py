@@ -1,6 +1,6 @@
 """Giving dialogues to annotators: K different annotators per dialogue, balanced loads, reproducible.
 
-Projects with an adaptive budget (``annotator.services.adaptive``) get no bulk assignment: their items are
+Projects with an adaptive budget (``annotator.handout.services.adaptive``) get no bulk assignment: their items are
 handed out one at a time, like active pairs. Coherence projects instead get m constrained permutations per
 dialogue arranged in m balanced sets (Gandhe & Traum 2008); each annotator judges one set, in a random order
 of their own.
@@ -15,10 +15,10 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext
 
+from annotator.handout.selectors.adaptive import adaptive_on
 from annotator.models import Assignment, AssignmentStatus, Membership, PairwiseSettings, Post, Project, Role
 from annotator.pairwise.services.pair_order import pair_orders_fill
 from annotator.presets.of_project import project_scheme
-from annotator.selectors.adaptive import adaptive_on
 from annotator.services.quality_items import quality_assignments_create
 from scoring.ordering import balanced_permutation_sets
 

@@ -1,7 +1,7 @@
 """Whether a run's scores are current: computed against the gold the judgements give now.
 
 A run scored against another gold (``Run.gold_fingerprint`` is not the judgements' fingerprint) is stale
-until the background re-scoring (``evaluation.services.runs.freshness``) has run; the leaderboard and
+until the background re-scoring (``evaluation.runs.services.freshness``) has run; the leaderboard and
 the API show it as stale with this reason.
 """
 

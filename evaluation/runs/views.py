@@ -17,10 +17,10 @@ from annotator.input_errors import input_error_text
 from annotator.presets import RunScheme
 from annotator.presets.of_project import project_scheme
 from evaluation.models import Run, RunStatus
-from evaluation.selectors.leaderboard import ALL, leaderboard
-from evaluation.selectors.run_csv import per_dialogue_csv_chunks
+from evaluation.runs.selectors.leaderboard import ALL, leaderboard
+from evaluation.runs.selectors.scores_csv import per_dialogue_csv_chunks
+from evaluation.runs.services.upload import comparisons_request, run_delete, run_rescore, run_upload
 from evaluation.services.freshness import project_freshness
-from evaluation.services.runs.upload import comparisons_request, run_delete, run_rescore, run_upload
 from scoring.errors import InputError
 
 
@@ -121,7 +121,7 @@ def runs_page(request, slug: str):
         "freshness_parts": project_freshness(project=project),
     }  # fmt: skip
     return render(
-        request, "evaluation/leaderboard.html", context, status=400 if form is not None and form.errors else 200
+        request, "evaluation/runs/leaderboard.html", context, status=400 if form is not None and form.errors else 200
     )
 
 
@@ -197,7 +197,7 @@ def refresh_comparisons(request, slug: str):
 @require_POST
 def score_reorderings(request, slug: str):
     """Coherence projects: score the annotators' submitted reorderings as a run."""
-    from evaluation.services.runs.scoring import run_score
+    from evaluation.runs.services.scoring import run_score
 
     project = lead_project(request, slug)
     try:

@@ -13,8 +13,8 @@ from annotator.models import Project
 from annotator.presets import LeaderboardColumn
 from annotator.presets.of_project import project_scheme
 from evaluation.models import Run, RunComparison, RunKind, RunStatus
+from evaluation.runs.selectors.freshness import run_stale_reason, with_has_files
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.selectors.run_freshness import run_stale_reason, with_has_files
 
 FEATURED, ALL = "main", "all"
 

@@ -1,4 +1,4 @@
-"""Input and output shapes of the budget endpoint (``api.views.adaptive``)."""
+"""Input and output shapes of the budget endpoint (``api.handout.views``)."""
 
 from rest_framework import serializers
 

@@ -22,9 +22,9 @@ from annotator.models import Project
 from annotator.services.imports import upload_check_size
 from config import enqueue
 from evaluation.models import Run, RunStatus
-from evaluation.services.compare import comparisons_refresh
-from evaluation.services.runs.events import run_outcome_emit
-from evaluation.services.runs.scoring import files_zip, run_score, uploads_check, zip_files
+from evaluation.runs.services.compare import comparisons_refresh
+from evaluation.runs.services.events import run_outcome_emit
+from evaluation.runs.services.scoring import files_zip, run_score, uploads_check, zip_files
 from scoring.errors import N_, InputError, crash_text, storable_message
 from scoring.files import check_archives
 

@@ -1,6 +1,6 @@
 """A project's budget mode: fixed K (every item gets ``Project.annotators_per_dialogue`` annotators, the default)
 or adaptive (each item gets between ``min_k`` and ``max_k`` annotators, stopping when its gold is stable, within
-a total budget of item-assignments). ``annotator.services.adaptive`` hands the items out.
+a total budget of item-assignments). ``annotator.handout.services.adaptive`` hands the items out.
 
 Per criterion the gold is a distribution (the stop rule and threshold below) or a label (``label_gold``: the
 majority under a share threshold, settled once the probability that it differs from the majority at

@@ -1,4 +1,5 @@
-"""The project's budget per item over REST: fixed K or adaptive (``annotator.services.adaptive``); leads only."""
+"""The project's budget per item over REST: fixed K or adaptive (``annotator.handout.services.adaptive``); leads
+only."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
-from annotator.selectors.adaptive import adaptive_settings, adaptive_status, label_settlement
-from annotator.services.adaptive import SETTINGS_FIELDS, adaptive_budget_update
-from api import adaptive_serializers as a
+from annotator.handout.selectors.adaptive import adaptive_settings, adaptive_status, label_settlement
+from annotator.handout.services.adaptive import SETTINGS_FIELDS, adaptive_budget_update
+from api.handout import serializers as a
 from api.schema_docs import documented
 
 

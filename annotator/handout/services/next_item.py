@@ -1,12 +1,12 @@
 """The annotator's next item on projects that hand items out one at a time: comparisons with active pairs, and
-adaptive budgets. Other projects' work is assigned in bulk (``annotator.services.assignment``): nothing to do."""
+adaptive budgets. Other projects' work is assigned in bulk (``annotator.handout.services.bulk``): nothing to do."""
 
 from __future__ import annotations
 
+from annotator.handout.selectors.adaptive import adaptive_on
+from annotator.handout.services.adaptive import adaptive_assign
 from annotator.models import Assignment, Participant, Project
 from annotator.pairwise.services.active_pairs import active_pair_assign, active_pairs_on
-from annotator.selectors.adaptive import adaptive_on
-from annotator.services.adaptive import adaptive_assign
 
 
 def one_at_a_time(project: Project) -> bool:

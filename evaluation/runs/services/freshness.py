@@ -16,10 +16,10 @@ from django.db import InterfaceError, OperationalError
 
 from annotator.models import Project
 from evaluation.models import Run, RunKind, RunStatus
+from evaluation.runs.services.compare import comparisons_refresh
+from evaluation.runs.services.events import run_outcome_emit
+from evaluation.runs.services.scoring import run_score, zip_files
 from evaluation.selectors.fingerprint import judgements_fingerprint
-from evaluation.services.compare import comparisons_refresh
-from evaluation.services.runs.events import run_outcome_emit
-from evaluation.services.runs.scoring import run_score, zip_files
 from scoring.errors import InputError
 
 log = logging.getLogger(__name__)

@@ -8,9 +8,9 @@ assigned to you yet" (which reads as if work were still to come).
 
 from __future__ import annotations
 
+from annotator.handout.selectors.adaptive import adaptive_settings, adaptive_status
 from annotator.models import Project
 from annotator.pairwise.selectors import collection_status, pairwise_settings
-from annotator.selectors.adaptive import adaptive_settings, adaptive_status
 from scoring.adaptive import OPEN
 
 BUDGET_SPENT = "budget_spent"

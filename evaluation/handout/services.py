@@ -1,5 +1,5 @@
 """The adaptive budget's part of the statistics payload: per item how many labels it has and why it stopped, and
-the budget spent and left (``annotator.selectors.adaptive``); on label gold, per criterion the rule (delta, the
+the budget spent and left (``annotator.handout.selectors.adaptive``); on label gold, per criterion the rule (delta, the
 majority's threshold, the fitted prior), its units settled and the rule's expected error rate among them, and per
 item how many of its label units are settled. Absent on fixed-K projects."""
 
@@ -9,8 +9,8 @@ from typing import TypedDict
 
 import numpy as np
 
+from annotator.handout.selectors.adaptive import adaptive_on, adaptive_status, label_settlement, stop_reason
 from annotator.models import Project
-from annotator.selectors.adaptive import adaptive_on, adaptive_status, label_settlement, stop_reason
 
 
 class AdaptiveItem(TypedDict):

@@ -1,10 +1,11 @@
 """Adaptive budgets: the lead's settings, and choosing the items an annotator or a study participant gets.
 
-The next item given is the open item whose gold is least settled (``annotator.selectors.adaptive``: the
+The next item given is the open item whose gold is least settled (``annotator.handout.selectors.adaptive``: the
 expected change of a distribution from one more label, the probability that a label still changes), among
 those the person was never given (nor had released, for study participants), while it holds fewer than
 ``max_k`` annotators and the project's budget of item-assignments is not spent. Annotators get one item at a
-time through ``annotator.services.handout`` (the project's row locked); study participants get their whole set
+time through ``annotator.handout.services.one_at_a_time`` (the project's row locked); study participants get
+their whole set
 at once in ``participant_start``, under the same lock.
 """
 
@@ -14,9 +15,9 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext
 
 from annotator import events
+from annotator.handout.selectors.adaptive import OPEN, adaptive_status
+from annotator.handout.services.one_at_a_time import hand_out_one
 from annotator.models import AdaptiveBudget, Assignment, Project, ReleasedItem
-from annotator.selectors.adaptive import OPEN, adaptive_status
-from annotator.services.handout import hand_out_one
 
 SETTINGS_FIELDS = ("adaptive", "min_k", "max_k", "budget", "stop_rule", "threshold", "label_gold", "delta")
 

@@ -43,14 +43,14 @@ def uploads_check(project: Project) -> RunScheme:
 
 
 def _stc3(*, project, fingerprint, files, alpha, strict, threshold):
-    from evaluation.services.runs.stc3 import stc3_run_score
+    from evaluation.runs.services.stc3 import stc3_run_score
 
     scores = stc3_run_score(project=project, fingerprint=fingerprint, files=files, alpha=alpha, strict=strict)
     return scores, {"alpha": alpha, "strict": strict}
 
 
 def _dbdc(*, project, fingerprint, files, alpha, strict, threshold):
-    from evaluation.services.runs.dbdc import dbdc_run_score
+    from evaluation.runs.services.dbdc import dbdc_run_score
 
     scores = dbdc_run_score(project=project, fingerprint=fingerprint, files=files, strict=strict, threshold=threshold)
     return scores, {"strict": strict, "threshold": threshold}
@@ -112,7 +112,7 @@ def run_score(
     if scheme is None:
         raise InputError(project.slug, N_("this project's scheme has no system runs to score"))
     if not scheme.uploads:
-        from evaluation.services.runs.reorderings import reorderings_score
+        from evaluation.runs.services.reorderings import reorderings_score
 
         scores, per_dialogue = reorderings_score(project=project)
         scored = Scored(scores, per_dialogue, fingerprint, None)

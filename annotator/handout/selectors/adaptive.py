@@ -1,5 +1,5 @@
 """Where an adaptive project stands, item by item: labels, state (open, stable, at maximum), the priority of
-one more label, and the budget spent and left. Read by the hand-out (``annotator.services.adaptive``), the
+one more label, and the budget spent and left. Read by the hand-out (``annotator.handout.services.adaptive``), the
 dashboard, the stats payload and the distributions export.
 
 An item's *labels* are its submitted assignments (imported ones included); its *held* places are all its
@@ -66,7 +66,7 @@ REPLAY_FIGURES = Path(__file__).resolve().parent.parent / "adaptive_replay.json"
 @cache
 def replay_figures() -> dict:
     """What each gold saves on the seeds' real collections: ``bench/adaptive_replay.py``'s lines, as committed in
-    ``annotator/adaptive_replay.json`` (``{"distribution": [...], "label": [...], "commands": {...}}``)."""
+    ``annotator/handout/adaptive_replay.json`` (``{"distribution": [...], "label": [...], "commands": {...}}``)."""
     return json.loads(REPLAY_FIGURES.read_text(encoding="utf-8"))
 
 

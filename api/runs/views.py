@@ -14,13 +14,13 @@ from rest_framework.views import APIView
 
 from annotator.access import IsProjectLead
 from annotator.filenames import attachment
-from api import serializers as s
 from api.errors import FormatIsAParameter
+from api.runs import serializers as s
 from api.schema_docs import documented
 from evaluation.models import Run
-from evaluation.selectors.run_csv import per_dialogue_csv_chunks
-from evaluation.selectors.run_freshness import with_has_files
-from evaluation.services.runs.upload import run_delete, run_rescore, run_upload
+from evaluation.runs.selectors.freshness import with_has_files
+from evaluation.runs.selectors.scores_csv import per_dialogue_csv_chunks
+from evaluation.runs.services.upload import run_delete, run_rescore, run_upload
 
 
 class RunListCreate(generics.ListAPIView):
