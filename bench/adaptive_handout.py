@@ -51,13 +51,13 @@ def main() -> None:
     states = adaptive_status(project).counts()  # at the default threshold (0.01), with the 19 imported labels
     status_s = time.perf_counter() - started
     adaptive_budget_update(project=project, threshold=0.0)  # nothing settles: every hand-out finds an item
-    from annotator.handout.selectors import adaptive as adaptive_selector
+    from annotator import events
     from evaluation.services.live_rebuild import live_state_rebuild
 
-    live_counts = adaptive_selector.live_unit_counts
+    live_counts = events.live_unit_counts  # what the selector asks (annotator.handout.selectors.adaptive)
 
     def hand_outs(mode: str) -> tuple[dict, list[int]]:
-        adaptive_selector.live_unit_counts = live_counts if mode == "live" else (lambda *_args: None)
+        events.live_unit_counts = live_counts if mode == "live" else (lambda **_kwargs: None)
         walls, queries, given = [], [], []
         for i in range(args.handouts):
             user = get_user_model().objects.create_user(f"{project.slug}-{mode}{i}", password="x")
@@ -70,7 +70,7 @@ def main() -> None:
             queries.append(len(seen.captured_queries))
             given.append(assignment.dialogue_id)
             assignment.delete()  # the next mode starts from the same project
-        adaptive_selector.live_unit_counts = live_counts
+        events.live_unit_counts = live_counts
         figures = {
             "handout_median_s": round(statistics.median(walls), 4),
             "handout_max_s": round(max(walls), 4),
