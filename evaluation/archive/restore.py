@@ -61,6 +61,7 @@ from scoring.input import Record, text_problem
 
 INT32 = (0, 2_147_483_647)
 SMALL = (0, 32_767)
+ASSIGNMENT_STATUSES = AssignmentStatus.values  # (the enum's property builds the list at every call)
 ARCHIVED_STALE = "archived-stale"  # a run's gold mark no fingerprint equals: scored again after the restore
 
 
@@ -338,7 +339,7 @@ def _assignment(at: Record, a: dict, where: str, *, annotator_id: int, dialogue_
     return Assignment(
         annotator_id=annotator_id,
         dialogue_id=dialogue_id,
-        status=at.choice(a, "status", AssignmentStatus.values, where),
+        status=at.choice(a, "status", ASSIGNMENT_STATUSES, where),
         imported=at.field(a, "imported", bool, where),
         started_at=at.time(a, "started_at", where, optional=True),
         submitted_at=at.time(a, "submitted_at", where, optional=True),
@@ -499,11 +500,13 @@ def _judgements(restoring: Restoring, assignments: list) -> None:
     The checked values are already what the columns take (ids, integers, text), except the JSON ``extra`` and the
     time, which the database's adapter gets from their fields: two conversions a row, not eight (a fifth of the
     restore's CPU on STC-3 CN's 500,000 judgements went to the other six, py-spy, 28 November); ``extra`` only
-    when there is one. Most rows are read by ``_PlainJudgements``."""
+    when there is one, the time by the database's adapter alone (the field's path to it, through the connection
+    proxy, was a fifth of this function). Most rows are read by ``_PlainJudgements``."""
     r, prepared, seen = restoring.r, [], set()
     names = ("assignment", "criterion", "unit", "value", "extra", "updated_at", "revision", "shown_first")
     fields = [Judgement._meta.get_field(n) for n in names]
-    extra_field, time_field = fields[4], fields[5]
+    extra_field = fields[4]
+    adapt_time = connection.ops.adapt_datetimefield_value  # what the field's get_db_prep_save ends in for a time
     plain = _PlainJudgements(restoring, assignments)
     for i, row in enumerate(r.field(restoring.document, "judgements", list)):
         checked = plain.read(row) or _judgement(r, row, f"judgements[{i}]", assignments, restoring)
@@ -513,7 +516,7 @@ def _judgements(restoring: Restoring, assignments: list) -> None:
             raise r.at(assignments[row[0]][1]).error(message, f"judgements[{i}]")
         seen.add((assignment.pk, criterion.pk, unit))
         extra = None if extra is None else extra_field.get_db_prep_save(extra, connection)
-        when = time_field.get_db_prep_save(when, connection)
+        when = adapt_time(when)  # with a zone (checked): the field's other steps leave it as it is
         prepared.append((assignment.pk, criterion.pk, unit, value, extra, when, revision, shown))
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     table = connection.ops.quote_name(Judgement._meta.db_table)
