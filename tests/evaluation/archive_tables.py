@@ -29,14 +29,16 @@ from evaluation.archive.coverage import ARCHIVED, FIELDS_LEFT_OUT, FIELDS_RESTOR
 CHUNK = 20000  # rows read at a time
 
 
-def _plain(value):
-    if isinstance(value, memoryview | bytearray):
-        return bytes(value)
-    if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True)
-    if isinstance(value, datetime):
-        return value.isoformat(timespec="microseconds")
-    return value
+def _json(value):
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
+
+
+def _time(value: datetime | None):
+    return None if value is None else value.isoformat(timespec="microseconds")
+
+
+def _binary(value):
+    return bytes(value) if isinstance(value, memoryview | bytearray) else value
 
 
 def _digest(row: tuple) -> bytes:
@@ -108,27 +110,37 @@ class _Canon:
                 if f.is_relation and f.related_model is get_user_model():
                     out.append(self.user)
                 elif f.is_relation:
-                    out.append(lambda pk, target=f.related_model: None if pk is None else self.digest(target, pk))
-                elif isinstance(f, models.JSONField | models.DateTimeField | models.BinaryField):
-                    out.append(_plain)
+                    target, of = f.related_model, f.related_model._meta.label
+                    out.append(lambda pk, target=target, of=of: None if pk is None else self.digest(target, pk, of))
+                elif isinstance(f, models.JSONField):
+                    out.append(_json)
+                elif isinstance(f, models.DateTimeField):
+                    out.append(_time)
+                elif isinstance(f, models.BinaryField):
+                    out.append(_binary)
                 else:
                     out.append(None)
             self._converters[label] = out
             self.tables.fields[label] = tuple(f.name for f in self.fields(model))
         return self._converters[label]
 
-    def of(self, model: type[models.Model], values: tuple) -> tuple:
-        """A row read as ``names(model)`` (id first) as its comparable tuple."""
-        return tuple(v if c is None else c(v) for c, v in zip(self.converters(model), values[1:]))
+    def of(self, model: type[models.Model], rows: list[tuple]) -> list[tuple]:
+        """Rows read as ``names(model)`` (id first) as their comparable tuples, a column at a time."""
+        if not rows:
+            return []
+        columns = list(zip(*rows))[1:]
+        if not columns:  # (a model of nothing but its id)
+            return [() for _ in rows]
+        converted = [column if c is None else map(c, column) for c, column in zip(self.converters(model), columns)]
+        return list(zip(*converted))
 
-    def digest(self, model: type[models.Model], pk) -> bytes:
-        label = model._meta.label
+    def digest(self, model: type[models.Model], pk, label: str) -> bytes:
         key = (label, pk)
         if key not in self.digests:
             values = self.read.get(label, {}).get(pk)
             if values is None:
                 values = model.objects.filter(pk=pk).values_list(*self.names(model)).get()
-            row = self.of(model, values)
+            (row,) = self.of(model, [values])
             self.digests[key] = _digest(row)
             self.tables.named[self.digests[key]] = (label, row)
         return self.digests[key]
@@ -147,6 +159,5 @@ def project_tables(project: Project) -> Tables:
             canon.read[label].update((values[0], values) for values in chunk)
     for label, by_pk in read.items():
         model = apps.get_model(label)
-        canon.converters(model)
-        canon.tables.rows[label] = Counter(canon.of(model, values) for values in by_pk.values())
+        canon.tables.rows[label] = Counter(canon.of(model, list(by_pk.values())))
     return canon.tables
