@@ -371,20 +371,21 @@ def database_url() -> str:
     return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
 
 
+def manage_py(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+    """``manage.py`` run in a subprocess against the test database (which sees only committed rows)."""
+    env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="config.settings.test")
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
 @pytest.fixture
 def manage(transactional_db):
     """Run ``manage.py`` in a subprocess against the test database; returns CompletedProcess."""
-
-    def run(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-        env = dict(os.environ, DATABASE_URL=database_url(), DJANGO_SETTINGS_MODULE="config.settings.test")
-        result = subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
-        )
-        if check and result.returncode != 0:
-            raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-        return result
-
-    return run
+    return manage_py
 
 
 def start_worker(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -46,6 +47,7 @@ from annotator.presets.of_project import project_scheme
 from annotator.selectors.structure import DialogueShape
 from annotator.services.blocks import utterance_blocks
 from annotator.services.projects import membership_add
+from annotator.units import UnitError, check_value, unit_speaker
 from evaluation.archive import ARCHIVE_MEMBER
 from evaluation.archive.context import Restoring
 from evaluation.archive.fields import fields_restore, plain_fields
@@ -55,10 +57,11 @@ from evaluation.archive.reader import archive_document
 from evaluation.models import Run, RunKind, RunStatus
 from evaluation.selectors.fingerprint import judgements_fingerprint
 from scoring.errors import N_, InputError
-from scoring.input import Record
+from scoring.input import Record, text_problem
 
 INT32 = (0, 2_147_483_647)
 SMALL = (0, 32_767)
+ASSIGNMENT_STATUSES = AssignmentStatus.values  # (the enum's property builds the list at every call)
 ARCHIVED_STALE = "archived-stale"  # a run's gold mark no fingerprint equals: scored again after the restore
 
 
@@ -336,7 +339,7 @@ def _assignment(at: Record, a: dict, where: str, *, annotator_id: int, dialogue_
     return Assignment(
         annotator_id=annotator_id,
         dialogue_id=dialogue_id,
-        status=at.choice(a, "status", AssignmentStatus.values, where),
+        status=at.choice(a, "status", ASSIGNMENT_STATUSES, where),
         imported=at.field(a, "imported", bool, where),
         started_at=at.time(a, "started_at", where, optional=True),
         submitted_at=at.time(a, "submitted_at", where, optional=True),
@@ -442,26 +445,78 @@ def _judgement(r: Record, row, where: str, assignments: list, restoring: Restori
     return assignment, criterion, unit, value, extra, when, revision, shown
 
 
+class _PlainJudgements:
+    """The judgement rows every check accepts at a glance, read without building the names of the fields an error
+    would give (``_judgement`` reads a row this refuses, and names what is wrong, or reads it after all).
+
+    A unit's speaker is found once per criterion, dialogue and unit (STC-3's 19 annotators judge each), a value
+    checked once per criterion and speaker. Refused here: rows of a version 1 archive, of another length, and any
+    value not of the type and range ``_judgement`` requires."""
+
+    def __init__(self, restoring: Restoring, assignments: list):
+        self.restoring, self.assignments = restoring, assignments
+        self.speakers: dict[tuple, str] = {}
+        self.values: set[tuple] = set()
+
+    def read(self, row) -> tuple | None:
+        if self.restoring.version < 2 or type(row) is not list or len(row) != 8:
+            return None
+        index, key, unit, value, extra, updated, revision, shown = row
+        if type(index) is not int or not 0 <= index < len(self.assignments) or type(key) is not str:
+            return None
+        if type(unit) is not int or type(value) is not str or type(updated) is not str:
+            return None
+        if extra is not None:
+            if type(extra) is not dict:
+                return None
+            try:
+                self.restoring.r.check_json(extra, "")
+            except InputError:
+                return None
+        if type(revision) is not int or not INT32[0] <= revision <= INT32[1] or shown not in ("", None, *SHOWN_FIRST):
+            return None
+        assignment, external_id = self.assignments[index]
+        criterion = self.restoring.criteria.get(key)
+        if criterion is None or text_problem(value) is not None:
+            return None
+        try:
+            place = (criterion.pk, external_id, unit)
+            if place not in self.speakers:
+                self.speakers[place] = unit_speaker(criterion, unit, self.restoring.shapes[external_id])
+            if (criterion.pk, self.speakers[place], value) not in self.values:
+                check_value(criterion, self.speakers[place], value)
+                self.values.add((criterion.pk, self.speakers[place], value))
+            when = datetime.fromisoformat(updated)
+        except (UnitError, KeyError, ValueError):
+            return None
+        if when.tzinfo is None:
+            return None
+        return assignment, criterion, unit, value, extra, when, revision, shown or ""
+
+
 def _judgements(restoring: Restoring, assignments: list) -> None:
     """Inserted with the archived times (plain INSERTs: ``updated_at`` would otherwise be set to now).
 
     The checked values are already what the columns take (ids, integers, text), except the JSON ``extra`` and the
     time, which the database's adapter gets from their fields: two conversions a row, not eight (a fifth of the
-    restore's CPU on STC-3 CN's 500,000 judgements went to the other six, py-spy, 28 November)."""
+    restore's CPU on STC-3 CN's 500,000 judgements went to the other six, py-spy, 28 November); ``extra`` only
+    when there is one, the time by the database's adapter alone (the field's path to it, through the connection
+    proxy, was a fifth of this function). Most rows are read by ``_PlainJudgements``."""
     r, prepared, seen = restoring.r, [], set()
     names = ("assignment", "criterion", "unit", "value", "extra", "updated_at", "revision", "shown_first")
     fields = [Judgement._meta.get_field(n) for n in names]
-    extra_field, time_field = fields[4], fields[5]
+    extra_field = fields[4]
+    adapt_time = connection.ops.adapt_datetimefield_value  # what the field's get_db_prep_save ends in for a time
+    plain = _PlainJudgements(restoring, assignments)
     for i, row in enumerate(r.field(restoring.document, "judgements", list)):
-        assignment, criterion, unit, value, extra, when, revision, shown = _judgement(
-            r, row, f"judgements[{i}]", assignments, restoring
-        )
+        checked = plain.read(row) or _judgement(r, row, f"judgements[{i}]", assignments, restoring)
+        assignment, criterion, unit, value, extra, when, revision, shown = checked
         if (assignment.pk, criterion.pk, unit) in seen:
             message = N_("the same unit is judged twice in one assignment")
             raise r.at(assignments[row[0]][1]).error(message, f"judgements[{i}]")
         seen.add((assignment.pk, criterion.pk, unit))
-        extra = extra_field.get_db_prep_save(extra, connection)
-        when = time_field.get_db_prep_save(when, connection)
+        extra = None if extra is None else extra_field.get_db_prep_save(extra, connection)
+        when = adapt_time(when)  # with a zone (checked): the field's other steps leave it as it is
         prepared.append((assignment.pk, criterion.pk, unit, value, extra, when, revision, shown))
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     table = connection.ops.quote_name(Judgement._meta.db_table)

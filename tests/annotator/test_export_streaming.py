@@ -112,14 +112,22 @@ def test_the_archive_is_streamed_and_holds_the_document_as_before(monkeypatch):
     assert project_archive(work.project) == body
 
 
-@pytest.mark.parametrize("options", [{"indent": 1}, {"indent": None, "sort_keys": True, "separators": (",", ":")}])
+@pytest.mark.parametrize(
+    "options", [{"indent": 1}, {"indent": None, "sort_keys": True, "separators": (",", ":")}, {"indent": None}]
+)
 def test_lazy_lists_are_written_as_lists(options):
-    document = {"b": [1, {"x": []}], "a": [], "c": [[2, 3], {"y": "ü"}]}
+    """Written by the standard library's walk (indented) or a row at a time by its C encoder (not): the same
+    text as ``json.dumps`` wherever a LazyList is, in a row of another, in a tuple, beside keys that are not
+    text."""
+    document = {"b": [1, {"x": []}], "a": [], "c": [[2, 3], {"y": "ü"}], "d": [{"e": [[{"f": [1, 2.5, None]}]]}]}
     lazy = {
         "b": LazyList(iter([1, {"x": LazyList(iter([]))}])),
         "a": LazyList(iter([])),
         "c": LazyList(x for x in [[2, 3], {"y": "ü"}]),
+        "d": LazyList(iter([{"e": (LazyList(iter([{"f": LazyList(iter([1, 2.5, None]))}])),)}])),
     }
+    if not options.get("sort_keys"):
+        document["g"], lazy["g"] = {1: [True]}, {1: LazyList(iter([True]))}
     assert b"".join(json_chunks(lazy, ensure_ascii=False, **options)) == json.dumps(
         document, ensure_ascii=False, **options
     ).encode("utf-8")

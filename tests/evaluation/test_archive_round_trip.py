@@ -113,7 +113,9 @@ def empty_database() -> None:
 def assert_restored_equal(before: dict, project) -> None:
     after = state(project)
     for label in ARCHIVED:  # one table at a time, for a readable difference
-        assert after["tables"][label] == before["tables"][label], label
+        assert after["tables"].rows[label] == before["tables"].rows[label], before["tables"].difference(
+            label, after["tables"]
+        )
     for part in ("removed", "judge_sources", "runs_current", "gold"):
         assert after[part] == before[part], part
     differences = figures_differences(before["statistics"], after["statistics"], "statistics")
@@ -139,7 +141,7 @@ def test_a_project_using_every_feature_is_restored_whole_into_an_empty_database(
     project, _lead = full_project(preset, tmp_path)
     raw = project_archive(project)  # before the statistics are recomputed: that re-scores the stale run
     before = state(project)
-    for label, rows in before["tables"].items():  # the project holds a row of every table its preset can have
+    for label, rows in before["tables"].rows.items():  # the project holds a row of every table its preset can have
         assert bool(rows) != NOT_IN.get(label, lambda p: False)(preset), label
     assert before["removed"]
     assert any(before["runs_current"].values()) or PRESETS[preset].run_scheme is None  # (a preset without runs)

@@ -159,6 +159,22 @@ def with_settings(document: dict, model, **values) -> None:
 
 BAD_ARCHIVES = [
     ("a value off the scale", lambda d: d["judgements"][0].__setitem__(3, "7"), "judgements[0]", "is not a value"),
+    # each field of a judgement row (most rows are read by restore._PlainJudgements, the others by _judgement)
+    ("a judgement's unknown assignment", lambda d: d["judgements"][0].__setitem__(0, 10**6), "judgements[0][0]",
+     "is not in the archive"),
+    ("a judgement's unknown criterion", lambda d: d["judgements"][0].__setitem__(1, "nope"), "judgements[0][1]",
+     "is not in the archive"),
+    ("a unit as text", lambda d: d["judgements"][0].__setitem__(2, "0"), "judgements[0].unit", "expected int"),
+    ("a unit not in the dialogue", lambda d: d["judgements"][0].__setitem__(2, 999), "judgements[0]", "999"),
+    ("NUL in a value", lambda d: d["judgements"][0].__setitem__(3, "1\x00"), "judgements[0]", "NUL"),
+    ("a judgement's extra not finite", lambda d: d["judgements"][0].__setitem__(4, {"x": float("nan")}),
+     "judgements[0]", "finite"),
+    ("a judgement's time without a zone", lambda d: d["judgements"][0].__setitem__(5, "2026-01-01T00:00:00"),
+     "judgements[0]", "needs a time zone"),
+    ("a negative revision", lambda d: d["judgements"][0].__setitem__(6, -1), "judgements[0][6]", "is outside"),
+    ("a candidate shown first off a, b", lambda d: d["judgements"][0].__setitem__(7, "c"), "judgements[0][7]",
+     "is not one of"),
+    ("a short judgement row", lambda d: d["judgements"][0].pop(), "judgements[0]", "expected a list of 8 values"),
     ("an unknown dialogue", lambda d: d["assignments"][0].__setitem__("dialogue", "nope"), "assignments[0].dialogue",
      "is not in the archive"),
     ("an unknown preset", lambda d: d["project"].__setitem__("preset", "chess"), "project.preset", "unknown preset"),

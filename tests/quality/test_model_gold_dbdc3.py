@@ -11,14 +11,17 @@ from annotator.selectors.judgement_arrays import project_judgements
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add
 from scoring.aggregation import aggregate
+from tests.conftest import manage_py
 from tests.factories import user_make
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
 
 
-@pytest.fixture
-def dbdc3_with_spammer(dbdc_dir, make_project):
-    project = make_project("dbdc", slug="dbdc3-spam")
+def _with_spammer(dbdc_dir):
+    """DBDC3's English evaluation set with a planted spammer: an added annotator answering at random."""
+    from annotator.services.projects import project_create
+
+    project = project_create(slug="dbdc3-spam", preset="dbdc")
     dialogues_import(project=project, paths=[dbdc_dir / "eval"])
     spammer = user_make("planted-spammer")
     membership_add(project=project, user=spammer, role=Role.ANNOTATOR)
@@ -40,13 +43,28 @@ def dbdc3_with_spammer(dbdc_dir, make_project):
     return project, spammer
 
 
-def test_dawid_skene_posteriors_are_distributions_and_the_spammer_is_least_reliable(dbdc3_with_spammer, manage):
+@pytest.fixture(scope="module")
+def dbdc3_with_spammer(dbdc_dir, django_db_setup, django_db_blocker):
+    """``_with_spammer`` imported once for the module's tests, which only read it (each in a transaction rolled
+    back at its end; a command in another process sees it, committed), removed with its accounts after the last."""
+    from django.contrib.auth import get_user_model
+
+    with django_db_blocker.unblock():
+        project, spammer = _with_spammer(dbdc_dir)
+    yield project, spammer
+    with django_db_blocker.unblock():
+        people = list(project.memberships.values_list("user_id", flat=True))
+        project.delete()
+        get_user_model().objects.filter(pk__in=people).delete()
+
+
+def test_dawid_skene_posteriors_are_distributions_and_the_spammer_is_least_reliable(dbdc3_with_spammer):
     project, _spammer = dbdc3_with_spammer
     data = project_judgements(project)["breakdown"]
     assert data.n_units == 2000 and len(data.value) == 62000
     # when the project's gold is exported with Dawid-Skene (the command, as a user would)
-    out = manage("export_gold", project.slug, "--format", "distributions-json", "--aggregation", "dawid-skene",
-                 "--output", "-", check=True)  # fmt: skip
+    out = manage_py("export_gold", project.slug, "--format", "distributions-json", "--aggregation", "dawid-skene",
+                    "--output", "-", check=True)  # fmt: skip
     exported = json.loads(out.stdout)
     # then every unit's posterior is a proper distribution over NB, PB, B
     items = exported["criteria"]["breakdown"]["items"]
