@@ -29,6 +29,7 @@ from tests.fixtures.collections import stc3_dialogues
 from tests.platform.deployment_stack import QUEUES, Stack
 from tests.platform.outbound_cases import judge_key_redirect, receivers, webhook_to_internal_service
 from tests.reference_scoring import random_stc3_run
+from tests.waiting import wait_for
 
 pytestmark = [
     pytest.mark.deployment,
@@ -44,6 +45,8 @@ RESTORE_SCAN = 100  # ...at the next scan for such tasks, which kombu's Redis tr
 SETUP = """
 import json, tempfile
 from pathlib import Path
+from tests.live_servers import passwords_hashed_once
+passwords_hashed_once()  # the accounts' one password hashed once, not per account
 from annotator.services.accounts import token_issue
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
@@ -492,11 +495,9 @@ def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_delivery
             row = rows[0] if rows else None
             return row if row and row["status"] in ("retrying", "failed") else None
 
-        deadline = time.monotonic() + 180
-        ended = None
-        while ended is None and time.monotonic() < deadline:
-            ended = attempt_ended()
-            time.sleep(2)
+        found: list[dict | None] = []
+        wait_for(lambda: found.append(attempt_ended()) or found[-1], 180, every=0.5)
+        ended = found[-1]
         took = time.monotonic() - started
         with capsys.disabled():
             print(f"\ntrickling receiver: the attempt ended {ended and ended['status']} after {took:.0f} s", flush=True)
