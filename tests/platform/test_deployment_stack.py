@@ -295,6 +295,7 @@ class Attempt:
     key: str  # assignment:criterion:unit
     value: str
     started: float
+    client: int = 0  # which of the clients sent it
     ended: float = 0.0
     status: int | None = None  # None: no answer (connection refused or reset)
 
@@ -335,7 +336,7 @@ class Load:
                 continue
             item = account["items"][count % len(account["items"])]
             value = values[(count // len(account["items"])) % len(values)]
-            attempt = Attempt(kind, f"{item}:A:0", value, time.monotonic())
+            attempt = Attempt(kind, f"{item}:A:0", value, time.monotonic(), n)
             try:
                 if kind == "page":
                     answer = page_save(self.stack, session, item, value)
@@ -400,7 +401,13 @@ def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended
     # and while the web processes are idle: their kept connections are dead when the saves come back
     load.pause()
     outage("postgresql (idle)", stack.services.restart_postgres, load.resume, seconds=0)
-    time.sleep(5)
+    # every client saves again after that restart (answered, whatever the answer: the assertions below judge it)
+    back = windows[-1][2]
+
+    def answered_since_back() -> set[int]:
+        return {a.client for a in list(load.attempts) if a.started > back and a.status is not None}
+
+    assert wait_for(lambda: answered_since_back() == set(range(CLIENTS)), 60), answered_since_back()
     load.stop.set()
     for thread in threads:
         thread.join(timeout=90)

@@ -328,6 +328,9 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
             doomed.kill()
         if rescuer is not None:
             stop_worker(rescuer)
+        # what the test's submissions asked of the session's queues meanwhile is for a project flushed next: gone
+        # before the session's worker consumes again (it spent minutes of a loaded machine on their estimate)
+        app.control.purge()
         for queue_name in session_queues:
             app.control.add_consumer(queue_name, destination=[celery_worker_session.node], reply=True, timeout=5)
 
