@@ -322,6 +322,8 @@ def test_a_heavy_worker_killed_holding_the_estimate_is_taken_over_by_recompute_n
         estimate = ModelReliability.objects.get(project=project)
         assert estimate.fingerprint == ProjectStatistics.objects.get(project=project).fingerprint
         assert estimate.payload and all(c["methods"]["mace"]["skipped"] == "" for c in estimate.payload.values())
+        skipped = {m: c["methods"][m]["skipped"] for c in estimate.payload.values() for m in ("dawid-skene", "glad")}
+        assert all("more than the 0 estimated" in why for why in skipped.values()), skipped  # MODEL_LIMIT_* read
     finally:
         route(routes)
         if doomed.poll() is None:
