@@ -227,8 +227,9 @@ class LiveServer:
                 process.wait(timeout=30)
 
 
-def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
-    """``server`` once its login page answers; else it is stopped (never left running) and this raises."""
+def _wait_until_up(server: LiveServer, timeout: float = 180) -> LiveServer:
+    """``server`` once its login page answers; else it is stopped (never left running) and this raises. (gunicorn
+    with the production settings took over a minute to answer on a machine loaded 29.)"""
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
