@@ -82,6 +82,10 @@ def environment() -> dict[str, str]:
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
     env.setdefault("STATISTICS_DEBOUNCE_SECONDS", "1")
     env.setdefault("MODEL_ESTIMATE_DELAY_SECONDS", "1")
+    # the workers the tests start run at the test processes' priority: at the production's niceness 10 a worker
+    # got a tenth of a core beside the other test process and its servers while its test waited for it (the
+    # deployment stack sets 10 for its own workers, as deployed)
+    env.setdefault("WORKER_NICENESS", "0")
     return env
 
 

@@ -37,9 +37,24 @@ PRODUCTION_ENV = {
 SEED = """
 import json, django
 django.setup()
-from tests.live_servers import seed
+from tests.live_servers import passwords_hashed_once, seed
+passwords_hashed_once()
 print("SEEDED " + json.dumps(seed()))
 """
+
+
+def passwords_hashed_once() -> None:
+    """For the rest of a process that only makes accounts (a seeding script; never the test process): each
+    distinct password is hashed once, and the accounts that share it store that one hash. It is the settings'
+    real hash (PBKDF2's million rounds under the production settings, which the servers check at sign-in), only
+    not computed again for each account: over half a second of CPU per account the seeding makes (the deployment
+    stacks' set-ups make 11 and 25)."""
+    import functools
+
+    from django.contrib.auth import base_user, hashers, models
+
+    once = functools.lru_cache(maxsize=None)(hashers.make_password)
+    base_user.make_password = models.make_password = once  # set_password's, and create_user's
 
 
 def seed() -> dict:
@@ -212,8 +227,9 @@ class LiveServer:
                 process.wait(timeout=30)
 
 
-def _wait_until_up(server: LiveServer, timeout: float = 60) -> LiveServer:
-    """``server`` once its login page answers; else it is stopped (never left running) and this raises."""
+def _wait_until_up(server: LiveServer, timeout: float = 180) -> LiveServer:
+    """``server`` once its login page answers; else it is stopped (never left running) and this raises. (gunicorn
+    with the production settings took over a minute to answer on a machine loaded 29.)"""
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:

@@ -152,6 +152,12 @@ STATISTICS_DUTY_FACTOR = float(env_str("STATISTICS_DUTY_FACTOR", "10"))
 # the latent-truth models' estimate after a recomputation waits at least this (a burst of submissions, or a busy
 # hour, costs one estimate: they take tens of seconds on a large project and annotators' reliability moves slowly)
 MODEL_ESTIMATE_DELAY_SECONDS = float(env_str("MODEL_ESTIMATE_DELAY_SECONDS", "120"))
+# ...and fits each model up to this many judgements of a criterion (GLAD's M-step takes minutes on DBDC3's 60,000;
+# 0: that model is not fitted, its figures say why): MODEL_LIMIT_DAWID_SKENE, MODEL_LIMIT_GLAD, MODEL_LIMIT_MACE
+MODEL_LIMITS = {
+    method: env_int(f"MODEL_LIMIT_{method.upper().replace('-', '_')}", default)
+    for method, default in (("dawid-skene", 200_000), ("glad", 5_000), ("mace", 30_000))
+}
 # a pending recomputation not started this long after it was due is sent again (its worker died)
 STATISTICS_TAKEOVER_GRACE_SECONDS = float(env_str("STATISTICS_TAKEOVER_GRACE_SECONDS", "60"))
 COMPARISON_TRIALS = int(env_str("COMPARISON_TRIALS", "2000"))

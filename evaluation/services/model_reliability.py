@@ -11,6 +11,7 @@ estimate twice is harmless: an unchanged fingerprint makes the second run a no-o
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 
 from annotator.models import Project
@@ -21,8 +22,8 @@ from evaluation.services.schedule import model_estimate_request
 from scoring.aggregation import MODELS_EXTRA_MISSING, RELIABILITY, aggregate, method_available
 
 MIN_MODEL_JUDGEMENTS = 20  # fewer labels than this: a model's reliability estimate is not reported
-# The models run up to these sizes (judgements of a criterion); GLAD's M-step is slow.
-MODEL_LIMITS = {"dawid-skene": 200_000, "glad": 5_000, "mace": 30_000}
+# The models run up to these sizes (judgements of a criterion; settings.MODEL_LIMITS); GLAD's M-step is slow.
+MODEL_LIMITS = dict(settings.MODEL_LIMITS)
 
 
 def criterion_model_reliability(data: CriterionJudgements) -> dict:

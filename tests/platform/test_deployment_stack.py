@@ -29,6 +29,7 @@ from tests.fixtures.collections import stc3_dialogues
 from tests.platform.deployment_stack import QUEUES, Stack
 from tests.platform.outbound_cases import judge_key_redirect, receivers, webhook_to_internal_service
 from tests.reference_scoring import random_stc3_run
+from tests.waiting import wait_for
 
 pytestmark = [
     pytest.mark.deployment,
@@ -44,6 +45,8 @@ RESTORE_SCAN = 100  # ...at the next scan for such tasks, which kombu's Redis tr
 SETUP = """
 import json, tempfile
 from pathlib import Path
+from tests.live_servers import passwords_hashed_once
+passwords_hashed_once()  # the accounts' one password hashed once, not per account
 from annotator.services.accounts import token_issue
 from annotator.services.imports import dialogues_import
 from annotator.services.projects import membership_add, project_create
@@ -292,6 +295,7 @@ class Attempt:
     key: str  # assignment:criterion:unit
     value: str
     started: float
+    client: int = 0  # which of the clients sent it
     ended: float = 0.0
     status: int | None = None  # None: no answer (connection refused or reset)
 
@@ -332,7 +336,7 @@ class Load:
                 continue
             item = account["items"][count % len(account["items"])]
             value = values[(count // len(account["items"])) % len(values)]
-            attempt = Attempt(kind, f"{item}:A:0", value, time.monotonic())
+            attempt = Attempt(kind, f"{item}:A:0", value, time.monotonic(), n)
             try:
                 if kind == "page":
                     answer = page_save(self.stack, session, item, value)
@@ -397,7 +401,13 @@ def test_kills_and_restarts_lose_no_acknowledged_answer_and_leave_no_job_unended
     # and while the web processes are idle: their kept connections are dead when the saves come back
     load.pause()
     outage("postgresql (idle)", stack.services.restart_postgres, load.resume, seconds=0)
-    time.sleep(5)
+    # every client saves again after that restart (answered, whatever the answer: the assertions below judge it)
+    back = windows[-1][2]
+
+    def answered_since_back() -> set[int]:
+        return {a.client for a in list(load.attempts) if a.started > back and a.status is not None}
+
+    assert wait_for(lambda: answered_since_back() == set(range(CLIENTS)), 60), answered_since_back()
     load.stop.set()
     for thread in threads:
         thread.join(timeout=90)
@@ -492,11 +502,9 @@ def test_a_webhook_receiver_that_trickles_holds_a_worker_only_until_the_delivery
             row = rows[0] if rows else None
             return row if row and row["status"] in ("retrying", "failed") else None
 
-        deadline = time.monotonic() + 180
-        ended = None
-        while ended is None and time.monotonic() < deadline:
-            ended = attempt_ended()
-            time.sleep(2)
+        found: list[dict | None] = []
+        wait_for(lambda: found.append(attempt_ended()) or found[-1], 180, every=0.5)
+        ended = found[-1]
         took = time.monotonic() - started
         with capsys.disabled():
             print(f"\ntrickling receiver: the attempt ended {ended and ended['status']} after {took:.0f} s", flush=True)

@@ -54,6 +54,8 @@ LIMITS = {  # low enough to reach within the test
 SETUP = """
 import json, tempfile
 from pathlib import Path
+from tests.live_servers import passwords_hashed_once
+passwords_hashed_once()  # the accounts' one password hashed once, not per account
 from annotator.services.accounts import token_issue
 from annotator.studies.services import study_set_open
 from tests.factories import project_with_work, study_on_new_project, user_make
