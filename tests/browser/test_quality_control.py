@@ -8,8 +8,8 @@ import pytest
 from annotator.models import Adjudication, AnnotatorExclusion, Assignment, AssignmentStatus, QualityItem
 from annotator.services.projects import membership_add
 from annotator.services.qualification import qualification_admit
-from tests.browser.conftest import SCREENSHOTS, live_figures_settled
 from tests.batched import tasks_after
+from tests.browser.conftest import SCREENSHOTS, live_figures_settled
 from tests.browser.test_annotation import PASSWORD, login
 from tests.factories import breakdown_project, submit_all, user_make
 
