@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from annotator.services.judgements import judgements_save
+from tests.batched import tasks_after
 from tests.factories import PASSWORD, breakdown_project, judge_constant, judge_copying, random_values
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,14 +24,15 @@ def sign_in(page, url, username):
 
 
 @pytest.mark.eager_tasks(reason="the judge's report the page asks of a worker, run in the live server")
-def test_a_lead_reads_a_judges_report(live_server, page, screenshot, tmp_path):
+def test_a_lead_reads_a_judges_report(live_server, page, screenshot, tmp_path, monkeypatch):
     work = breakdown_project(tmp_path, dialogues=40, annotators=4, k=4, slug="judge-page")
     rng = np.random.default_rng(1)
-    for person in work.annotators:
-        for assignment in work.assignments_of(person):
-            judgements_save(
-                assignment_id=assignment.pk, user=person, values=random_values(assignment, rng), submit=True
-            )
+    with tasks_after(monkeypatch):  # the statistics computed once for the 160 submissions, not after each
+        for person in work.annotators:
+            for assignment in work.assignments_of(person):
+                judgements_save(
+                    assignment_id=assignment.pk, user=person, values=random_values(assignment, rng), submit=True
+                )
     judge_copying(work.project, 0, "annotator-copy", confidence=0.7)
     judge_copying(work.project, 1, "second-copy", confidence=0.9)
     judge_constant(work.project, "T", "always-T")
