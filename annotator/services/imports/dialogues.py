@@ -70,15 +70,15 @@ def dialogues_import(
     tracker = ProgressTracker(progress)
     checker = BatchWriter(project, format_chosen=fmt != "auto")
     formats: set[str] = set()
-    kept: list[ParsedDialogue] | None = []
+    kept: list[tuple[ParsedDialogue, list[int]]] | None = []  # each dialogue and its utterance blocks
     records = 0
     for parsed in read_sources(paths, fmt, language):
-        checker.validate(parsed)
+        blocks = checker.validate(parsed)
         formats.add(parsed.source_meta.get("format", fmt))
         tracker.update(read=tracker.state.read + 1)
         if kept is not None:
             records += len(parsed.posts) + len(parsed.judgements) + len(parsed.gold_counts)
-            kept.append(parsed)
+            kept.append((parsed, blocks))
             if records > KEPT_RECORDS:
                 kept = None  # too large to hold: read again below
     if not checker.seen_new:
@@ -97,15 +97,21 @@ def dialogues_import(
                 started_at=timezone.now(),
             )
         writer = BatchWriter(project, format_chosen=fmt != "auto", batch=batch)
-        pending: list[ParsedDialogue] = []
-        for parsed in kept if kept is not None else read_sources(paths, fmt, language):
-            pending.append(parsed)
-            if len(pending) >= batch_size:
-                writer.write(pending)
-                pending = []
+        if kept is not None:  # as checked: written without checking again
+            for start in range(0, len(kept), batch_size):
+                part = kept[start : start + batch_size]
+                writer.write([parsed for parsed, _ in part], [blocks for _, blocks in part])
                 tracker.update(written=writer.dialogues, rows=writer.rows)
-        if pending:
-            writer.write(pending)
+        else:  # read again, and checked again as it is written (the files may have changed meanwhile)
+            pending: list[ParsedDialogue] = []
+            for parsed in read_sources(paths, fmt, language):
+                pending.append(parsed)
+                if len(pending) >= batch_size:
+                    writer.write(pending)
+                    pending = []
+                    tracker.update(written=writer.dialogues, rows=writer.rows)
+            if pending:
+                writer.write(pending)
         report = ImportReport(
             writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created, batch.pk
         )
