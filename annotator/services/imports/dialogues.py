@@ -121,6 +121,7 @@ def dialogues_import(
 
         for start in range(0, len(kept), batch_size):
             write(kept[start : start + batch_size])
+        kept.clear()  # (a stream's first part: its memory goes before the rest is read)
         if source is not None:
             # PostgreSQL: the rest checked as it is written (an uncommitted import blocks no other writer);
             # SQLite: read again and checked again as it is written (the files may have changed meanwhile)
