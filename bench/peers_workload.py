@@ -8,7 +8,7 @@ files (the same shape: 10x is 600,000 labels in 2,000 files, 100x 6,000,000 in 2
 
 - ``import``: ``manage.py create_project`` and ``manage.py import_dialogues`` as subprocesses, as
   docs/cli.md documents them (the import's wall time includes the process's start, parsing, checking, writing and
-  its progress bars; peak memory is the import process's maximum resident set size);
+  its progress bars; peak memory is the import process's maximum resident set size; its CPU, user + system, beside);
 - ``one annotator`` and ``20 annotators``: a live server as documented - on SQLite the embedded default
   (``runserver`` with ``config.settings.local`` and the worker beside it, as ``./scripts/serve.sh`` runs them), on
   PostgreSQL gunicorn with ``config/gunicorn.py`` and the production settings (docs/deployment.md, without
@@ -29,7 +29,7 @@ has more than K annotators' assignments (items handed out beyond K). Prints one 
 machine's load average (``/proc/loadavg``) at its end.
 
     .venv/bin/python bench/peers_workload.py [--scale 1|10|100] [--database sqlite|postgres] [--saves 200]
-                                             [--clients 20] [--skip-annotators]
+                                             [--clients 20] [--skip-annotators] [--only import[,annotators,export]]
 """
 
 from __future__ import annotations
@@ -91,8 +91,10 @@ def build_collection(target: Path, scale: int) -> tuple[Path, int]:
     return path, labels * scale
 
 
-def run_cli(env: dict, *args: str) -> tuple[float, int, str]:
-    """Run ``manage.py ARGS``: wall seconds, the child's peak RSS in MiB (largest child so far), its output."""
+def run_cli(env: dict, *args: str) -> tuple[float, int, str, float]:
+    """Run ``manage.py ARGS``: wall seconds, the child's peak RSS in MiB (largest child so far), its output, and
+    its CPU seconds (user + system: on a shared machine steadier than the wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
@@ -100,7 +102,9 @@ def run_cli(env: dict, *args: str) -> tuple[float, int, str]:
     wall = time.perf_counter() - started
     if done.returncode:
         sys.exit(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, done.stdout.strip()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, after.ru_maxrss // 1024, done.stdout.strip(), cpu
 
 
 def percentiles(samples: list[float]) -> dict:
@@ -152,7 +156,13 @@ def main() -> None:
     parser.add_argument("--saves", type=int, default=200, help="saves of each phase (one annotator, all at once)")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--skip-annotators", action="store_true", help="the import and the export only")
+    parser.add_argument(
+        "--only", default="import,annotators,export", help="the phases to run, comma-separated (import always runs)"
+    )
     args = parser.parse_args()
+    phases = set(args.only.split(","))
+    if args.skip_annotators:
+        phases.discard("annotators")
     tmp = Path(tempfile.mkdtemp(prefix="peers-"))
     env = dict(os.environ)
     for name in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL"):
@@ -182,16 +192,18 @@ def main() -> None:
     base = {"scale": args.scale, "database": args.database}
 
     run_cli(env, "migrate", "--noinput")
-    k = 20 if not args.skip_annotators else 3
+    k = 20 if "annotators" in phases else 3
     run_cli(env, "create_project", "peers", "--preset", "dbdc", "--annotators-per-dialogue", str(k))
-    wall, rss, output = run_cli(env, "import_dialogues", "peers", str(collection))
-    emit("import", **base, labels=labels, seconds=round(wall, 2), peak_rss_mib=rss, output=output)
+    wall, rss, output, cpu = run_cli(env, "import_dialogues", "peers", str(collection))
+    emit("import", **base, labels=labels, seconds=round(wall, 2), cpu_seconds=round(cpu, 2), peak_rss_mib=rss,
+         output=output)  # fmt: skip
 
-    if not args.skip_annotators:
+    if "annotators" in phases:
         annotators_phases(args, env, base, k, tmp)
 
-    wall, rss, output = run_cli(env, "export_gold", "peers", "--format", "dbdc", "--output", str(tmp / "gold"))
-    emit("export", **base, seconds=round(wall, 2), output=output[-200:])
+    if "export" in phases:
+        wall, rss, output, cpu = run_cli(env, "export_gold", "peers", "--format", "dbdc", "--output", str(tmp / "gold"))
+        emit("export", **base, seconds=round(wall, 2), cpu_seconds=round(cpu, 2), output=output[-200:])
     subprocess.run(["rm", "-rf", str(tmp)], check=False)
 
 

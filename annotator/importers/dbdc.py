@@ -40,6 +40,7 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
         meta["system"] = system
     parsed = ParsedDialogue(file=display, external_id=external_id, posts=[], language=language, source_meta=meta)
     labelled = any(isinstance(t, dict) and t.get("annotations") for t in turns)
+    judgements = parsed.judgements
     for p, turn in enumerate(turns):
         path = f"turns[{p}]"
         turn_index = at.field(turn, "turn-index", int, path)
@@ -56,8 +57,7 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
                 annotated=bool(annotations) if labelled else None,
             )
         )
-        for a, annotation in enumerate(annotations):
-            parsed.judgements.append(_judgement(at, annotation, p, f"{path}.annotations[{a}]"))
+        judgements.extend(_judgement(at, annotation, p, path, a) for a, annotation in enumerate(annotations))
     annotators = [j.annotator for j in parsed.judgements]
     if not texts_fit(annotators, ANNOTATOR_KEY):  # checked at once; one by one to name the first culprit
         for j in parsed.judgements:
@@ -65,10 +65,25 @@ def parse_dbdc_dialogue(raw: bytes, *, display: str, language: str, relative_pat
     return parsed
 
 
-def _judgement(at: Record, annotation, unit: int, path: str) -> ParsedJudgement:
-    """The annotation's label; its annotator's id is checked with the dialogue's others (``texts_fit``)."""
+def _judgement(at: Record, annotation, unit: int, turn: str, a: int) -> ParsedJudgement:
+    """The annotation's label; its annotator's id is checked with the dialogue's others (``texts_fit``).
+
+    The usual annotation (a dict of a string id, a string label and the two empty fields every DBDC3 file has)
+    is read without a look at each field's kind; anything else through ``Record.field``, which names the field.
+    """
+    if type(annotation) is dict:
+        annotator, label = annotation.get("annotator-id"), annotation.get("breakdown")
+        if (
+            type(annotator) is str
+            and type(label) is str
+            and len(annotation) == 4
+            and annotation.get("comment") == ""
+            and annotation.get("ungrammatical-sentence") == ""
+        ):
+            return ParsedJudgement(annotator, "breakdown", unit, label, f"{turn}.annotations[{a}].breakdown")
+    path = f"{turn}.annotations[{a}]"
     annotator = annotation.get("annotator-id") if type(annotation) is dict else None
-    if type(annotator) is not str:  # (the usual case, a string, needs no look at its kind)
+    if type(annotator) is not str:
         annotator = str(at.field(annotation, "annotator-id", (str, int), path))
     label = (
         annotation["breakdown"]

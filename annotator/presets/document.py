@@ -373,11 +373,19 @@ def scheme_yaml(document: dict) -> str:
 
 @lru_cache(maxsize=256)
 def _cached(text: str) -> Scheme:
-    return scheme_from_document(json.loads(text), display="Project.scheme")
+    try:
+        return _Reader("Project.scheme").scheme(json.loads(text))
+    except (KeyError, TypeError, ValueError, AttributeError):  # no stored document should: say what is wrong
+        return scheme_from_document(json.loads(text), display="Project.scheme")
 
 
 def stored_scheme(document: dict) -> Scheme:
-    """The ``Scheme`` a project's stored document describes (parsed once per process and document)."""
+    """The ``Scheme`` a project's stored document describes (parsed once per process and document).
+
+    A stored document is ``scheme_document`` of a ``Scheme`` (the only way one is written), which came from a
+    document the JSON Schema accepted or from a preset: it is read without the schema's validator, whose
+    library's import was a tenth of a second of every command that reads a project's scheme (an import's).
+    """
     return _cached(json.dumps(document, sort_keys=True, ensure_ascii=False))
 
 

@@ -15,6 +15,10 @@ class EvaluationListener:
         live_state_change(assignment=assignment, sign=sign)
 
     def population_changed(self, *, project_id, reason):
+        from evaluation.models import LiveState
+
+        if not LiveState.objects.filter(project_id=project_id).exists():
+            return  # no live figures to mark stale (a new project's import: the statistics' modules stay unloaded)
         from evaluation.services.incremental import live_state_stale
 
         live_state_stale(project_id=project_id, reason=reason)

@@ -181,6 +181,30 @@ def test_dbdc_values_checked_at_once_name_the_one_at_fault(make_project, tmp_pat
     assert row_counts() == dict.fromkeys(row_counts(), 0)
 
 
+@pytest.mark.parametrize(
+    "first, field, message",
+    [
+        ("twice", "turns[2].annotations[1].breakdown", "annotator a1 judged this unit twice"),
+        ("off the scale", "turns[2].annotations[0].breakdown", "'Z' is not a value of breakdown"),
+    ],
+)
+def test_dbdc_labels_checked_at_once_name_the_first_at_fault(make_project, tmp_path, first, field, message):
+    """A dialogue's labels are checked against the scales and for repeats all at once; with two faults the error
+    names the first in the file (a repeated annotator, or a label off the scale), and nothing is written."""
+    project = make_project("dbdc")
+    record = dbdc_dialogue("bd6")
+    annotations = record["turns"][2]["annotations"]
+    if first == "twice":
+        annotations[1]["annotator-id"] = "a1"  # repeats the unit's first annotator ...
+        record["turns"][4]["annotations"][0]["breakdown"] = "Z"  # ... before a label off the scale
+    else:
+        annotations[0]["breakdown"] = "Z"  # a label off the scale ...
+        annotations[2]["annotator-id"] = "a1"  # ... before a repeated annotator
+    with pytest.raises(InputError, match=re.escape(f"dialogue bd6: field {field}") + ".*" + re.escape(message)):
+        dialogues_import(project=project, paths=[write_json(tmp_path / "bd6.log.json", record)])
+    assert row_counts() == dict.fromkeys(row_counts(), 0)
+
+
 def test_nlpcc_bad_count_and_summary_mismatch(make_project, tmp_path):
     project = make_project("nlpcc")
     rows = nlpcc_rows()

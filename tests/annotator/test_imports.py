@@ -210,7 +210,14 @@ def test_an_import_refreshes_the_planner_statistics(make_project, tmp_path):
 def test_a_small_collection_is_parsed_once_a_larger_one_read_again_as_a_stream(
     make_project, tmp_path, monkeypatch, kept, reads
 ):
+    """On SQLite a collection too large to hold is checked whole, then read again as it is written; on PostgreSQL
+    the rest of it is checked as it is written (read once)."""
+    from django.db import connection
+
     from annotator.services.imports import dialogues as module
+
+    if connection.vendor == "postgresql":
+        reads = 1
 
     monkeypatch.setattr(module, "KEPT_RECORDS", kept)
     calls, read_sources = [], module.read_sources
@@ -228,3 +235,28 @@ def test_a_small_collection_is_parsed_once_a_larger_one_read_again_as_a_stream(
     assert (report.dialogues, report.judgements) == (3, 18)
     assert sorted(Dialogue.objects.values_list("external_id", flat=True)) == ["a", "b", "c"]
     assert Judgement.objects.count() == 18 and Post.objects.count() == report.posts > 0
+
+
+@pytest.mark.parametrize("kept", [10_000, 5])
+def test_a_refused_dialogue_late_in_a_streamed_collection_leaves_nothing_written(
+    make_project, tmp_path, monkeypatch, kept
+):
+    """The last dialogue's label is off the scale: whether it was found before anything was written (held, or
+    SQLite) or after two batches were written (PostgreSQL's stream), the error names it and nothing stays."""
+    from django.contrib.auth import get_user_model
+
+    from annotator.models import ImportBatch
+    from annotator.services.imports import dialogues as module
+    from scoring.errors import InputError
+
+    monkeypatch.setattr(module, "KEPT_RECORDS", kept)
+    project = make_project("dbdc")
+    for name in ("a", "b", "c", "d", "e"):
+        write_json(tmp_path / f"{name}.log.json", dbdc_dialogue(name, labels=("O", "T", "Q" if name == "e" else "X")))
+    users = get_user_model().objects.count()
+    with pytest.raises(InputError) as refused:
+        dialogues_import(project=project, paths=[tmp_path], batch_size=2)
+    assert str(refused.value).startswith(f"{tmp_path}/e.log.json: dialogue e: field turns[2].annotations[2].breakdown")
+    assert not Dialogue.objects.filter(project=project).exists() and not Judgement.objects.exists()
+    assert not ImportBatch.objects.filter(project=project).exists()
+    assert get_user_model().objects.count() == users and not Membership.objects.filter(imported=True).exists()

@@ -16,7 +16,6 @@ from annotator.models import (
     GoldCount,
     ImportBatch,
     Membership,
-    Post,
     Project,
 )
 from annotator.presets.of_project import project_scheme
@@ -105,6 +104,43 @@ class BatchWriter:
             shape=shape,
             format_chosen=self.format_chosen,
         )
+        if not self._judgements_fit(parsed, shape):
+            self._judgements_check(parsed, shape)  # one by one, to name the first culprit
+        for g in parsed.gold_counts:
+            self._check(parsed, g.criterion, g.unit, g.value, g.field, shape)
+        self.seen_ids.add(parsed.external_id)
+        self.seen_new += 1
+        return blocks
+
+    def _judgements_fit(self, parsed: ParsedDialogue, shape: DialogueShape) -> bool:
+        """Whether every judgement of ``parsed`` is on its criterion's scale for its unit and no annotator judged
+        a unit twice, checked over the dialogue at once: its distinct (criterion, unit, value) triples (DBDC3: 30
+        labels of three values a unit) and the count of its distinct (annotator, criterion, unit) keys."""
+        judgements = parsed.judgements
+        if len({(j.annotator, j.criterion, j.unit) for j in judgements}) != len(judgements):
+            return False
+        speakers: dict[tuple[str, int], str] = {}
+        try:
+            for key, unit, value in {(j.criterion, j.unit, j.value) for j in judgements}:
+                criterion = self.criteria.get(key)
+                if criterion is None:
+                    return False
+                speaker = speakers.get((key, unit))
+                if speaker is None:
+                    speaker = speakers[(key, unit)] = unit_speaker(criterion, unit, shape)
+                allowed = self.allowed.get((key, speaker))
+                if allowed is None:
+                    allowed = self.allowed[(key, speaker)] = frozenset(
+                        criterion.allowed_values(speaker if criterion.speakers else None)
+                    )
+                if value not in allowed:
+                    return False
+        except UnitError:
+            return False
+        return True
+
+    def _judgements_check(self, parsed: ParsedDialogue, shape: DialogueShape) -> None:
+        """Raise naming the first judgement of ``parsed`` off its scale or judging a unit its annotator judged."""
         seen: set[tuple[str, str, int]] = set()
         speakers_of: dict[tuple[str, int], str] = {}
         for j in parsed.judgements:
@@ -113,11 +149,6 @@ class BatchWriter:
             if key in seen:
                 raise parsed.fail(f"annotator {j.annotator} judged this unit twice", j.field)
             seen.add(key)
-        for g in parsed.gold_counts:
-            self._check(parsed, g.criterion, g.unit, g.value, g.field, shape)
-        self.seen_ids.add(parsed.external_id)
-        self.seen_new += 1
-        return blocks
 
     def _check_candidates(self, parsed: ParsedDialogue) -> None:
         """A comparison project takes comparisons (two candidates) only, and other projects none."""
@@ -148,8 +179,11 @@ class BatchWriter:
         self.next_rank += len(missing)
         self.annotators_created += len(missing)
 
-    def write(self, batch: list[ParsedDialogue]) -> None:
-        blocks_of = [self.validate(parsed) for parsed in batch]
+    def write(self, batch: list[ParsedDialogue], blocks_of: list[list[int]] | None = None) -> None:
+        """Write ``batch``: dialogues this writer has not seen are validated first; ``blocks_of`` (each dialogue's
+        utterance blocks, as ``validate`` returned them) says they were, by ``validate`` of this writer."""
+        if blocks_of is None:
+            blocks_of = [self.validate(parsed) for parsed in batch]
         self._ensure_annotators(j.annotator for parsed in batch for j in parsed.judgements)
         dialogues = Dialogue.objects.bulk_create(
             Dialogue(
@@ -166,16 +200,7 @@ class BatchWriter:
         posts, assignments, judgement_rows, gold, candidates = [], [], [], [], []
         for parsed, dialogue, blocks in zip(batch, dialogues, blocks_of):
             posts.extend(
-                Post(
-                    dialogue_id=dialogue.pk,
-                    position=i,
-                    speaker=p.speaker,
-                    text=p.text,
-                    utterance_block=b,
-                    source_turn_index=p.source_turn_index,
-                    source_meta=p.source_meta,
-                    source_annotated=p.annotated,
-                )
+                (dialogue.pk, i, p.speaker, p.text, b, p.source_turn_index, p.source_meta, p.annotated)
                 for i, (p, b) in enumerate(zip(parsed.posts, blocks))
             )
             candidates.extend(

@@ -11,12 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from django.db import connection
 
-from annotator.models import (
-    Assignment,
-    AssignmentStatus,
-    Judgement,
-    Post,
-)
+from annotator.models import Assignment, AssignmentStatus, Judgement, Post
 
 INSERT_CHUNK = 50_000  # rows per executemany (bounds the parameters held at once)
 SQLITE_CACHE_KIB = 65_536  # the import's connection: SQLite's 2 MB default made its indexes' pages spill and reload
@@ -73,6 +68,17 @@ def insert_rows(model, columns: Sequence[str], rows: Sequence[tuple]) -> None:
             cursor.executemany(sql, rows[start : start + INSERT_CHUNK])
 
 
+def model_rows_insert(model, rows: list[dict]) -> None:
+    """Insert ``rows`` of ``model``, each a dict of field names (``attname``: ``user_id``) and values as the
+    database takes them (no datetimes: they go through the field); the fields a row leaves out take their
+    defaults, computed once (a callable default such as ``timezone.now`` gives every row the same value).
+    ``insert_rows`` without the model instances ``bulk_create`` builds and prepares field by field."""
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    defaults = {f.attname: f.get_db_prep_save(f.get_default(), connection) for f in fields}
+    names = [f.attname for f in fields]
+    insert_rows(model, [f.column for f in fields], [tuple(row.get(n, defaults[n]) for n in names) for row in rows])
+
+
 def _next_ids(model, n: int) -> list[int]:
     """``n`` ids taken from the table's sequence (PostgreSQL), for rows written by ``copy_rows``."""
     with connection.cursor() as cursor:
@@ -82,33 +88,28 @@ def _next_ids(model, n: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def posts_insert(posts: list[Post]) -> None:
+POST_COLUMNS = (
+    "dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta",
+    "source_annotated",
+)  # fmt: skip
+
+
+def posts_insert(rows: list[tuple[int, int, str, str, int, int | None, dict, bool | None]]) -> None:
+    """Insert posts given as rows of ``POST_COLUMNS``' values (``source_meta`` a dict, stored as the ORM stores
+    it: JSON, ``null`` included, the column not being nullable)."""
     if connection.vendor != "postgresql":
-        insert_rows(
-            Post,
-            ("dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta",
-             "source_annotated"),
-            [
-                (p.dialogue_id, p.position, p.speaker, p.text, p.utterance_block, p.source_turn_index,
-                 json.dumps(p.source_meta), p.source_annotated)
-                for p in posts
-            ],
-        )  # fmt: skip
+        insert_rows(Post, POST_COLUMNS, [(*row[:6], json.dumps(row[6]), row[7]) for row in rows])
         return
     flag = {None: "\\N", True: "t", False: "f"}
-    # source_meta as the ORM stores it: JSON, ``null`` included (the column is not nullable)
     copy_rows(
         Post,
+        POST_COLUMNS,
         (
-            "dialogue_id", "position", "speaker", "text", "utterance_block", "source_turn_index", "source_meta",
-            "source_annotated",
+            f"{d}\t{i}\t{_copy_text(speaker)}\t{_copy_text(text)}\t{block}\t{_copy_int(turn)}\t"
+            f"{_copy_text(json.dumps(meta))}\t{flag[annotated]}\n"
+            for d, i, speaker, text, block, turn, meta, annotated in rows
         ),
-        (
-            f"{p.dialogue_id}\t{p.position}\t{_copy_text(p.speaker)}\t{_copy_text(p.text)}\t{p.utterance_block}\t"
-            f"{_copy_int(p.source_turn_index)}\t{_copy_text(json.dumps(p.source_meta))}\t{flag[p.source_annotated]}\n"
-            for p in posts
-        ),
-    )  # fmt: skip
+    )
 
 
 def assignments_insert(pairs: list[tuple[int, int]], now) -> list[int]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from django.db import connection, transaction
@@ -55,35 +56,51 @@ def dialogues_import(
 ) -> ImportReport:
     """Import every dialogue in ``paths`` into ``project``, or nothing.
 
-    Two passes over the sources. The first reads every dialogue and checks it against the
-    project (``BatchWriter.validate``: the preset's speakers and units, the format, the criteria and
-    their scales, ids already in the project) and writes nothing, so that a refused collection never
-    holds the write lock. The second writes them in batches of ``batch_size`` dialogues inside one
-    transaction, and any error (``InputError``, naming the file, dialogue and field) leaves the
-    database as it was. A collection of at most ``KEPT_RECORDS`` posts and labels is kept as the
-    first pass read it (parsing it again was a quarter of the import of DBDC3's 60,000 labels); a larger
-    one is read again as a stream, so memory stays bounded. The dialogues are recorded as ``batch`` (a
-    new ``ImportBatch`` by ``user`` when none is given); ``progress`` is called with an ``ImportProgress``
-    as the passes go.
+    Every dialogue is checked against the project (``BatchWriter.validate``: the preset's speakers and
+    units, the format, the criteria and their scales, ids already in the project, the ids earlier in the
+    import) before it is written, in batches of ``batch_size`` dialogues inside one transaction; any error
+    (``InputError``, naming the file, dialogue and field) leaves the database as it was.
+
+    A collection of at most ``KEPT_RECORDS`` posts and labels is read once: checked whole, writing nothing
+    (a refused collection never holds the write lock), then written as read. A larger one is not held
+    (memory stays flat): on PostgreSQL the rest of it is checked as it is written (an uncommitted import
+    blocks no other writer; the progress's ``total`` is known at the end); on other databases (SQLite's one
+    writer) it is checked to its end first, then read again and checked again as it is written (the files
+    may have changed meanwhile). The dialogues are recorded as ``batch`` (a new ``ImportBatch`` by ``user``
+    when none is given); ``progress`` is called with an ``ImportProgress`` as the import goes.
     """
     paths = [Path(p) for p in paths]
     tracker = ProgressTracker(progress)
     checker = BatchWriter(project, format_chosen=fmt != "auto")
     formats: set[str] = set()
-    kept: list[ParsedDialogue] | None = []
+    source = read_sources(paths, fmt, language)
+
+    def checked(dialogues: Iterable[ParsedDialogue]) -> Iterator[tuple[ParsedDialogue, list[int]]]:
+        """Each dialogue with its utterance blocks, checked against the project and earlier dialogues."""
+        for parsed in dialogues:
+            blocks = checker.validate(parsed)
+            formats.add(parsed.source_meta.get("format", fmt))
+            tracker.update(read=tracker.state.read + 1)
+            yield parsed, blocks
+
+    kept: list[tuple[ParsedDialogue, list[int]]] = []  # each dialogue and its utterance blocks
     records = 0
-    for parsed in read_sources(paths, fmt, language):
-        checker.validate(parsed)
-        formats.add(parsed.source_meta.get("format", fmt))
-        tracker.update(read=tracker.state.read + 1)
-        if kept is not None:
-            records += len(parsed.posts) + len(parsed.judgements) + len(parsed.gold_counts)
-            kept.append(parsed)
-            if records > KEPT_RECORDS:
-                kept = None  # too large to hold: read again below
+    for parsed, blocks in checked(source):
+        kept.append((parsed, blocks))
+        records += len(parsed.posts) + len(parsed.judgements) + len(parsed.gold_counts)
+        if records > KEPT_RECORDS:
+            break  # too large to hold: the rest is streamed
+    else:
+        source = None  # read whole
+    streamed = source is not None
+    if streamed and connection.vendor != "postgresql":  # checked to the end before the write lock is taken
+        for _ in checked(source):
+            pass
+        kept, source = [], read_sources(paths, fmt, language)
     if not checker.seen_new:
         raise InputError(", ".join(map(str, paths)), N_("contains no dialogues"))
-    tracker.update(total=tracker.state.read, final=True)
+    if not streamed or connection.vendor != "postgresql":
+        tracker.update(total=tracker.state.read, final=True)
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()  # one import or removal at a time
         if batch is None:
@@ -97,15 +114,20 @@ def dialogues_import(
                 started_at=timezone.now(),
             )
         writer = BatchWriter(project, format_chosen=fmt != "auto", batch=batch)
-        pending: list[ParsedDialogue] = []
-        for parsed in kept if kept is not None else read_sources(paths, fmt, language):
-            pending.append(parsed)
-            if len(pending) >= batch_size:
-                writer.write(pending)
-                pending = []
-                tracker.update(written=writer.dialogues, rows=writer.rows)
-        if pending:
-            writer.write(pending)
+
+        def write(part: list[tuple[ParsedDialogue, list[int]]]) -> None:
+            writer.write([parsed for parsed, _ in part], [blocks for _, blocks in part])
+            tracker.update(written=writer.dialogues, rows=writer.rows)
+
+        for start in range(0, len(kept), batch_size):
+            write(kept[start : start + batch_size])
+        kept.clear()  # (a stream's first part: its memory goes before the rest is read)
+        if source is not None:
+            # PostgreSQL: the rest checked as it is written (an uncommitted import blocks no other writer);
+            # SQLite: read again and checked again as it is written (the files may have changed meanwhile)
+            stream = checked(source) if connection.vendor == "postgresql" else _checked_by(writer, source)
+            while part := list(islice(stream, batch_size)):
+                write(part)
         report = ImportReport(
             writer.dialogues, writer.posts, writer.judgements, writer.gold_counts, writer.annotators_created, batch.pk
         )
@@ -123,9 +145,14 @@ def dialogues_import(
             finished_at=timezone.now(),
         )
         events.population_changed(project_id=project.pk, reason="import")
-    tracker.update(written=writer.dialogues, rows=writer.rows, final=True)
+    tracker.update(total=tracker.state.read, written=writer.dialogues, rows=writer.rows, final=True)
     planner_statistics_refresh()
     return report
+
+
+def _checked_by(writer: BatchWriter, dialogues: Iterable[ParsedDialogue]) -> Iterator[tuple[ParsedDialogue, list[int]]]:
+    for parsed in dialogues:
+        yield parsed, writer.validate(parsed)
 
 
 def planner_statistics_refresh() -> None:
