@@ -115,4 +115,16 @@ def runs_rescore_request(*, project_id: int, fingerprint: str) -> bool:
 
 
 def statistics_request_on_commit(*, project_id: int) -> None:
+    """``statistics_request`` once the caller's transaction commits.
+
+    On SQLite, inside a transaction (which holds the database's one write lock already), a request that finds
+    the recomputation pending is noted at once, in the caller's transaction (``_pending_noted``: committed with
+    the change it notes): a submission then writes once, not twice, and takes the write lock and syncs to disk
+    once (issue #46). Otherwise (no recomputation pending, or PostgreSQL, where noting it in every save's
+    transaction would make concurrent saves queue on the project's job row) the request is made after the commit.
+    """
+    if connection.vendor == "sqlite" and connection.in_atomic_block:
+        now = timezone.now()
+        if _pending_noted(project_id, now, now - timedelta(seconds=settings.STATISTICS_TAKEOVER_GRACE_SECONDS), True):
+            return
     transaction.on_commit(lambda: statistics_request(project_id=project_id))

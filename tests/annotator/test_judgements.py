@@ -93,8 +93,9 @@ def test_someone_elses_assignment_does_not_exist_for_you(item, make_user):
         judgements_save(assignment_id=item.pk, user=make_user("intruder"), values=COMPLETE)
 
 
-@pytest.mark.postgres(reason="row locks between concurrent transactions (SQLite serialises writers)")
 def test_concurrent_saves_of_one_answer_leave_one_of_them_never_a_duplicate(item, transactional_db):
+    # (PostgreSQL: row locks between concurrent transactions; SQLite: each save checks before its write turn and
+    # reads again under it)
     # given two tabs saving different complete sets at the same moment, many times
     variants = [COMPLETE, [Given("A", 0, "-2")] + COMPLETE[1:]]
     errors = []
@@ -238,6 +239,59 @@ def test_a_stale_tab_changing_the_same_question_gets_a_conflict_and_nothing_is_o
     assert stored(item) == {("A", 0, "-2")}
 
 
+@pytest.mark.sqlite_only
+def test_a_save_that_another_tab_overtakes_between_its_check_and_its_write_turn_is_checked_again(
+    item, monkeypatch, transactional_db
+):
+    """On SQLite a save checks before it takes the process's write turn; a save of another tab that lands in
+    between changes the rows the check read, and the check is made again under the turn."""
+    from annotator.services.judgements import save as module
+
+    decide, overtaken = module._decide, []
+
+    def decide_then_other_tab(given, reads):
+        plan = decide(given, reads)
+        if not overtaken:  # the first check only: tab 1 answers A = 1 before tab 2 has its turn
+            overtaken.append(True)
+            judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1", base="")], version=0)
+        return plan
+
+    monkeypatch.setattr(module, "_decide", decide_then_other_tab)
+    # when tab 2, which saw no answer to A (version 0), answers A = -2: its check (before tab 1's save) passes
+    with pytest.raises(ConflictError) as error:
+        judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2", base="")], version=0)
+    # then under the turn it is a conflict with tab 1's answer, which stays; nothing of tab 2's is written
+    assert [(c.name, c.stored, c.given) for c in error.value.conflicts] == [("j:A:0", "1", "-2")]
+    assert stored(item) == {("A", 0, "1")}
+    item.refresh_from_db()
+    assert item.version == 1
+
+
+@pytest.mark.sqlite_only
+def test_a_submission_overtaken_by_a_reopening_is_checked_against_the_reopened_item(
+    item, monkeypatch, transactional_db
+):
+    """The refusal found before the write turn is checked under it too: a submitted item reopened in between
+    takes the save."""
+    from annotator.services.judgements import save as module
+
+    judgements_save(assignment_id=item.pk, user=item.annotator, values=COMPLETE, submit=True)
+    decide, overtaken = module._decide, []
+
+    def decide_then_reopen(given, reads):
+        try:
+            return decide(given, reads)
+        finally:
+            if not overtaken:
+                overtaken.append(True)
+                assignment_reopen(assignment_id=item.pk)
+
+    monkeypatch.setattr(module, "_decide", decide_then_reopen)
+    saved = judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "-2")])
+    assert saved.status == AssignmentStatus.IN_PROGRESS
+    assert ("A", 0, "-2") in stored(item)
+
+
 def test_an_answer_changed_and_changed_back_elsewhere_is_still_a_change_the_tab_has_not_seen(item):
     # given tab 1 and tab 2 read the item at version 0, A unanswered; tab 1 answers A = 1, then removes it
     judgements_save(assignment_id=item.pk, user=item.annotator, values=[Given("A", 0, "1", base="")], version=0)
@@ -266,7 +320,6 @@ def test_a_stale_save_of_the_value_already_stored_is_no_conflict(item):
     assert saved.version == 2 and stored(item) == {("A", 0, "1")}
 
 
-@pytest.mark.postgres(reason="row locks between concurrent transactions (SQLite serialises writers)")
 def test_concurrent_saves_of_different_questions_keep_both(item, transactional_db):
     # given two tabs that loaded the item at version 0 and save different questions at the same moment
     tabs = [COMPLETE[:2], COMPLETE[2:]]

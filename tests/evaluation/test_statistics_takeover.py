@@ -3,10 +3,11 @@
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
 from evaluation.models import StatisticsJob
-from evaluation.services.schedule import statistics_request
+from evaluation.services.schedule import statistics_request, statistics_request_on_commit
 
 pytestmark = [
     pytest.mark.django_db,
@@ -51,3 +52,30 @@ def test_pending_requests_coalesce_until_overdue_then_one_takes_over(make_projec
     assert len(sent) == 2 and sent[1][2] == 3
     job.refresh_from_db()
     assert job.pending and job.due_at > timezone.now()
+
+
+@pytest.mark.sqlite_only
+def test_on_sqlite_a_save_notes_the_pending_recomputation_in_its_own_transaction(
+    make_project, sent, django_capture_on_commit_callbacks
+):
+    # given a pending recomputation
+    project = make_project("stc3", slug="in-save")
+    assert statistics_request(project_id=project.pk)
+    before = StatisticsJob.objects.get(project=project).changed_at
+    # when a save's transaction asks for the statistics
+    with django_capture_on_commit_callbacks() as after_commit, transaction.atomic():
+        statistics_request_on_commit(project_id=project.pk)
+        # then the request is noted in it (one write with the save's, nothing left for after the commit)
+        assert StatisticsJob.objects.get(project=project).changed_at > before
+    assert after_commit == []
+    # and a save that is rolled back takes its note with it
+    noted = StatisticsJob.objects.get(project=project).changed_at
+    with pytest.raises(RuntimeError), transaction.atomic():
+        statistics_request_on_commit(project_id=project.pk)
+        raise RuntimeError("the save failed")
+    assert StatisticsJob.objects.get(project=project).changed_at == noted
+    # and with no recomputation pending the request waits for the commit (it sends a task)
+    StatisticsJob.objects.filter(project=project).update(pending=False)
+    with django_capture_on_commit_callbacks(execute=True) as after_commit, transaction.atomic():
+        statistics_request_on_commit(project_id=project.pk)
+    assert len(after_commit) == 1 and len(sent) == 2

@@ -22,6 +22,7 @@ from annotator.models import (
     Project,
     QualityItem,
     QualityItemKind,
+    Reordering,
     Study,
 )
 from annotator.selectors.qualification import may_open
@@ -58,7 +59,34 @@ LOCK_SQL = """
 """
 
 
-def assignment_lock_own(assignment_id: int, user) -> Assignment:
+class ReadsSeen:
+    """The statements a save's checks read and the rows they returned, to read again under the write turn.
+
+    On SQLite a save reads and checks before it takes the process's write turn (``judgements_save``); once it
+    holds the turn, ``unchanged`` reads the same statements again: the same rows mean the checks' outcome is the
+    one they would have had under the turn.
+    """
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list, list]] = []
+
+    def fetch(self, sql: str, params: list) -> list[tuple]:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        self.seen.append((sql, params, rows))
+        return rows
+
+    def unchanged(self) -> bool:
+        with connection.cursor() as cursor:
+            for sql, params, rows in self.seen:
+                cursor.execute(sql, params)
+                if cursor.fetchall() != rows:
+                    return False
+        return True
+
+
+def assignment_lock_own(assignment_id: int, user, reads: ReadsSeen | None = None) -> Assignment:
     """The user's own (not imported) assignment, locked until the transaction ends, with its dialogue
     and project attached; ``Assignment.DoesNotExist`` otherwise, ``MembershipEnded`` when the
     user is no longer an active member of the project, and ``PermissionDenied`` for a real item of a
@@ -71,11 +99,11 @@ def assignment_lock_own(assignment_id: int, user) -> Assignment:
     only, select_for_update) costs three times as much CPU as running it, and a raw queryset's set-up
     (its columns matched to fields, its converters) about as much again: the row is read with a cursor
     and converted once (``config.plain_rows``). SQLite, which has no row locks, serialises writers instead
-    (as Django's select_for_update does there).
+    (as Django's select_for_update does there). ``reads`` records the statement and its row.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(_lock_sql(connection.vendor), [QualityItemKind.TRAINING, assignment_id, user.pk])
-        row = cursor.fetchone()
+    sql, params = _lock_sql(connection.vendor), [QualityItemKind.TRAINING, assignment_id, user.pk]
+    rows = (reads or ReadsSeen()).fetch(sql, params)
+    row = rows[0] if rows else None
     if row is None:
         raise Assignment.DoesNotExist(f"no assignment {assignment_id} of {user}")
     assignment = instance_from_row(Assignment, LOCKED_FIELDS, row[: len(LOCKED_FIELDS)])
@@ -194,17 +222,17 @@ def judgements_write(
 
 
 def stored_values(
-    assignment: Assignment, criteria: dict[str, Criterion]
+    assignment: Assignment, criteria: dict[str, Criterion], reads: ReadsSeen
 ) -> tuple[dict[tuple[str, int], str], dict[tuple[str, int], int]]:
     """The assignment's stored judgements, (criterion key, unit) -> value, and the version that last
-    wrote or removed each, (criterion key, unit) -> revision, in one plain statement."""
+    wrote or removed each, (criterion key, unit) -> revision, in one plain statement (recorded in ``reads``)."""
     key_of = {c.pk: key for key, c in criteria.items()}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT criterion_id, unit, value, revision FROM {Judgement._meta.db_table} WHERE assignment_id = %s",
-            [assignment.pk],
-        )
-        rows = [(key_of[c], u, v, r) for c, u, v, r in cursor.fetchall() if c in key_of]
+    fetched = reads.fetch(
+        f"SELECT criterion_id, unit, value, revision FROM {Judgement._meta.db_table} WHERE assignment_id = %s"
+        " ORDER BY criterion_id, unit",
+        [assignment.pk],
+    )
+    rows = [(key_of[c], u, v, r) for c, u, v, r in fetched if c in key_of]
     revisions = {}
     for pair, revision in (assignment.removed or {}).items():
         criterion_id, unit = (int(part) for part in pair.split(":"))
@@ -212,3 +240,15 @@ def stored_values(
             revisions[(key_of[criterion_id], unit)] = revision
     revisions.update({(key, unit): revision for key, unit, _value, revision in rows})
     return {(key, unit): value for key, unit, value, _revision in rows}, revisions
+
+
+def stored_order(assignment: Assignment, reads: ReadsSeen) -> tuple[list[int] | None, int]:
+    """The assignment's stored reordering (source turn indices) and the version that wrote it; (None, 0) when
+    there is none. One plain statement, recorded in ``reads``."""
+    field = Reordering._meta.get_field("submitted_order")
+    rows = reads.fetch(
+        f"SELECT submitted_order, revision FROM {Reordering._meta.db_table} WHERE assignment_id = %s", [assignment.pk]
+    )
+    if not rows:
+        return None, 0
+    return field.from_db_value(rows[0][0], None, connection), rows[0][1]
