@@ -430,18 +430,25 @@ def stop_worker(process: subprocess.Popen) -> None:
 
 
 @pytest.fixture
-def celery_worker_process(celery_worker_session):
+def celery_worker_process(transactional_db, celery_worker_session):
     """The session's worker, idle when the test starts: what earlier tests of this process left waiting in its
     queues (their projects are gone) is purged, and the task it may still be running for one of them is let end,
     so that a test's own tasks are not queued behind minutes of an earlier test's work (a 60,000-label project's
-    statistics and models, webhook retries)."""
+    statistics and models, webhook retries). The same again when the test ends, before its database is emptied
+    (``transactional_db`` is set up first, so torn down after): a task of the test still running in the worker
+    while the tables are truncated can deadlock with the truncation (a whole run of 22:23 did)."""
     from config.celery import app
 
     node = celery_worker_session.node
-    app.control.purge()
     inspect = app.control.inspect(destination=[node], timeout=2)
-    wait_for(lambda: not any((inspect.active() or {node: [None]}).values()), 180)
+
+    def idle() -> None:
+        app.control.purge()
+        wait_for(lambda: not any((inspect.active() or {node: [None]}).values()), 180)
+
+    idle()
     yield celery_worker_session.process
+    idle()
 
 
 @dataclass(frozen=True)
